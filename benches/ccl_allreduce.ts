@@ -1,0 +1,61 @@
+// Runs on: main (run) and executor threads (worker, one call per rank).
+// The ccl_allreduce bench (seed 002), written as a PyTorch DDP script:
+// spawn one rank per SIP -> initProcessGroup -> allReduce -> check.
+// CCL rank r's tensor holds r + 1; after a sum every element of every rank
+// must equal ws(ws + 1)/2.
+import type { BenchContext, BenchResult } from '../lib/bench/contract.js';
+import type { DType } from '../lib/dtype/index.js';
+import type { Torch } from '../lib/host/torch.js';
+
+export const description = 'all-reduce (ccl.yaml algorithm) through spawn -> initProcessGroup -> allReduce, every element checked on every rank';
+
+interface RankResult {
+  rank: number;
+  critNs: number;
+  wrong: number;
+  mean: number;
+  values: Float32Array;
+}
+
+export async function worker(rank: number, worldSize: number, nElem: number, dtype: DType, torch: Torch): Promise<RankResult> {
+  torch.ahbm.setDevice(rank);
+  await torch.distributed.initProcessGroup({ backend: 'ahbm' });
+  const t = torch.zeros([1, nElem], { dtype, name: 'ccl_in' });
+  await t.copy_(torch.fromArray(new Float32Array(nElem).fill(rank + 1), { shape: [1, nElem], dtype }));
+  const work = await torch.distributed.allReduce(t, { op: 'sum' });
+  const out = await t.numpy();
+  const expected = (worldSize * (worldSize + 1)) / 2;
+  let wrong = 0;
+  let sum = 0;
+  for (const v of out.data) {
+    if (v !== expected) wrong++;
+    sum += v;
+  }
+  return { rank, critNs: work.critNs, wrong, mean: sum / nElem, values: out.data };
+}
+
+export async function run(torch: Torch, ctx: BenchContext): Promise<BenchResult[]> {
+  const ws = ctx.ccl.world_size ?? torch.spec.system.sips.count;
+  const nElem = ctx.ccl.n_elem;
+  const dtype = ctx.config.dtype ?? 'f16';
+  const ranks = (await torch.multiprocessing.spawn(worker, { args: [ws, nElem, dtype], nprocs: ws })) as RankResult[];
+  const algo = ctx.ccl.algorithm;
+  const expected = (ws * (ws + 1)) / 2;
+  const failed = ranks.filter((r) => r.wrong > 0);
+  const lines = failed.slice(0, 5).map((r) => `  [FAIL] rank ${r.rank} (ws=${ws}, algo=${algo}): ${r.wrong} of ${nElem} wrong, got mean=${r.mean.toFixed(3)}, expected=${expected.toFixed(3)}`);
+  lines.push(failed.length === 0 ? `  ${algo} (ws=${ws}): ${ws} OK` : `  ${algo} (ws=${ws}): ${ws - failed.length} OK / ${failed.length} FAIL`);
+  return [
+    {
+      bench: ctx.bench,
+      algorithm: algo,
+      topology: torch.topologyName,
+      worldSize: ws,
+      nElem,
+      dtype,
+      ok: failed.length === 0,
+      critNs: Math.max(...ranks.map((r) => r.critNs)),
+      lines,
+      outputs: ranks.map((r) => r.values),
+    },
+  ];
+}

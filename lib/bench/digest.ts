@@ -1,0 +1,15 @@
+// Runs on: main. Owns: the run digest — one hash over the output tensors and
+// every PE's kernel records (start and end virtual times, status), which the
+// determinism contract says must be bit-identical across runs and layouts.
+import { createHash } from 'node:crypto';
+import type { PeRecord } from '../runtime/session.js';
+
+export function runDigest(outputs: readonly Float32Array[], records: readonly PeRecord[]): string {
+  const h = createHash('sha256');
+  for (const o of outputs) {
+    h.update(`out:${o.length};`);
+    h.update(new Uint8Array(o.buffer, o.byteOffset, o.byteLength));
+  }
+  for (const r of records) h.update(`pe:${r.pe}:${r.seq}:${r.startPs}:${r.endPs}:${r.status}:${r.tag};`);
+  return h.digest('hex').slice(0, 16);
+}

@@ -1,0 +1,77 @@
+// Runs on: any thread. Owns: the zod schema of a CCL file (`topologies/ccl.yaml`
+// or a `ccl:` section) and the resolved per-run CCL configuration.
+// Precedence of a resolved field: CLI `--set ccl.<field>` > algorithm entry > defaults.
+import { z } from 'zod';
+import { SIP_TOPOLOGIES } from './topology-schema.js';
+
+export const BUFFER_KINDS = ['tcm', 'sram', 'hbm'] as const;
+export const BACKPRESSURE_MODES = ['poll', 'sleep'] as const;
+
+const positiveInt = z.number().int().positive();
+
+/** Fields that `defaults` may set and any algorithm entry may override. */
+const tunables = {
+  /** Memory space that holds IPCQ staging slots; changes the receive cost. */
+  buffer_kind: z.enum(BUFFER_KINDS),
+  /** How a thread waits for a slot or a credit: spin with a budget (poll) or park (sleep). Virtual time is the same. */
+  backpressure: z.enum(BACKPRESSURE_MODES),
+  /** Slots per IPCQ ring. */
+  n_slots: positiveInt,
+  /** Bytes per slot. */
+  slot_size: positiveInt,
+  /** Payloads larger than this are cut into pieces of this many bytes (<= slot_size). */
+  vc_chunk_size: positiveInt,
+  /** Bytes of one credit message (its cost on the reverse link). */
+  ipcq_credit_size_bytes: positiveInt,
+  /** Elements per CCL rank in the ccl_allreduce bench. */
+  n_elem: positiveInt,
+};
+
+export const CclDefaultsSchema = z.strictObject({
+  /** Name of the algorithm entry to run when none is chosen on the CLI. */
+  algorithm: z.string().min(1),
+  ...tunables,
+});
+
+export const CclAlgorithmEntrySchema = z.strictObject({
+  /** Kernel module under lib/ccl/algorithms (e.g. `ring_allreduce`). */
+  module: z.string().min(1),
+  /** Logical topology the algorithm arranges CCL ranks in. */
+  topology: z.enum(SIP_TOPOLOGIES),
+  /** Overrides the number of ranks (default: the topology's SIP count). */
+  world_size: positiveInt.optional(),
+  ...Object.fromEntries(Object.entries(tunables).map(([k, v]) => [k, v.optional()])) as {
+    [K in keyof typeof tunables]: z.ZodOptional<(typeof tunables)[K]>;
+  },
+});
+
+export const CclFileSchema = z
+  .strictObject({
+    defaults: CclDefaultsSchema,
+    algorithms: z.record(z.string(), CclAlgorithmEntrySchema),
+  })
+  .superRefine((f, ctx) => {
+    const known = Object.keys(f.algorithms);
+    if (!known.includes(f.defaults.algorithm)) {
+      ctx.addIssue({ code: 'custom', path: ['defaults', 'algorithm'], message: `expected one of ${known.join('|')}, got '${f.defaults.algorithm}'`, input: f.defaults.algorithm });
+    }
+  });
+
+export const ResolvedCclSchema = z
+  .strictObject({
+    algorithm: z.string().min(1),
+    module: z.string().min(1),
+    topology: z.enum(SIP_TOPOLOGIES),
+    world_size: positiveInt.optional(),
+    ...tunables,
+  })
+  .superRefine((c, ctx) => {
+    if (c.vc_chunk_size > c.slot_size) {
+      ctx.addIssue({ code: 'custom', path: ['vc_chunk_size'], message: `must be <= slot_size (${c.slot_size}), got ${c.vc_chunk_size}`, input: c.vc_chunk_size });
+    }
+  });
+
+export type CclFile = z.infer<typeof CclFileSchema>;
+export type ResolvedCcl = z.infer<typeof ResolvedCclSchema>;
+export type BufferKind = (typeof BUFFER_KINDS)[number];
+export type Backpressure = (typeof BACKPRESSURE_MODES)[number];

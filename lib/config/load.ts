@@ -1,0 +1,133 @@
+// Runs on: main thread. Owns: loading the configuration of a run: a topology
+// file (with `--set` overrides) and a CCL file resolved to one algorithm.
+//
+// Every loader collects all problems of its input (YAML syntax errors, every
+// schema issue, every bad `--set`) and throws them as ONE ConfigError; each
+// problem names the file as given, `line:col`, the dotted path and ends with
+// what was received. What comes back is a plain object validated by the zod
+// schema; its type is the schema's `z.infer`.
+import { z } from 'zod';
+import { ConfigError, UsageError, type ConfigProblem } from '../errors.js';
+import { CclFileSchema, ResolvedCclSchema, type CclFile, type ResolvedCcl } from './ccl-schema.js';
+import { issueProblems, sortProblems, type Locator } from './problems.js';
+import { dottedPath, type PathKey } from './schema-path.js';
+import { applySets, parseSet, setCovering, SET_SOURCE, splitSets, CCL_SET_PREFIX } from './sets.js';
+import { TopologySchema, type Topology } from './topology-schema.js';
+import { locate, readYamlSource, type YamlSource } from './yaml-source.js';
+
+export { applySets, splitSets } from './sets.js';
+
+/** Options of `resolveCcl` / `loadCcl`. */
+export interface CclOptions {
+  /** Algorithm entry to run (a CLI flag); default: a `ccl.algorithm=` set, else `defaults.algorithm`. */
+  algorithm?: string;
+  /** All `--set` overrides of the run; only the `ccl.`-prefixed ones are used here. */
+  sets?: readonly string[];
+}
+
+function fail(problems: ConfigProblem[]): never {
+  throw new ConfigError(sortProblems(problems));
+}
+
+/** Point at `path` in `source` (or only name the file when there is no document). */
+function fileLocator(file: string, source: YamlSource | undefined): Locator {
+  return (path, at) => ({ file, path: dottedPath(path), ...(source ? locate(source, path, at) : {}) });
+}
+
+/**
+ * Read `file`, apply `sets` (topology sets only: `ccl.` ones are left to the CCL
+ * loader), validate, and return the value or throw one ConfigError with every problem.
+ */
+function loadYaml<S extends z.ZodType>(file: string, schema: S, sets: readonly string[]): { value: z.infer<S>; source: YamlSource } {
+  const { source, problems } = readYamlSource(file);
+  if (source === undefined) fail(problems);
+  const parsedSets = sets.map(parseSet);
+  problems.push(...applySets(source.doc, sets, schema));
+  const inFile = fileLocator(file, source);
+  const locator: Locator = (path, at) =>
+    setCovering(parsedSets, path) ? { file: SET_SOURCE, path: dottedPath(path) } : inFile(path, at);
+  const result = schema.safeParse(source.doc.toJS({ maxAliasCount: 100 }), { reportInput: true });
+  if (!result.success) problems.push(...issueProblems(result.error.issues, schema, locator));
+  if (problems.length > 0 || !result.success) fail(problems);
+  return { value: result.data, source };
+}
+
+/**
+ * Load a topology file. `sets` may be the run's whole `--set` list: `ccl.` sets
+ * are skipped here (resolveCcl takes them); every other set must name a topology
+ * field.
+ */
+export function loadTopology(file: string, sets: readonly string[] = []): Topology {
+  return loadYaml(file, TopologySchema, splitSets(sets).topology).value;
+}
+
+/**
+ * Where each CclFile came from, so that resolveCcl can point problems of the
+ * merged configuration back at the `line:col` of the entry or default that
+ * supplied the bad value. Files built in memory have no entry; their problems
+ * name the file and path without a line.
+ */
+const cclSources = new WeakMap<CclFile, YamlSource>();
+
+/** Load and validate a CCL file (`topologies/ccl.yaml`) without choosing an algorithm. */
+export function loadCclFile(file: string): CclFile {
+  const { value, source } = loadYaml(file, CclFileSchema, []);
+  cclSources.set(value, source);
+  return value;
+}
+
+/**
+ * Choose an algorithm of `file` and merge its configuration with precedence
+ * `--set ccl.<field>` > algorithm entry > defaults, then validate the result.
+ * The algorithm is `opts.algorithm`, else a `ccl.algorithm=` set, else
+ * `defaults.algorithm`; naming one that is not in `algorithms` is a
+ * ConfigError that lists the known ones. `fileName` names the file in problems.
+ */
+export function resolveCcl(file: CclFile, fileName: string, opts: CclOptions = {}): ResolvedCcl {
+  const source = cclSources.get(file);
+  const inFile = fileLocator(fileName, source);
+  const sets = splitSets(opts.sets ?? []).ccl;
+  const parsedSets = sets.map(parseSet);
+
+  const algorithmSet = setCovering(parsedSets, ['algorithm']);
+  if (opts.algorithm !== undefined && algorithmSet !== undefined && algorithmSet.value !== opts.algorithm) {
+    throw new UsageError(`choose the algorithm once, got '${opts.algorithm}' and --set ${CCL_SET_PREFIX}${algorithmSet.text}`);
+  }
+  const known = Object.keys(file.algorithms);
+  const [name, chosenBy]: [unknown, Omit<ConfigProblem, 'message'>] =
+    opts.algorithm !== undefined
+      ? [opts.algorithm, inFile(['algorithms'], 'key')]
+      : algorithmSet !== undefined
+        ? [algorithmSet.value, { file: SET_SOURCE, path: `${CCL_SET_PREFIX}algorithm` }]
+        : [file.defaults.algorithm, inFile(['defaults', 'algorithm'], 'value')];
+  if (typeof name !== 'string' || !Object.hasOwn(file.algorithms, name)) {
+    fail([{ ...chosenBy, message: `unknown algorithm; expected one of ${known.join('|')}, got ${typeof name === 'string' ? `'${name}'` : String(name)}` }]);
+  }
+  const entry = file.algorithms[name];
+
+  // Merge field by field, remembering which fields still hold a default, so a
+  // problem points at the line that supplied the value (a `--set` is found by setCovering).
+  const { algorithm: _defaultAlgorithm, ...defaults } = file.defaults;
+  const merged: Record<string, unknown> = { algorithm: name, ...defaults };
+  const fromDefaults = new Set(Object.keys(defaults));
+  for (const [k, v] of Object.entries(entry)) {
+    if (v === undefined) continue;
+    merged[k] = v;
+    fromDefaults.delete(k);
+  }
+  const problems = applySets(merged, sets.filter((_, i) => parsedSets[i].path[0] !== 'algorithm'), ResolvedCclSchema, CCL_SET_PREFIX);
+
+  const locator: Locator = (path: readonly PathKey[], at) => {
+    if (setCovering(parsedSets, path)) return { file: SET_SOURCE, path: CCL_SET_PREFIX + dottedPath(path) };
+    return fromDefaults.has(String(path[0])) ? inFile(['defaults', ...path], at) : inFile(['algorithms', name, ...path], at);
+  };
+  const result = ResolvedCclSchema.safeParse(merged, { reportInput: true });
+  if (!result.success) problems.push(...issueProblems(result.error.issues, ResolvedCclSchema, locator));
+  if (problems.length > 0 || !result.success) fail(problems);
+  return result.data;
+}
+
+/** loadCclFile + resolveCcl. */
+export function loadCcl(file: string, opts: CclOptions = {}): ResolvedCcl {
+  return resolveCcl(loadCclFile(file), file, opts);
+}

@@ -1,0 +1,100 @@
+// Runs on: any thread. Owns: the zod schema of a topology file (the hardware
+// model) and the types derived from it. Defaults live here, once, with their
+// meaning; nothing else in kernbench restates them.
+import { z } from 'zod';
+
+/** A throughput or bandwidth: a positive number, or `.inf` in YAML for "free" (ideal topologies). */
+export const throughput = z.union([z.number().positive(), z.literal(Infinity)], {
+  error: (iss) => `expected a positive number or .inf, got ${JSON.stringify(iss.input)}`,
+});
+const latencyNs = z.number().nonnegative();
+const positiveInt = z.number().int().positive();
+
+export const SIP_TOPOLOGIES = ['ring_1d', 'torus_2d', 'mesh_2d_no_wrap'] as const;
+export const CORNERS = ['nw', 'ne', 'sw', 'se'] as const;
+
+export const MemorySpaceSchema = z.strictObject({
+  /** Capacity in bytes of one instance (one PE's TCM, one cube's SRAM or HBM). */
+  bytes: positiveInt,
+  /** Bandwidth in GB/s (1e9 bytes per second, so bytes / bandwidth = ns). */
+  bandwidth_gb_s: throughput,
+  /** Fixed access latency in ns, paid once per access. */
+  latency_ns: latencyNs,
+});
+
+export const LinkClassSchema = z.strictObject({
+  /** Bandwidth in GB/s. */
+  bandwidth_gb_s: throughput,
+  /** Per-hop latency (alpha) in ns; k hops cost k * latency_ns (cut-through). */
+  latency_ns: latencyNs,
+});
+
+export const TopologySchema = z
+  .strictObject({
+    name: z.string().min(1),
+    description: z.string().optional(),
+    system: z.strictObject({
+      sips: z.strictObject({
+        count: positiveInt,
+        topology: z.enum(SIP_TOPOLOGIES),
+        /** Grid width for 2-D kinds (w * h must equal count). */
+        w: positiveInt.optional(),
+        /** Grid height for 2-D kinds. */
+        h: positiveInt.optional(),
+      }),
+    }),
+    sip: z.strictObject({
+      cube_mesh: z.strictObject({ w: positiveInt, h: positiveInt }),
+    }),
+    cube: z.strictObject({
+      pe_layout: z.strictObject({
+        corners: z.array(z.enum(CORNERS)).min(1),
+        pe_per_corner: positiveInt,
+      }),
+    }),
+    timing: z.strictObject({
+      pe: z.strictObject({
+        /** PE clock in GHz: one cycle is 1000 / clock_ghz ps. */
+        clock_ghz: z.number().positive(),
+        /** f16/bf16 multiply-accumulates per cycle of the matrix unit (f32 runs at half rate). */
+        gemm_macs_per_cycle: throughput,
+        /** Elements per cycle of the vector unit (add, mul, max, ...). */
+        vector_lanes: throughput,
+      }),
+      memory: z.strictObject({
+        tcm: MemorySpaceSchema,
+        sram: MemorySpaceSchema,
+        hbm: MemorySpaceSchema,
+      }),
+      links: z.strictObject({
+        pe_pe: LinkClassSchema,
+        cube_cube: LinkClassSchema,
+        sip_sip: LinkClassSchema,
+      }),
+      dma: z.strictObject({
+        /** Cost in ns to set up one DMA transfer (each IPCQ piece is one transfer). */
+        setup_ns: latencyNs,
+      }),
+    }),
+  })
+  .superRefine((t, ctx) => {
+    const s = t.system.sips;
+    if (s.topology === 'ring_1d') {
+      if (s.w !== undefined || s.h !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['system', 'sips', 'w'], message: `ring_1d takes no w/h grid, got w=${s.w} h=${s.h}`, input: s.w });
+      }
+    } else if (s.w === undefined || s.h === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['system', 'sips'], message: `${s.topology} needs an explicit w x h grid, got w=${s.w} h=${s.h}`, input: s });
+    } else if (s.w * s.h !== s.count) {
+      ctx.addIssue({ code: 'custom', path: ['system', 'sips', 'count'], message: `w x h must equal count (${s.w} x ${s.h} = ${s.w * s.h}), got ${s.count}`, input: s.count });
+    }
+    const corners = t.cube.pe_layout.corners;
+    if (new Set(corners).size !== corners.length) {
+      ctx.addIssue({ code: 'custom', path: ['cube', 'pe_layout', 'corners'], message: `corners must not repeat, got ${JSON.stringify(corners)}`, input: corners });
+    }
+  });
+
+export type Topology = z.infer<typeof TopologySchema>;
+export type SipTopologyKind = (typeof SIP_TOPOLOGIES)[number];
+export type MemorySpaceName = keyof Topology['timing']['memory'];
+export type LinkClassName = keyof Topology['timing']['links'];

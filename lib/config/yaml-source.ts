@@ -1,0 +1,100 @@
+// Runs on: main thread. Owns: reading one YAML configuration file into a
+// `yaml.Document` that keeps node ranges, turning YAML syntax errors into
+// ConfigProblems, and finding the `line:col` of a dotted path in the document.
+import { readFileSync } from 'node:fs';
+import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
+import type { ConfigProblem } from '../errors.js';
+import type { PathKey } from './schema-path.js';
+
+/** A parsed YAML file: the document (with ranges) and how to turn offsets into line:col. */
+export interface YamlSource {
+  /** The file name as given by the caller (a relative path stays relative in messages). */
+  file: string;
+  doc: Document;
+  lineCounter: LineCounter;
+}
+
+/** 1-based line and column. */
+export interface Position {
+  line: number;
+  col: number;
+}
+
+/**
+ * Read and parse `file`. Syntax errors do not throw: they come back as problems
+ * (with the source text at the error as the received value) next to a document
+ * that holds whatever did parse, so schema problems can be reported with them.
+ * An unreadable file is a single problem and no source.
+ */
+export function readYamlSource(file: string): { source: YamlSource | undefined; problems: ConfigProblem[] } {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? String(e);
+    return { source: undefined, problems: [{ file, path: '', message: `cannot read the file (${code}), got '${file}'` }] };
+  }
+  return parseYamlSource(file, text);
+}
+
+/** Parse YAML text already in memory; `file` is only used to name it in problems. */
+export function parseYamlSource(file: string, text: string): { source: YamlSource; problems: ConfigProblem[] } {
+  const lineCounter = new LineCounter();
+  // prettyErrors off: we print our own `file:line:col`, and the pretty form adds a source excerpt.
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, keepSourceTokens: false });
+  const problems = doc.errors.map((err): ConfigProblem => {
+    const { line, col } = lineCounter.linePos(err.pos[0]);
+    // The rest of the line from the error on: enough to recognise it, never a whole block.
+    const snippet = text.slice(err.pos[0]).split('\n')[0].trim().slice(0, 40);
+    const got = snippet === '' ? 'end of line' : `'${snippet}'`;
+    return { file, line, col, path: '', message: `YAML syntax: ${err.message}, got ${got}` };
+  });
+  return { source: { file, doc, lineCounter }, problems };
+}
+
+function rangeStart(node: unknown): number | undefined {
+  const range = (node as { range?: [number, number, number] } | null)?.range;
+  return range?.[0];
+}
+
+function keyName(key: unknown): string | undefined {
+  if (isScalar(key)) return String(key.value);
+  if (typeof key === 'string' || typeof key === 'number') return String(key);
+  return undefined;
+}
+
+/**
+ * Where the value at `path` is written. A scalar points at its value, a map or
+ * sequence at the key that opens it, so `system.sips: needs w x h` lands on the
+ * `sips:` line. With `at: 'key'` a map entry always points at its key (used for
+ * unknown keys). When the path does not exist (a missing key), the position is
+ * that of the deepest part of the path that does exist; the document start when
+ * nothing does.
+ */
+export function locate(source: YamlSource, path: readonly PathKey[], at: 'value' | 'key' = 'value'): Position | undefined {
+  const { doc, lineCounter } = source;
+  let node: unknown = doc.contents;
+  let best = rangeStart(node) ?? 0;
+  for (let i = 0; i < path.length; i++) {
+    const key = path[i];
+    const last = i === path.length - 1;
+    if (isMap(node)) {
+      const pair = node.items.find((p) => isPair(p) && keyName(p.key) === String(key));
+      if (pair === undefined) break;
+      const keyAt = rangeStart(pair.key);
+      const valueAt = rangeStart(pair.value);
+      const scalarValue = isScalar(pair.value) && pair.value.source !== '';
+      if (keyAt !== undefined) best = keyAt;
+      if (last && at === 'value' && scalarValue && valueAt !== undefined) best = valueAt;
+      node = pair.value;
+    } else if (isSeq(node) && typeof key === 'number') {
+      const item = node.items[key];
+      if (item === undefined) break;
+      best = rangeStart(item) ?? best;
+      node = item;
+    } else {
+      break;
+    }
+  }
+  return lineCounter.linePos(best);
+}

@@ -1,0 +1,64 @@
+// Runs on: the coordinator thread (one per process, reused across sessions).
+// Owns: the session's global view — deadlock detection and the abort that
+// follows it. The coordinator has nothing else to run, so it may block in
+// Atomics.wait between passes (DESIGN §3); it is never on the IPCQ path.
+import { parentPort } from 'node:worker_threads';
+import { DeadlockError, serializeError } from '../errors.js';
+import { ABORT_KIND, ERROR_SLOT_BYTES, HEADER } from '../shm/layout.js';
+import { wakeAllThreads } from '../runtime/wake.js';
+import { SharedState } from '../shm/shared-state.js';
+import { Machine } from '../topology/machine.js';
+import { unreachable, type FromCoordinator, type ToCoordinator } from '../runtime/messages.js';
+import { findDeadlock } from './deadlock.js';
+
+/** Pause between detector passes: bounds how late a deadlock is reported (tests ask < 1 s). */
+const PASS_INTERVAL_MS = 5;
+
+const port = parentPort;
+if (!port) throw new Error('coordinator-worker must run in a worker thread');
+
+function post(m: FromCoordinator): void {
+  port?.postMessage(m);
+}
+
+port.on('message', (m: ToCoordinator) => {
+  switch (m.type) {
+    case 'session':
+      try {
+        runSession(m);
+      } catch (e) {
+        post({ type: 'fatal', error: serializeError(e) });
+      }
+      break;
+    case 'shutdown':
+      port.close();
+      break;
+    default:
+      unreachable(m);
+  }
+});
+
+function runSession(m: Extract<ToCoordinator, { type: 'session' }>): void {
+  const sh = SharedState.attach(m.plan.dims, m.buffers);
+  const machine = new Machine(m.plan.topology);
+  const ctl = sh.ctl;
+  let passes = 0;
+  let deadlock = false;
+  while (Atomics.load(ctl, HEADER.SESSION_END) === 0) {
+    const seen = Atomics.load(ctl, HEADER.COORD_DOORBELL);
+    Atomics.wait(ctl, HEADER.COORD_DOORBELL, seen, PASS_INTERVAL_MS);
+    if (Atomics.load(ctl, HEADER.ABORT) !== 0) continue; // already aborting: wait for the end
+    passes++;
+    Atomics.add(ctl, HEADER.COORD_PASSES, 1);
+    const waiters = findDeadlock(sh, machine);
+    if (waiters) {
+      deadlock = true;
+      sh.writeErrorSlot(-1, serializeError(new DeadlockError(waiters)), ERROR_SLOT_BYTES);
+      Atomics.store(ctl, HEADER.ABORT_KIND, ABORT_KIND.DEADLOCK);
+      Atomics.add(ctl, HEADER.ABORT, 1);
+      wakeAllThreads(sh);
+    }
+  }
+  post({ type: 'session-done', passes, deadlock });
+}
+

@@ -1,0 +1,85 @@
+// Runs on: the coordinator thread (pure logic over shared views; tested
+// without threads). Owns: deciding that a session is deadlocked, and saying why.
+//
+// Every wait in kernbench is `ctl[word] >= target`, published by the waiter
+// (ACTOR fields, then STATE, then GEN++) before it parks. The session is
+// deadlocked when, across two identical snapshots of every actor's (STATE, GEN):
+//   - no actor is RUNNING, at least one is BLOCKED,
+//   - no command is in flight in any executor's queue (reserve == head),
+//   - and every BLOCKED actor's condition is false.
+// Identical generations mean nobody moved between the snapshots, and a blocked
+// actor publishes nothing, so no condition can have become true meanwhile:
+// nothing can ever make progress. This is exact — no timeout heuristics.
+import { ACTOR, ACTOR_STATE, ACTORS_PER_PE, DIRECTIONS, EXEC, WAIT_KIND } from '../shm/layout.js';
+import type { SharedState } from '../shm/shared-state.js';
+import type { Machine } from '../topology/machine.js';
+import { formatPs } from '../errors.js';
+
+/** Returns one line per waiter when the session is deadlocked, else null. */
+export function findDeadlock(sh: SharedState, m: Machine): string[] | null {
+  const L = sh.layout;
+  const ctl = sh.ctl;
+  const n = L.actors;
+  const gen1 = new Int32Array(n);
+  const blocked: number[] = [];
+  for (let a = 0; a < n; a++) {
+    gen1[a] = Atomics.load(ctl, L.actor(a, ACTOR.GEN));
+    const s = Atomics.load(ctl, L.actor(a, ACTOR.STATE));
+    if (s === ACTOR_STATE.RUNNING) return null;
+    if (s === ACTOR_STATE.BLOCKED) blocked.push(a);
+  }
+  if (blocked.length === 0) return null;
+  for (let e = 0; e <= L.dims.executors; e++) {
+    if (Atomics.load(ctl, L.exec(e, EXEC.CMD_RESERVE)) !== Atomics.load(ctl, L.exec(e, EXEC.CMD_HEAD))) return null;
+  }
+  const lines: string[] = [];
+  for (const a of blocked) {
+    const word = Atomics.load(ctl, L.actor(a, ACTOR.WAIT_WORD));
+    const target = Atomics.load(ctl, L.actor(a, ACTOR.WAIT_TARGET));
+    if (Atomics.load(ctl, word) >= target) return null;
+    lines.push(describeWait(sh, m, a, target));
+  }
+  for (let a = 0; a < n; a++) if (Atomics.load(ctl, L.actor(a, ACTOR.GEN)) !== gen1[a]) return null;
+  return lines;
+}
+
+export function describeActor(sh: SharedState, m: Machine, a: number): string {
+  const L = sh.layout;
+  const peActors = L.dims.pes * ACTORS_PER_PE;
+  if (a >= peActors) {
+    const h = a - peActors;
+    return h === L.mainHost ? 'main host' : `rank ${h} host`;
+  }
+  const pe = Math.floor(a / ACTORS_PER_PE);
+  const k = a % ACTORS_PER_PE;
+  const who = m.describePe(pe);
+  if (k === 0) return `${who} kernel`;
+  const ch = k - 1;
+  return `${who} ${ch < 4 ? 'outbound' : 'inbound'} ${DIRECTIONS[ch % 4]} channel`;
+}
+
+function describeWait(sh: SharedState, m: Machine, a: number, target: number): string {
+  const L = sh.layout;
+  const kind = Atomics.load(sh.ctl, L.actor(a, ACTOR.WAIT_KIND));
+  const aux = Atomics.load(sh.ctl, L.actor(a, ACTOR.WAIT_AUX));
+  const at = formatPs(sh.times[L.clock(a)]);
+  const who = describeActor(sh, m, a);
+  switch (kind) {
+    case WAIT_KIND.IPCQ_DATA:
+      return `${who} waits for IPCQ data from ${m.describePe(Math.floor(aux / 4))} (its ${DIRECTIONS[aux % 4]} ring, message #${target - 1}) since ${at}`;
+    case WAIT_KIND.IPCQ_CREDIT:
+      return `${who} waits for a credit on its ${DIRECTIONS[aux % 4]} ring (the receiver has not freed message #${target - 1}) since ${at}`;
+    case WAIT_KIND.KERNEL_DONE:
+      return `${who} waits for a kernel on ${m.describePe(aux)} to finish since ${at}`;
+    case WAIT_KIND.CHANNEL:
+      return `${who} waits for its ${aux < 4 ? 'send to' : 'receive from'} ${DIRECTIONS[aux % 4]} since ${at}`;
+    case WAIT_KIND.BARRIER:
+      return `${who} waits at barrier #${aux} since ${at}`;
+    case WAIT_KIND.RANKS_DONE:
+      return `${who} waits for ${aux} spawned rank(s) to finish`;
+    case WAIT_KIND.COMMAND:
+      return `${who} waits for a free command slot on executor ${aux}`;
+    default:
+      return `${who} waits (kind ${kind}) since ${at}`;
+  }
+}

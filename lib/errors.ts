@@ -1,0 +1,206 @@
+// Runs on: any thread. Owns: the one registry of kernbench errors.
+//
+// Every error kernbench throws on purpose is a KernbenchError with a stable
+// `code` (tests assert on it, never on message text), a class `name`, and a
+// message that ends with what was received. Where they apply, errors carry the
+// virtual time (`atPs`) and the PE that raised them.
+//
+// Errors cross threads as plain objects (`SerializedError`) and are rebuilt on
+// the other side with their class, message, stack and extra fields intact.
+
+export const ERROR_CODES = {
+  ERR_CONFIG: 'a topology or CCL configuration file is invalid',
+  ERR_USAGE: 'a CLI invocation is malformed (unknown bench, flag or value)',
+  ERR_INVALID_ARG: 'a public API was called with a bad argument',
+  ERR_DEADLOCK: 'every live PE and rank waits and nothing can make progress',
+  ERR_ABORTED: 'the run was aborted because another rank or PE failed',
+  ERR_KERNEL: 'a kernel threw on a PE',
+  ERR_SPAWN: 'one or more spawned ranks threw',
+  ERR_OUT_OF_MEMORY: 'an allocation does not fit its memory space',
+  ERR_OUT_OF_BOUNDS: 'a load or store touches bytes outside its tensor shard',
+  ERR_IPCQ_WIRING: 'an IPCQ message arrived from an unexpected sender',
+  ERR_NOT_EXPORTED: 'a function handed to another thread is not exported from a module',
+  ERR_HOST_READ_PENDING: 'a synchronous host read found kernels still running',
+  ERR_INTERNAL: 'an invariant of kernbench itself was broken',
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export interface PeAddress {
+  sip: number;
+  cube: number;
+  pe: number;
+}
+
+export interface ErrorDetails {
+  /** Virtual time in picoseconds at which the error was raised. */
+  atPs?: number;
+  /** The PE on which the error was raised. */
+  pe?: PeAddress;
+  /** Kernel name, where the error came from a kernel. */
+  kernel?: string;
+  cause?: unknown;
+}
+
+export class KernbenchError extends Error {
+  readonly code: ErrorCode;
+  readonly atPs: number | undefined;
+  readonly pe: PeAddress | undefined;
+  readonly kernel: string | undefined;
+
+  constructor(code: ErrorCode, message: string, details: ErrorDetails = {}) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = 'KernbenchError';
+    this.code = code;
+    this.atPs = details.atPs;
+    this.pe = details.pe;
+    this.kernel = details.kernel;
+  }
+}
+
+/** One problem found in a configuration file. All problems of a file are collected before reporting. */
+export interface ConfigProblem {
+  file: string;
+  line?: number;
+  col?: number;
+  /** Dotted YAML path, e.g. `system.sips.count`. */
+  path: string;
+  message: string;
+}
+
+export function formatConfigProblem(p: ConfigProblem): string {
+  const where = p.line === undefined ? p.file : `${p.file}:${p.line}:${p.col ?? 1}`;
+  return p.path === '' ? `${where}: ${p.message}` : `${where}: ${p.path}: ${p.message}`;
+}
+
+export class ConfigError extends KernbenchError {
+  readonly problems: ConfigProblem[];
+  constructor(problems: ConfigProblem[]) {
+    super('ERR_CONFIG', problems.map(formatConfigProblem).join('\n'));
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+export class UsageError extends KernbenchError {
+  constructor(message: string) {
+    super('ERR_USAGE', message);
+    this.name = 'UsageError';
+  }
+}
+
+export class DeadlockError extends KernbenchError {
+  /** One line per waiter: who waits, for what, since which virtual time. */
+  readonly waiters: string[];
+  constructor(waiters: string[]) {
+    super('ERR_DEADLOCK', `deadlock: every live PE and rank waits and nothing is in flight:\n  ${waiters.join('\n  ')}`);
+    this.name = 'DeadlockError';
+    this.waiters = waiters;
+  }
+}
+
+export class AbortError extends KernbenchError {
+  constructor(reason: string) {
+    super('ERR_ABORTED', `aborted: ${reason}`);
+    this.name = 'AbortError';
+  }
+}
+
+export class KernelError extends KernbenchError {
+  constructor(kernel: string, pe: PeAddress, atPs: number, cause: SerializedError) {
+    super(
+      'ERR_KERNEL',
+      `kernel '${kernel}' threw on PE (sip ${pe.sip}, cube ${pe.cube}, pe ${pe.pe}) at ${formatPs(atPs)}: ${cause.name}: ${cause.message}`,
+      { kernel, pe, atPs, cause: reviveError(cause) },
+    );
+    this.name = 'KernelError';
+  }
+}
+
+export class SpawnError extends KernbenchError {
+  /** Root-cause ranks only: aborted siblings are not listed. */
+  readonly errors: Map<number, Error>;
+  constructor(errors: Map<number, Error>) {
+    const ranks = [...errors.keys()].sort((a, b) => a - b);
+    const lines = ranks.map((r) => `rank ${r}: ${errors.get(r)?.name}: ${errors.get(r)?.message}`);
+    super('ERR_SPAWN', `spawn failed in ${ranks.length} rank(s):\n  ${lines.join('\n  ')}`);
+    this.name = 'SpawnError';
+    this.errors = errors;
+  }
+}
+
+/** Virtual time for humans: picoseconds printed as ns with 3 decimals. */
+export function formatPs(ps: number): string {
+  return `${(ps / 1000).toFixed(3)} ns`;
+}
+
+// ---------------------------------------------------------------------------
+// Crossing threads.
+
+export interface SerializedError {
+  name: string;
+  message: string;
+  stack: string | undefined;
+  code: string | undefined;
+  /** Own enumerable fields (atPs, pe, kernel, ...), JSON-safe. */
+  fields: Record<string, unknown>;
+}
+
+export function serializeError(e: unknown): SerializedError {
+  if (e instanceof Error) {
+    const fields: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(e)) {
+      if (k === 'cause') continue;
+      try {
+        fields[k] = JSON.parse(JSON.stringify(v, (_key, val) => (val instanceof Map ? Object.fromEntries(val) : val)));
+      } catch {
+        fields[k] = String(v);
+      }
+    }
+    const code = (e as { code?: unknown }).code;
+    return { name: e.name, message: e.message, stack: e.stack, code: typeof code === 'string' ? code : undefined, fields };
+  }
+  return { name: 'Error', message: String(e), stack: undefined, code: undefined, fields: {} };
+}
+
+const REVIVERS: Record<string, (s: SerializedError) => Error> = {
+  AbortError: (s) => new AbortError(s.message.replace(/^aborted: /, '')),
+  DeadlockError: (s) => new DeadlockError((s.fields.waiters as string[] | undefined) ?? [s.message]),
+};
+
+const BUILTIN_ERRORS: Record<string, ErrorConstructor> = {
+  Error,
+  TypeError,
+  RangeError,
+  SyntaxError,
+  ReferenceError,
+  EvalError,
+  URIError,
+};
+
+/** Rebuild an error on this side of a thread boundary, keeping class, message, stack and fields. */
+export function reviveError(s: SerializedError): Error {
+  let e: Error;
+  const revive = REVIVERS[s.name];
+  if (revive) {
+    e = revive(s);
+  } else if (s.code !== undefined && s.code in ERROR_CODES) {
+    e = new KernbenchError(s.code as ErrorCode, s.message);
+    e.name = s.name;
+  } else {
+    const Ctor = BUILTIN_ERRORS[s.name] ?? Error;
+    e = new Ctor(s.message);
+    if (!(s.name in BUILTIN_ERRORS)) e.name = s.name;
+  }
+  for (const [k, v] of Object.entries(s.fields)) {
+    if (k === 'name' || k === 'message') continue;
+    try {
+      (e as unknown as Record<string, unknown>)[k] = v;
+    } catch {
+      // A read-only field on the rebuilt class (e.g. `code`): the class already set it.
+      continue;
+    }
+  }
+  if (s.stack !== undefined) e.stack = s.stack;
+  return e;
+}

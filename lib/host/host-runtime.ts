@@ -1,0 +1,180 @@
+// Runs on: a host thread (main, or the executor that runs a spawned rank).
+// Owns: one host's view of the device — its virtual clock, its device (SIP),
+// launches and their handles (worker-wait), the host-read barrier's drain, and
+// host-level barriers across ranks.
+import { KernelError, KernbenchError, type SerializedError } from '../errors.js';
+import type { Kernel } from '../kernel/define.js';
+import type { World } from '../ccl/world.js';
+import { HEADER, PE, RECORD, WAIT_KIND } from '../shm/layout.js';
+import { postCommand } from '../runtime/commands.js';
+import type { ThreadEnv } from '../runtime/thread-env.js';
+
+export interface PeTiming {
+  pe: number;
+  startPs: number;
+  endPs: number;
+}
+
+/** What an asynchronous launch returns. Awaiting it is worker-wait: fast when done, idempotent. */
+export class LaunchHandle implements PromiseLike<void> {
+  done = false;
+  error: Error | undefined;
+  timings: PeTiming[] = [];
+  private waiting: Promise<void> | undefined;
+
+  constructor(
+    private readonly host: HostRuntime,
+    readonly name: string,
+    readonly pes: number[],
+    readonly seqs: number[],
+    readonly posted: Promise<void>,
+    /** Collective launches are drained by their own completion, not by the host-read barrier. */
+    readonly collective: boolean,
+  ) {}
+
+  /** Max over this launch's PEs of their execution time (ps): the kernel's crit. */
+  get critPs(): number {
+    return this.timings.reduce((m, t) => Math.max(m, t.endPs - t.startPs), 0);
+  }
+
+  get endPs(): number {
+    return this.timings.reduce((m, t) => Math.max(m, t.endPs), 0);
+  }
+
+  wait(): Promise<void> {
+    if (this.done) return this.error ? Promise.reject(this.error) : Promise.resolve();
+    this.waiting ??= this.host.complete(this);
+    return this.waiting;
+  }
+
+  then<R1 = void, R2 = never>(ok?: ((v: void) => R1 | PromiseLike<R1>) | null, fail?: ((e: unknown) => R2 | PromiseLike<R2>) | null): PromiseLike<R1 | R2> {
+    return this.wait().then(ok, fail);
+  }
+}
+
+export interface LaunchOptions {
+  pes: number[];
+  /** The world each PE's kernel sees (one for all, or one per PE). */
+  world: World | World[];
+  /** Per PE, its CCL rank in `world` (default: its index in `pes`). */
+  ranks?: number[];
+  tag?: number;
+  collective?: boolean;
+}
+
+export class HostRuntime {
+  clockPs = 0;
+  device = 0;
+  readonly pending = new Set<LaunchHandle>();
+  private barrierRound = 0;
+
+  constructor(
+    readonly env: ThreadEnv,
+    /** Host index: the rank for spawned ranks; layout.mainHost for the main thread. */
+    readonly host: number,
+  ) {}
+
+  get actor(): number {
+    return this.env.shared.layout.hostActor(this.host);
+  }
+
+  launch<A extends unknown[]>(name: string, kernel: Kernel<A>, args: unknown[], opts: LaunchOptions): LaunchHandle {
+    const { shared, sched, plan } = this.env;
+    const L = shared.layout;
+    sched.checkAbort();
+    const seqs = opts.pes.map((pe) => Atomics.add(shared.ctl, L.pe(pe, PE.LAUNCHED), 1));
+    const posted = (async () => {
+      for (let i = 0; i < opts.pes.length; i++) {
+        const pe = opts.pes[i];
+        await postCommand(shared, sched, this.actor, plan.peExecutor[pe], {
+          type: 'launch',
+          pe,
+          seq: seqs[i],
+          hostExecutor: sched.executor,
+          kernel: kernel.ref,
+          name,
+          args,
+          world: Array.isArray(opts.world) ? opts.world[i] : opts.world,
+          rank: opts.ranks ? opts.ranks[i] : i,
+          startPs: this.clockPs,
+          tag: opts.tag ?? -1,
+        });
+      }
+    })();
+    posted.catch(() => undefined);
+    const h = new LaunchHandle(this, name, opts.pes, seqs, posted, opts.collective ?? false);
+    this.pending.add(h);
+    return h;
+  }
+
+  /** Worker-wait on one handle (call through handle.wait()). */
+  async complete(h: LaunchHandle): Promise<void> {
+    const { shared, sched } = this.env;
+    const L = shared.layout;
+    try {
+      await h.posted;
+      for (let i = 0; i < h.pes.length; i++) {
+        await sched.waitUntil(this.actor, L.pe(h.pes[i], PE.DONE_SEQ), h.seqs[i] + 1, WAIT_KIND.KERNEL_DONE, h.pes[i], this.clockPs);
+      }
+      let failure: Error | undefined;
+      h.timings = h.pes.map((pe, i) => {
+        const t = shared.times;
+        const status = t[L.record(pe, h.seqs[i], RECORD.STATUS)];
+        const endPs = t[L.record(pe, h.seqs[i], RECORD.END_PS)];
+        if (status !== 0 && !failure) {
+          const slot = shared.readErrorSlot(pe) as { error: SerializedError; atPs: number } | undefined;
+          failure = new KernelError(h.name, this.env.machine.coord(pe), slot?.atPs ?? endPs, slot?.error ?? { name: 'Error', message: 'unknown kernel failure', stack: undefined, code: undefined, fields: {} });
+        }
+        return { pe, startPs: t[L.record(pe, h.seqs[i], RECORD.START_PS)], endPs };
+      });
+      this.clockPs = Math.max(this.clockPs, h.endPs);
+      if (failure) throw failure;
+    } catch (e) {
+      h.error = e instanceof Error ? e : new KernbenchError('ERR_INTERNAL', String(e));
+      throw h.error;
+    } finally {
+      h.done = true;
+      this.pending.delete(h);
+    }
+  }
+
+  /** The host-read barrier's drain: wait for every pending non-collective launch of this host. */
+  async drain(): Promise<void> {
+    for (;;) {
+      const next = [...this.pending].find((h) => !h.collective);
+      if (!next) return;
+      await next.wait();
+    }
+  }
+
+  /** Are all non-collective launches complete (so a synchronous read may proceed)? */
+  hasPendingLaunches(): boolean {
+    return [...this.pending].some((h) => !h.collective);
+  }
+
+  /** Wait for every pending launch, collectives included (torch.synchronize). */
+  async synchronize(): Promise<void> {
+    for (;;) {
+      const next = this.pending.values().next();
+      if (next.done) return;
+      await next.value.wait();
+    }
+  }
+
+  /**
+   * A barrier across `n` ranks on counters that only go up: the k-th barrier
+   * completes when total arrivals reach (k + 1) * n. Each rank's virtual clock
+   * becomes the latest arrival time.
+   */
+  async barrier(n: number, ranks: number[]): Promise<void> {
+    const { shared, sched, plan } = this.env;
+    const L = shared.layout;
+    const k = this.barrierRound++;
+    shared.times[L.barrierTime(k, this.host)] = this.clockPs;
+    Atomics.add(shared.ctl, HEADER.BARRIER_ARRIVALS, 1);
+    const executors = new Set(ranks.map((r) => plan.hostExecutor[r]));
+    for (const e of executors) sched.publish(HEADER.BARRIER_ARRIVALS, e);
+    await sched.waitUntil(this.actor, HEADER.BARRIER_ARRIVALS, (k + 1) * n, WAIT_KIND.BARRIER, k, this.clockPs);
+    for (const r of ranks) this.clockPs = Math.max(this.clockPs, shared.times[L.barrierTime(k, r)]);
+  }
+}

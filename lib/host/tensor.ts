@@ -1,0 +1,206 @@
+// Runs on: a host thread. Owns: Tensor, the host's handle on device memory
+// (or on host memory, for tensors made by torch.fromArray), and the host-read
+// barrier (seed D0.5): every member that lets the host observe device memory
+// drains this host's pending launches first. Those members are listed once, in
+// HOST_READ_BARRIERS; a test checks that the list is closed.
+import { inspect } from 'node:util';
+import { bytesPerElement, decode, encode, isDType, type DType } from '../dtype/index.js';
+import { KernbenchError } from '../errors.js';
+import type { ShardDesc, SpaceName, TensorDesc } from '../runtime/tensor-desc.js';
+import { allocate } from './allocator.js';
+import { DPPolicy } from './dp-policy.js';
+import type { HostRuntime } from './host-runtime.js';
+
+/** What numpy() returns: a row-major copy of the whole tensor as f32 values. */
+export interface HostArray {
+  shape: number[];
+  dtype: DType;
+  data: Float32Array;
+}
+
+/**
+ * Every Tensor member that reads device memory, and whether it can wait.
+ * `async` members drain pending launches (await). `sync` members cannot wait:
+ * they read when nothing is pending and otherwise throw ERR_HOST_READ_PENDING,
+ * telling the caller to await numpy() or torch.synchronize() first.
+ * The target side of copy_ is deliberately not here (seed D0.5).
+ */
+export const HOST_READ_BARRIERS = {
+  numpy: 'async',
+  data: 'async',
+  item: 'async',
+  at: 'sync',
+  toString: 'sync',
+  [inspect.custom]: 'sync',
+  copy_: 'async (source side)',
+} as const;
+
+export interface TensorOptions {
+  dtype?: DType;
+  dp?: DPPolicy;
+  /** Memory space of the shards (default hbm). */
+  space?: SpaceName;
+  name?: string;
+}
+
+export class Tensor {
+  /** Set for device tensors. */
+  readonly desc: TensorDesc | undefined;
+  /** Set for host tensors (torch.fromArray). */
+  private readonly hostValues: Float32Array | undefined;
+
+  private constructor(
+    private readonly host: HostRuntime,
+    readonly shape: number[],
+    readonly dtype: DType,
+    readonly name: string,
+    desc: TensorDesc | undefined,
+    hostValues: Float32Array | undefined,
+  ) {
+    this.desc = desc;
+    this.hostValues = hostValues;
+  }
+
+  /** Allocate a device tensor on the host's current device under `dp` (zero-filled: the arena starts zeroed and is never reused within a session). */
+  static device(host: HostRuntime, shape: readonly number[], opts: TensorOptions = {}): Tensor {
+    const dtype = checkDType(opts.dtype ?? 'f32');
+    const sh = checkShape(shape);
+    const [rows, cols] = as2d(sh);
+    const dp = opts.dp ?? new DPPolicy();
+    const space = opts.space ?? 'hbm';
+    const m = host.env.machine;
+    if (dp.numCubes > m.cubesPerSip) throw new KernbenchError('ERR_INVALID_ARG', `${dp} asks for ${dp.numCubes} cubes, a SIP has ${m.cubesPerSip}`);
+    if (dp.numPes > m.pesPerCube) throw new KernbenchError('ERR_INVALID_ARG', `${dp} asks for ${dp.numPes} PEs per cube, a cube has ${m.pesPerCube}`);
+    const bpe = bytesPerElement(dtype);
+    const shards: ShardDesc[] = dp.place(rows, cols).map((p) => {
+      const where = { sip: host.device, cube: p.cube, pe: p.pe, space };
+      const nbytes = p.rows[1] * p.cols[1] * bpe;
+      const a = allocate(host.env.shared, m, where, nbytes);
+      return { ...where, arenaOffset: a.arenaOffset, deviceOffset: a.deviceOffset, nbytes, rows: p.rows, cols: p.cols };
+    });
+    const name = opts.name ?? 'tensor';
+    return new Tensor(host, sh, dtype, name, { kind: 'tensor', name, dtype, shape: sh, shards }, undefined);
+  }
+
+  /** A host tensor holding `values` (torch.fromArray), rounded to `dtype`. */
+  static hostArray(host: HostRuntime, values: ArrayLike<number>, shape: readonly number[], dtype: DType): Tensor {
+    const sh = checkShape(shape);
+    const n = sh.reduce((a, b) => a * b, 1);
+    if (values.length !== n) throw new KernbenchError('ERR_INVALID_ARG', `fromArray: shape [${sh.join(', ')}] needs ${n} values, got ${values.length}`);
+    const bytes = new Uint8Array(n * bytesPerElement(dtype));
+    encode(dtype, values, bytes);
+    return new Tensor(host, sh, dtype, 'host', undefined, decode(dtype, bytes));
+  }
+
+  get isDevice(): boolean {
+    return this.desc !== undefined;
+  }
+
+  get numel(): number {
+    return this.shape.reduce((a, b) => a * b, 1);
+  }
+
+  /** Gather every shard into one row-major array. Host-read barrier: drains pending launches first. */
+  async numpy(): Promise<HostArray> {
+    await this.host.drain();
+    return this.readNow();
+  }
+
+  /** PyTorch's `.data` read as values (same as numpy()). */
+  get data(): Promise<HostArray> {
+    return this.numpy();
+  }
+
+  /** The single value of a one-element tensor. */
+  async item(): Promise<number> {
+    if (this.numel !== 1) throw new KernbenchError('ERR_INVALID_ARG', `item() needs a one-element tensor, got shape [${this.shape.join(', ')}]`);
+    return (await this.numpy()).data[0];
+  }
+
+  /** Element at a row-major flat index; synchronous, so it refuses while launches are pending. */
+  at(index: number): number {
+    this.syncBarrier('at');
+    const a = this.readNow();
+    if (!Number.isInteger(index) || index < 0 || index >= a.data.length) throw new RangeError(`index must be in [0, ${a.data.length}), got ${index}`);
+    return a.data[index];
+  }
+
+  /** Copy `src` (host or device tensor) into this tensor. The source side is a host read; the target side is not a barrier. */
+  async copy_(src: Tensor | HostArray): Promise<this> {
+    const a = src instanceof Tensor ? await src.numpy() : src;
+    const n = a.shape.reduce((x, y) => x * y, 1);
+    if (n !== this.numel) throw new KernbenchError('ERR_INVALID_ARG', `copy_: target has shape [${this.shape.join(', ')}], got a source of shape [${a.shape.join(', ')}]`);
+    if (!this.desc) {
+      this.hostValues?.set(a.data);
+      return this;
+    }
+    const [, cols] = as2d(this.shape);
+    const bpe = bytesPerElement(this.dtype);
+    const arena = this.host.env.shared.arena;
+    for (const s of this.desc.shards) {
+      const block = new Float32Array(s.rows[1] * s.cols[1]);
+      for (let r = 0; r < s.rows[1]; r++) {
+        const from = (s.rows[0] + r) * cols + s.cols[0];
+        block.set(a.data.subarray(from, from + s.cols[1]), r * s.cols[1]);
+      }
+      encode(this.dtype, block, arena.subarray(s.arenaOffset, s.arenaOffset + block.length * bpe));
+    }
+    return this;
+  }
+
+  toString(): string {
+    this.syncBarrier('toString');
+    const a = this.readNow();
+    const shown = Array.from(a.data.subarray(0, 8), (v) => String(v)).join(', ');
+    return `tensor([${shown}${a.data.length > 8 ? ', ...' : ''}], shape=[${this.shape.join(', ')}], dtype=${this.dtype}${this.desc ? `, device=ahbm:${this.desc.shards[0]?.sip}` : ''})`;
+  }
+
+  [inspect.custom](): string {
+    return this.toString();
+  }
+
+  /** Descriptor for kernel arguments. */
+  toDesc(): TensorDesc {
+    if (!this.desc) throw new KernbenchError('ERR_INVALID_ARG', `a host tensor cannot be a kernel argument; copy_ it into a device tensor first, got host tensor of shape [${this.shape.join(', ')}]`);
+    return this.desc;
+  }
+
+  private syncBarrier(member: string): void {
+    if (this.host.hasPendingLaunches()) {
+      throw new KernbenchError('ERR_HOST_READ_PENDING', `Tensor.${member}() reads device memory synchronously but kernels are still pending; await tensor.numpy() or torch.synchronize() first, got ${this.host.pending.size} pending launch(es)`);
+    }
+  }
+
+  private readNow(): HostArray {
+    if (!this.desc) return { shape: [...this.shape], dtype: this.dtype, data: Float32Array.from(this.hostValues ?? []) };
+    const [, cols] = as2d(this.shape);
+    const out = new Float32Array(this.numel);
+    const seen = new Set<string>();
+    const arena = this.host.env.shared.arena;
+    for (const s of this.desc.shards) {
+      const key = `${s.rows[0]}:${s.cols[0]}`;
+      if (seen.has(key)) continue; // a replica of a block already read
+      seen.add(key);
+      const block = decode(this.dtype, arena.subarray(s.arenaOffset, s.arenaOffset + s.nbytes));
+      for (let r = 0; r < s.rows[1]; r++) out.set(block.subarray(r * s.cols[1], (r + 1) * s.cols[1]), (s.rows[0] + r) * cols + s.cols[0]);
+    }
+    return { shape: [...this.shape], dtype: this.dtype, data: out };
+  }
+}
+
+function checkDType(d: unknown): DType {
+  if (!isDType(d)) throw new KernbenchError('ERR_INVALID_ARG', `dtype must be one of f32|f16|bf16|i32, got ${JSON.stringify(d)}`);
+  return d;
+}
+
+function checkShape(shape: readonly number[]): number[] {
+  if (!Array.isArray(shape) || shape.length < 1 || shape.length > 2 || !shape.every((d) => Number.isInteger(d) && d > 0)) {
+    throw new KernbenchError('ERR_INVALID_ARG', `shape must be 1-D or 2-D with positive integer sizes, got ${JSON.stringify(shape)}`);
+  }
+  return [...shape];
+}
+
+/** 1-D [n] is a row [1, n]. */
+function as2d(shape: readonly number[]): [number, number] {
+  return shape.length === 1 ? [1, shape[0]] : [shape[0], shape[1]];
+}

@@ -1,0 +1,125 @@
+// Runs on: a host thread. Owns: the PyTorch-shaped facade a bench sees as
+// `torch` — tensors, launch, synchronize, torch.ahbm, torch.distributed and
+// torch.multiprocessing — bound to one host (main, or one spawned rank).
+import type { ResolvedCcl } from '../config/ccl-schema.js';
+import type { Topology } from '../config/topology-schema.js';
+import { KernbenchError } from '../errors.js';
+import type { Kernel } from '../kernel/define.js';
+import { isTensorDesc } from '../runtime/tensor-desc.js';
+import type { DType } from '../dtype/index.js';
+import { Distributed } from './distributed.js';
+import type { HostRuntime, LaunchHandle } from './host-runtime.js';
+import { Tensor, type HostArray, type TensorOptions } from './tensor.js';
+
+/** How torch.multiprocessing.spawn reaches the session (main thread only). */
+export interface Spawner {
+  spawn(fn: (...a: never[]) => unknown, opts: { args: unknown[]; nprocs: number }): Promise<unknown[]>;
+}
+
+export interface SpawnOptions {
+  args?: unknown[];
+  nprocs: number;
+  /** Wait for the ranks (default true). With false, spawn returns a context whose join() waits. */
+  join?: boolean;
+}
+
+export class SpawnContext {
+  constructor(private readonly result: Promise<unknown[]>) {
+    result.catch(() => undefined);
+  }
+  /** Wait for every rank; resolves with their return values by rank, rejects with SpawnError. */
+  join(): Promise<unknown[]> {
+    return this.result;
+  }
+}
+
+export class Torch {
+  distributed: Distributed;
+  readonly ahbm: { setDevice(sip: number): void; currentDevice(): number; deviceCount(): number };
+  readonly multiprocessing: { spawn(fn: (...a: never[]) => unknown, opts: SpawnOptions): Promise<unknown[] | SpawnContext> };
+
+  constructor(
+    public host: HostRuntime,
+    private readonly rankInfo: { rank: number; nprocs: number },
+    private spawner: Spawner | null,
+  ) {
+    this.distributed = new Distributed(host, rankInfo, host.env.plan.ccl);
+    const machine = host.env.machine;
+    this.ahbm = {
+      setDevice: (sip: number) => {
+        if (!Number.isInteger(sip) || sip < 0 || sip >= machine.sips) throw new KernbenchError('ERR_INVALID_ARG', `setDevice: device must be a SIP index in [0, ${machine.sips}), got ${sip}`);
+        this.host.device = sip;
+      },
+      currentDevice: () => this.host.device,
+      deviceCount: () => machine.sips,
+    };
+    this.multiprocessing = {
+      spawn: async (fn, opts) => {
+        const spawner = this.spawner;
+        if (!spawner) throw new KernbenchError('ERR_INVALID_ARG', 'torch.multiprocessing.spawn is only available to the main host (a spawned rank cannot spawn)');
+        const sips = machine.sips;
+        if (!Number.isInteger(opts.nprocs) || opts.nprocs < 1 || opts.nprocs > sips) {
+          throw new KernbenchError('ERR_INVALID_ARG', `spawn: nprocs must be in [1, ${sips}] (one rank per SIP), got ${opts.nprocs}`);
+        }
+        const result = spawner.spawn(fn, { args: opts.args ?? [], nprocs: opts.nprocs });
+        if (opts.join === false) return new SpawnContext(result);
+        return result;
+      },
+    };
+  }
+
+  /** Point this torch at a new host (main's torch after a session recovered from a failed spawn). */
+  rebind(host: HostRuntime, spawner: Spawner | null): void {
+    this.host = host;
+    this.spawner = spawner;
+    this.distributed = new Distributed(host, this.rankInfo, host.env.plan.ccl);
+  }
+
+  /** The topology this run simulates. */
+  get spec(): Topology {
+    return this.host.env.plan.topology;
+  }
+
+  /** The resolved CCL configuration of this run. */
+  get ccl(): ResolvedCcl {
+    return this.host.env.plan.ccl;
+  }
+
+  get topologyName(): string {
+    return this.host.env.plan.topologyName;
+  }
+
+  zeros(shape: readonly number[], opts: TensorOptions = {}): Tensor {
+    return Tensor.device(this.host, shape, opts);
+  }
+
+  /** Same as zeros: device memory is zero-filled when a session starts and never reused within it. */
+  empty(shape: readonly number[], opts: TensorOptions = {}): Tensor {
+    return Tensor.device(this.host, shape, opts);
+  }
+
+  /** A host tensor from values (PyTorch's from_numpy). */
+  fromArray(values: ArrayLike<number> | HostArray, opts: { shape?: readonly number[]; dtype?: DType } = {}): Tensor {
+    if ('data' in values && 'shape' in values) return Tensor.hostArray(this.host, values.data, opts.shape ?? values.shape, opts.dtype ?? values.dtype);
+    return Tensor.hostArray(this.host, values, opts.shape ?? [values.length], opts.dtype ?? 'f32');
+  }
+
+  /**
+   * Launch `kernel` on every PE that holds a shard of the first tensor argument
+   * (programId = the shard's index). Returns a handle; awaiting it is worker-wait.
+   */
+  launch<A extends unknown[]>(name: string, kernel: Kernel<A>, ...args: unknown[]): LaunchHandle {
+    const wire = args.map((a) => (a instanceof Tensor ? a.toDesc() : a));
+    const first = wire.find(isTensorDesc);
+    if (!first) throw new KernbenchError('ERR_INVALID_ARG', `launch '${name}': the kernel runs on the PEs of its first tensor argument, got no device tensor among ${args.length} argument(s)`);
+    const m = this.host.env.machine;
+    const pes = first.shards.map((s) => m.peId(s));
+    if (new Set(pes).size !== pes.length) throw new KernbenchError('ERR_INVALID_ARG', `launch '${name}': two shards of '${first.name}' share a PE; give each PE one shard (DPPolicy numPes)`);
+    return this.host.launch(name, kernel, wire, { pes, world: { kind: 'none', w: pes.length, h: 1, pes } });
+  }
+
+  /** Wait for every launch and collective of this host. */
+  synchronize(): Promise<void> {
+    return this.host.synchronize();
+  }
+}

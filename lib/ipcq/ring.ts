@@ -1,0 +1,99 @@
+// Runs on: executor threads (the sender PE's thread writes, the receiver PE's
+// thread reads). Owns: the byte-level protocol of one IPCQ ring in the ipcq
+// SharedArrayBuffer. Timing lives in ./channel.ts; this file only moves bytes
+// and counters, in the order that makes them visible together.
+//
+//   ring r = (sender PE, sender direction), n_slots slots of SLOT.HEADER_BYTES + slot_size
+//
+//        head (consumed)              tail (published)
+//          v                            v
+//   ... | m5 | m6 | m7 | m8 | (free) | (free) | ...     slot of message k = k mod n_slots
+//          \__ readable: head <= k < tail __/
+//
+//   empty:  tail == head          full: tail - head == n_slots
+//   sender may write message k once head >= k - n_slots + 1 (its credit);
+//   receiver may read message k once tail >= k + 1.
+//
+// Publication order (DESIGN §5): the sender writes payload and header (bytes,
+// arrival time, sender, receiver, seq) with plain stores, then Atomics.store(tail).
+// The receiver Atomics.load(tail) before reading them, so payload and metadata
+// become visible together. The receiver writes the slot's freed time, then
+// Atomics.store(head): that pair is the credit.
+import { KernbenchError } from '../errors.js';
+import { RING, SLOT } from '../shm/layout.js';
+import type { SharedState } from '../shm/shared-state.js';
+
+export interface PieceHeader {
+  bytes: number;
+  arrivalPs: number;
+  sender: number;
+  receiver: number;
+}
+
+export class IpcqRingView {
+  readonly tailWord: number;
+  readonly headWord: number;
+
+  constructor(
+    private readonly sh: SharedState,
+    readonly ring: number,
+  ) {
+    this.tailWord = sh.layout.ring(ring, RING.TAIL);
+    this.headWord = sh.layout.ring(ring, RING.HEAD);
+  }
+
+  get nSlots(): number {
+    return this.sh.layout.dims.nSlots;
+  }
+
+  /** Sender side: write message `seq` (payload bytes src[from, from+n)) and publish it. */
+  write(seq: number, src: Uint8Array, from: number, n: number, h: Omit<PieceHeader, 'bytes'>): void {
+    const off = this.sh.layout.slotOffset(this.ring, seq);
+    if (n > 0) this.sh.ipcq.set(src.subarray(from, from + n), off + SLOT.HEADER_BYTES);
+    this.sh.ipcqF64[(off + SLOT.ARRIVAL_PS) >> 3] = h.arrivalPs;
+    const i = this.sh.ipcqI32;
+    i[(off + SLOT.BYTES) >> 2] = n;
+    i[(off + SLOT.SENDER) >> 2] = h.sender;
+    i[(off + SLOT.RECEIVER) >> 2] = h.receiver;
+    i[(off + SLOT.SEQ) >> 2] = seq;
+    Atomics.store(this.sh.ctl, this.tailWord, seq + 1);
+  }
+
+  /** Sender side: the virtual time at which the receiver freed message `seq` (valid once head > seq). */
+  freedPs(seq: number): number {
+    return this.sh.ipcqF64[(this.sh.layout.slotOffset(this.ring, seq) + SLOT.FREED_PS) >> 3];
+  }
+
+  /** Receiver side: header of message `seq` (valid once tail > seq). Checks the address, not the direction name. */
+  header(seq: number, expectSender: number, expectReceiver: number): PieceHeader {
+    const off = this.sh.layout.slotOffset(this.ring, seq);
+    const i = this.sh.ipcqI32;
+    const h: PieceHeader = {
+      bytes: i[(off + SLOT.BYTES) >> 2],
+      arrivalPs: this.sh.ipcqF64[(off + SLOT.ARRIVAL_PS) >> 3],
+      sender: i[(off + SLOT.SENDER) >> 2],
+      receiver: i[(off + SLOT.RECEIVER) >> 2],
+    };
+    const gotSeq = i[(off + SLOT.SEQ) >> 2];
+    if (h.sender !== expectSender || h.receiver !== expectReceiver || gotSeq !== seq) {
+      throw new KernbenchError(
+        'ERR_IPCQ_WIRING',
+        `IPCQ ring ${this.ring} message ${seq}: expected PE ${expectSender} -> PE ${expectReceiver}, got PE ${h.sender} -> PE ${h.receiver} (seq ${gotSeq})`,
+      );
+    }
+    return h;
+  }
+
+  /** Receiver side: copy message `seq`'s payload into dst at `at`. */
+  read(seq: number, n: number, dst: Uint8Array, at: number): void {
+    if (n === 0) return;
+    const off = this.sh.layout.slotOffset(this.ring, seq) + SLOT.HEADER_BYTES;
+    dst.set(this.sh.ipcq.subarray(off, off + n), at);
+  }
+
+  /** Receiver side: free message `seq`'s slot at virtual time `freedPs` (the credit). */
+  free(seq: number, freedPs: number): void {
+    this.sh.ipcqF64[(this.sh.layout.slotOffset(this.ring, seq) + SLOT.FREED_PS) >> 3] = freedPs;
+    Atomics.store(this.sh.ctl, this.headWord, seq + 1);
+  }
+}

@@ -1,0 +1,33 @@
+// Runs on: executor threads. Owns: Tile, a PE-local block of values (Triton's
+// block tensor). Values are held as f32 already rounded to the tile's dtype, so
+// arithmetic is exact f32 followed by one rounding into the dtype per op.
+import type { DType } from '../dtype/index.js';
+
+export class Tile {
+  constructor(
+    readonly dtype: DType,
+    readonly shape: readonly number[],
+    readonly data: Float32Array,
+  ) {
+    const n = shape.reduce((a, b) => a * b, 1);
+    if (n !== data.length) throw new RangeError(`tile shape [${shape.join(', ')}] holds ${n} elements, got ${data.length} values`);
+  }
+
+  get size(): number {
+    return this.data.length;
+  }
+
+  /** A 1-D view of elements [start, start + count) (shares storage). */
+  slice(start: number, count: number): Tile {
+    return new Tile(this.dtype, [count], this.data.subarray(start, start + count));
+  }
+}
+
+/** Normalise a `count | shape` argument to a shape. */
+export function toShape(s: number | readonly number[]): number[] {
+  return typeof s === 'number' ? [s] : [...s];
+}
+
+export function shapeSize(s: readonly number[]): number {
+  return s.reduce((a, b) => a * b, 1);
+}

@@ -1,0 +1,95 @@
+// Runs on: any thread that launches kernels (producer) and executor threads
+// (consumer). Owns: the per-executor command queue in the `cmd` SharedArrayBuffer
+// through which hosts launch kernels onto PEs of other threads without
+// postMessage (DESIGN §3).
+//
+// Multi-producer, single-consumer, CMD_SLOTS slots per executor:
+//   producer: n = Atomics.add(reserve, 1)          claim command n (slot n mod CMD_SLOTS)
+//             wait until head >= n - CMD_SLOTS + 1  (the slot is free)
+//             write length + JSON into the slot
+//             Atomics.store(seq[slot], n + 1)       publish; ring the executor
+//   consumer: wait until seq[head mod CMD_SLOTS] >= head + 1, read, then
+//             Atomics.store(head, head + 1)
+// reserve > head means a command is in flight: the deadlock detector counts
+// that as progress still possible.
+import { KernbenchError } from '../errors.js';
+import type { KernelRef } from '../kernel/define.js';
+import type { World } from '../ccl/world.js';
+import { CMD_SLOTS, CMD_SLOT_BYTES, EXEC, WAIT_KIND } from '../shm/layout.js';
+import type { SharedState } from '../shm/shared-state.js';
+import { NO_ACTOR, type Scheduler } from './scheduler.js';
+
+/** The one command kind: run a kernel on a PE. */
+export interface LaunchCommand {
+  type: 'launch';
+  pe: number;
+  /** The PE's launch sequence number; kernels on a PE run in this order. */
+  seq: number;
+  /** Executor of the launching host: it is woken when the kernel finishes. */
+  hostExecutor: number;
+  kernel: KernelRef;
+  name: string;
+  args: unknown[];
+  world: World;
+  rank: number;
+  /** Host virtual time at launch: the kernel starts no earlier. */
+  startPs: number;
+  /** Collective sequence number, or -1 for a plain launch. */
+  tag: number;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export async function postCommand(sh: SharedState, sched: Scheduler, actor: number, executor: number, cmd: LaunchCommand): Promise<void> {
+  const L = sh.layout;
+  const bytes = encoder.encode(JSON.stringify(cmd));
+  if (bytes.length + 4 > CMD_SLOT_BYTES) {
+    throw new KernbenchError('ERR_INVALID_ARG', `launch of '${cmd.name}': its arguments encode to ${bytes.length} bytes, more than a command slot holds (${CMD_SLOT_BYTES - 4})`);
+  }
+  const n = Atomics.add(sh.ctl, L.exec(executor, EXEC.CMD_RESERVE), 1);
+  if (n >= CMD_SLOTS) await sched.waitUntil(actor, L.exec(executor, EXEC.CMD_HEAD), n - CMD_SLOTS + 1, WAIT_KIND.COMMAND, executor, 0);
+  const slot = n % CMD_SLOTS;
+  const off = L.cmdPayloadOffset(executor, slot);
+  new DataView(sh.buffers.cmd).setUint32(off, bytes.length, true);
+  sh.cmd.set(bytes, off + 4);
+  const seqWord = L.cmdSeq(executor, slot);
+  Atomics.store(sh.ctl, seqWord, n + 1);
+  sched.publish(seqWord, executor);
+}
+
+/** Consumer side of one executor's queue. */
+export class CommandReader {
+  private head: number;
+
+  constructor(
+    private readonly sh: SharedState,
+    private readonly sched: Scheduler,
+    private readonly executor: number,
+  ) {
+    this.head = Atomics.load(sh.ctl, sh.layout.exec(executor, EXEC.CMD_HEAD));
+  }
+
+  /** Wait for the next command. Call `commit()` once it has been handed to its PE. */
+  async next(): Promise<{ cmd: LaunchCommand; commit: () => void }> {
+    const L = this.sh.layout;
+    const slot = this.head % CMD_SLOTS;
+    await this.sched.waitUntil(NO_ACTOR, L.cmdSeq(this.executor, slot), this.head + 1, WAIT_KIND.COMMAND, 0, 0);
+    const off = L.cmdPayloadOffset(this.executor, slot);
+    const len = new DataView(this.sh.buffers.cmd).getUint32(off, true);
+    const cmd = JSON.parse(decoder.decode(this.sh.cmd.slice(off + 4, off + 4 + len))) as LaunchCommand;
+    return {
+      cmd,
+      commit: () => {
+        this.head++;
+        const w = L.exec(this.executor, EXEC.CMD_HEAD);
+        Atomics.store(this.sh.ctl, w, this.head);
+        this.sched.signal(w);
+        // A producer may be waiting for this slot (the queue was full); it may be on any thread.
+        if (Atomics.load(this.sh.ctl, L.exec(this.executor, EXEC.CMD_RESERVE)) >= this.head + CMD_SLOTS) {
+          for (let e = 0; e <= L.dims.executors; e++) if (e !== this.executor) this.sched.ring(e);
+        }
+      },
+    };
+  }
+}

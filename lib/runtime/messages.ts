@@ -1,0 +1,44 @@
+// Runs on: any thread. Owns: the closed table of messages that cross threads
+// through MessagePorts. Messages are for setup, teardown and errors only
+// (DESIGN §3); steady-state traffic is Atomics on SharedArrayBuffers.
+import type { MessagePort } from 'node:worker_threads';
+import type { SerializedError } from '../errors.js';
+import type { LayoutDims } from '../shm/layout.js';
+import type { SharedBuffers } from '../shm/shared-state.js';
+import type { SessionPlan } from './plan.js';
+
+/** main -> executor, on the session's port. */
+export type ToExecutor =
+  | { type: 'spawn-rank'; rank: number; nprocs: number; module: string; exportName: string; args: unknown[] }
+  | { type: 'end' };
+
+/** executor -> main. */
+export type FromExecutor =
+  | { type: 'ready'; executor: number }
+  | { type: 'rank-done'; rank: number; value: unknown }
+  | { type: 'rank-failed'; rank: number; error: SerializedError };
+
+/** main -> coordinator. */
+export type ToCoordinator = { type: 'session'; plan: SessionPlan; buffers: SharedBuffers } | { type: 'shutdown' };
+
+/** coordinator -> main. */
+export type FromCoordinator = { type: 'session-done'; passes: number; deadlock: boolean } | { type: 'fatal'; error: SerializedError };
+
+/** What an executor session task is started with (piscina task argument). */
+export interface ExecutorInit {
+  executor: number;
+  plan: SessionPlan;
+  dims: LayoutDims;
+  buffers: SharedBuffers;
+  port: MessagePort;
+}
+
+/** What an executor session task returns at session end. */
+export interface ExecutorReport {
+  executor: number;
+  messages: number;
+}
+
+export function unreachable(x: never): never {
+  throw new Error(`unhandled message ${JSON.stringify(x)}`);
+}

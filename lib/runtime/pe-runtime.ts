@@ -1,0 +1,95 @@
+// Runs on: the executor thread the PE is placed on. Owns: one PE's state for a
+// session — its virtual clock, its DMA channels, and the queue of kernels
+// launched on it, which it runs one at a time in launch-sequence order.
+import { serializeError } from '../errors.js';
+import { InboundChannel, OutboundChannel } from '../ipcq/channel.js';
+import { KernelContext } from '../kernel/context.js';
+import { isKernel, type Kernel } from '../kernel/define.js';
+import { KernbenchError } from '../errors.js';
+import { ACTOR_STATE, DIR_COUNT, ERROR_SLOT_BYTES, PE, RECORD } from '../shm/layout.js';
+import type { PeCoord } from '../topology/machine.js';
+import type { LaunchCommand } from './commands.js';
+import type { ThreadEnv } from './thread-env.js';
+
+export class PeRuntime {
+  clockPs = 0;
+  readonly coord: PeCoord;
+  readonly out: OutboundChannel[] = [];
+  readonly in: InboundChannel[] = [];
+  private readonly queued = new Map<number, LaunchCommand>();
+  private nextSeq: number;
+  private running = false;
+
+  constructor(
+    readonly env: ThreadEnv,
+    readonly id: number,
+  ) {
+    this.coord = env.machine.coord(id);
+    for (let d = 0; d < DIR_COUNT; d++) {
+      this.out.push(new OutboundChannel(env, id, d));
+      this.in.push(new InboundChannel(env, id, d));
+    }
+    this.nextSeq = Atomics.load(env.shared.ctl, env.shared.layout.pe(id, PE.DONE_SEQ));
+  }
+
+  chanDoneWord(channel: number): number {
+    return this.env.shared.layout.pe(this.id, PE.CHAN_DONE + channel);
+  }
+
+  /** Accept a launch. Marks the PE RUNNING before the command is committed, so the deadlock detector never sees a gap. */
+  accept(cmd: LaunchCommand): void {
+    this.queued.set(cmd.seq, cmd);
+    if (!this.running) {
+      this.running = true;
+      this.env.sched.setState(this.env.shared.layout.peActor(this.id), ACTOR_STATE.RUNNING);
+      void this.drainQueue();
+    }
+  }
+
+  private async drainQueue(): Promise<void> {
+    for (;;) {
+      const cmd = this.queued.get(this.nextSeq);
+      if (!cmd) break;
+      this.queued.delete(this.nextSeq);
+      await this.run(cmd);
+      this.nextSeq++;
+    }
+    this.running = false;
+    this.env.sched.setState(this.env.shared.layout.peActor(this.id), ACTOR_STATE.IDLE);
+  }
+
+  private async run(cmd: LaunchCommand): Promise<void> {
+    const { env } = this;
+    const L = env.shared.layout;
+    const start = Math.max(this.clockPs, cmd.startPs);
+    this.clockPs = start;
+    env.sched.setState(L.peActor(this.id), ACTOR_STATE.RUNNING);
+    const tl = new KernelContext(this, cmd.name, cmd.world, cmd.rank);
+    let status = 0;
+    try {
+      const kernel = await importKernel(cmd);
+      await kernel.fn(tl, ...cmd.args);
+      await tl.drain();
+    } catch (e) {
+      status = 1;
+      env.shared.writeErrorSlot(this.id, { error: serializeError(e), atPs: this.clockPs }, ERROR_SLOT_BYTES);
+    }
+    const t = env.shared.times;
+    t[L.record(this.id, cmd.seq, RECORD.START_PS)] = start;
+    t[L.record(this.id, cmd.seq, RECORD.END_PS)] = this.clockPs;
+    t[L.record(this.id, cmd.seq, RECORD.STATUS)] = status;
+    t[L.record(this.id, cmd.seq, RECORD.TAG)] = cmd.tag;
+    const done = L.pe(this.id, PE.DONE_SEQ);
+    Atomics.store(env.shared.ctl, done, cmd.seq + 1);
+    env.sched.publish(done, cmd.hostExecutor);
+  }
+}
+
+async function importKernel(cmd: LaunchCommand): Promise<Kernel<unknown[]>> {
+  const mod = (await import(cmd.kernel.module)) as Record<string, unknown>;
+  const k = mod[cmd.kernel.exportName];
+  if (!isKernel(k)) {
+    throw new KernbenchError('ERR_NOT_EXPORTED', `kernel '${cmd.name}' must be exported as '${cmd.kernel.exportName}' from ${cmd.kernel.module} (made with defineKernel), got ${typeof k}`);
+  }
+  return k;
+}

@@ -1,0 +1,82 @@
+// Runs on: main (builds it) and every thread (reads it). Owns: the SessionPlan,
+// the JSON-safe description of one session that every thread derives the same
+// facts from: the machine, the CCL settings, the thread placement and the
+// shared-memory dimensions.
+import type { ResolvedCcl } from '../config/ccl-schema.js';
+import type { Topology } from '../config/topology-schema.js';
+import { UsageError } from '../errors.js';
+import type { LayoutDims } from '../shm/layout.js';
+import { Machine } from '../topology/machine.js';
+
+/** `rank` (one executor per SIP), `pe` (one per PE), or a fixed number of executors (1 is the reference). */
+export type ThreadLayout = 'rank' | 'pe' | number;
+
+export const DEFAULT_THREADS: ThreadLayout = 'rank';
+/** Backing bytes for all tensor allocations of a session (allocated lazily by the OS). */
+export const DEFAULT_ARENA_BYTES = 1024 * 1024 * 1024;
+
+export interface SessionPlan {
+  topologyName: string;
+  topology: Topology;
+  ccl: ResolvedCcl;
+  threads: ThreadLayout;
+  executors: number;
+  /** Executor that runs each PE, by global PE id. */
+  peExecutor: number[];
+  /** Executor that runs each rank's host code, by rank (= SIP). */
+  hostExecutor: number[];
+  dims: LayoutDims;
+  /** Seed of the scheduling-jitter mode, or null. */
+  jitterSeed: number | null;
+}
+
+export function parseThreadLayout(s: string): ThreadLayout {
+  if (s === 'rank' || s === 'pe') return s;
+  const n = Number(s);
+  if (Number.isInteger(n) && n >= 1) return n;
+  throw new UsageError(`--threads takes rank, pe or a positive integer, got '${s}'`);
+}
+
+export function buildPlan(opts: {
+  topologyName: string;
+  topology: Topology;
+  ccl: ResolvedCcl;
+  threads: ThreadLayout;
+  jitterSeed: number | null;
+  arenaBytes?: number;
+}): SessionPlan {
+  const m = new Machine(opts.topology);
+  let executors: number;
+  let peExecutor: number[];
+  if (opts.threads === 'rank') {
+    executors = m.sips;
+    peExecutor = Array.from({ length: m.totalPes }, (_, id) => m.coord(id).sip);
+  } else if (opts.threads === 'pe') {
+    executors = m.totalPes;
+    peExecutor = Array.from({ length: m.totalPes }, (_, id) => id);
+  } else {
+    executors = Math.min(opts.threads, m.totalPes);
+    // Spread PEs evenly: contiguous blocks keep a SIP's PEs together where possible.
+    peExecutor = Array.from({ length: m.totalPes }, (_, id) => Math.floor((id * executors) / m.totalPes));
+  }
+  const hostExecutor = Array.from({ length: m.sips }, (_, sip) => peExecutor[m.peId({ sip, cube: 0, pe: 0 })]);
+  return {
+    topologyName: opts.topologyName,
+    topology: opts.topology,
+    ccl: opts.ccl,
+    threads: opts.threads,
+    executors,
+    peExecutor,
+    hostExecutor,
+    jitterSeed: opts.jitterSeed,
+    dims: {
+      executors,
+      pes: m.totalPes,
+      hosts: m.sips + 1,
+      nSlots: opts.ccl.n_slots,
+      slotSize: opts.ccl.slot_size,
+      cubes: m.sips * m.cubesPerSip,
+      arenaBytes: opts.arenaBytes ?? DEFAULT_ARENA_BYTES,
+    },
+  };
+}

@@ -1,0 +1,213 @@
+// Runs on: every thread that hosts actors (executors and main). Owns: how an
+// actor on this thread waits for `ctl[word] >= target` without blocking the
+// thread's event loop, and how a publisher wakes the waiter.
+//
+// There is one wait condition in kernbench — a monotonic counter reaching a
+// target — so there is one waiting facility:
+//
+//   waitUntil(actor, word, target)   fast path: already true, no await.
+//                                    slow path: publish the actor as BLOCKED
+//                                    (for the deadlock detector), park a
+//                                    resolver under `word`.
+//   publish(word, executor)          after a producer stored a counter:
+//                                    same thread  -> resolve local waiters of
+//                                                    `word` (a microtask, no syscall);
+//                                    other thread -> bump that thread's doorbell,
+//                                                    notify only if it is parked.
+//
+// A thread with remote waiters runs one wake loop: sweep all waiters, then
+// (backpressure `poll`) yield with setImmediate for a short budget, or park in
+// Atomics.waitAsync on its doorbell. The thread's event loop is never blocked,
+// so every other actor on the thread keeps running (DESIGN §3).
+//
+// Lost-wakeup argument (producer P, parked thread T):
+//   T: seen = load(doorbell); sweep; add(sleepGen) -> odd; waitAsync(doorbell, seen)
+//   P: store(counter); add(doorbell); if load(sleepGen) is odd: notify(doorbell)
+// If P reads an even sleepGen, its doorbell add precedes T's sleepGen add in the
+// sequentially consistent order, so T's waitAsync sees doorbell != seen and
+// returns at once. Otherwise P notifies a parked (or about to park) T.
+import { AbortError, DeadlockError, reviveError, type SerializedError } from '../errors.js';
+import { ABORT_KIND, ACTOR, ACTOR_STATE, EXEC, HEADER } from '../shm/layout.js';
+import type { SharedState } from '../shm/shared-state.js';
+import type { Jitter } from './jitter.js';
+
+/** Setimmediate rounds a `poll` thread spins before parking (spin only with a budget: DESIGN §8). */
+const POLL_SPIN_BUDGET = 64;
+
+interface Waiter {
+  word: number;
+  target: number;
+  resolve: () => void;
+  reject: (e: Error) => void;
+}
+
+/** Actor id meaning "do not publish a status" (internal service loops, not program actors). */
+export const NO_ACTOR = -1;
+
+export class Scheduler {
+  private readonly ctl: Int32Array;
+  private readonly byWord = new Map<number, Waiter[]>();
+  private waiting = 0;
+  private loopRunning = false;
+  private readonly doorbell: number;
+  private readonly sleepGen: number;
+  private stopped = false;
+
+  constructor(
+    readonly shared: SharedState,
+    /** This thread's executor index (the main thread uses layout.mainExecutor). */
+    readonly executor: number,
+    private readonly poll: boolean,
+    readonly jitter: Jitter | null,
+  ) {
+    this.ctl = shared.ctl;
+    this.doorbell = shared.layout.exec(executor, EXEC.DOORBELL);
+    this.sleepGen = shared.layout.exec(executor, EXEC.SLEEP_GEN);
+  }
+
+  /** Throws if the session was aborted (a rank failed, or a deadlock was found). */
+  checkAbort(): void {
+    if (Atomics.load(this.ctl, HEADER.ABORT) !== 0) throw this.abortError();
+  }
+
+  abortError(): Error {
+    const kind = Atomics.load(this.ctl, HEADER.ABORT_KIND);
+    if (kind === ABORT_KIND.DEADLOCK) {
+      const report = this.shared.readErrorSlot(-1) as SerializedError | undefined;
+      if (report) return reviveError(report);
+      return new DeadlockError(['(report unavailable)']);
+    }
+    return new AbortError('another rank or PE failed');
+  }
+
+  /** Resolves when ctl[word] >= target. `actor` is published as BLOCKED meanwhile (unless NO_ACTOR). */
+  async waitUntil(actor: number, word: number, target: number, kind: number, aux: number, clockPs: number): Promise<void> {
+    if (this.jitter) await this.jitter.point();
+    this.checkAbort();
+    if (Atomics.load(this.ctl, word) >= target) return;
+    if (actor !== NO_ACTOR) this.block(actor, word, target, kind, aux, clockPs);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const w: Waiter = { word, target, resolve, reject };
+        const list = this.byWord.get(word);
+        if (list) list.push(w);
+        else this.byWord.set(word, [w]);
+        this.waiting++;
+        if (!this.loopRunning) void this.wakeLoop();
+      });
+    } finally {
+      if (actor !== NO_ACTOR) this.unblock(actor);
+    }
+  }
+
+  /** Publish the actor's wait for the deadlock detector: fields first, then the state, then the generation. */
+  block(actor: number, word: number, target: number, kind: number, aux: number, clockPs: number): void {
+    const L = this.shared.layout;
+    this.shared.times[L.clock(actor)] = clockPs;
+    Atomics.store(this.ctl, L.actor(actor, ACTOR.WAIT_WORD), word);
+    Atomics.store(this.ctl, L.actor(actor, ACTOR.WAIT_TARGET), target);
+    Atomics.store(this.ctl, L.actor(actor, ACTOR.WAIT_KIND), kind);
+    Atomics.store(this.ctl, L.actor(actor, ACTOR.WAIT_AUX), aux);
+    Atomics.store(this.ctl, L.actor(actor, ACTOR.STATE), ACTOR_STATE.BLOCKED);
+    Atomics.add(this.ctl, L.actor(actor, ACTOR.GEN), 1);
+  }
+
+  unblock(actor: number): void {
+    this.setState(actor, ACTOR_STATE.RUNNING);
+  }
+
+  setState(actor: number, state: number): void {
+    const L = this.shared.layout;
+    Atomics.store(this.ctl, L.actor(actor, ACTOR.STATE), state);
+    Atomics.add(this.ctl, L.actor(actor, ACTOR.GEN), 1);
+  }
+
+  /**
+   * After storing a counter `word` that a waiter on executor `consumer` may need.
+   * Same thread: resolve local waiters. Other thread: ring its doorbell.
+   */
+  publish(word: number, consumer: number): void {
+    if (consumer === this.executor) this.signal(word);
+    else this.ring(consumer);
+  }
+
+  /** Resolve this thread's waiters on `word` whose target is reached. */
+  signal(word: number): void {
+    const list = this.byWord.get(word);
+    if (!list) return;
+    const v = Atomics.load(this.ctl, word);
+    let kept = 0;
+    for (let i = 0; i < list.length; i++) {
+      const w = list[i];
+      if (v >= w.target) {
+        this.waiting--;
+        w.resolve();
+      } else list[kept++] = w;
+    }
+    if (kept === 0) this.byWord.delete(word);
+    else list.length = kept;
+  }
+
+  /** Wake executor `e` (another thread): bump its doorbell; notify only if it is parked. */
+  ring(e: number): void {
+    const L = this.shared.layout;
+    const db = L.exec(e, EXEC.DOORBELL);
+    Atomics.add(this.ctl, db, 1);
+    if ((Atomics.load(this.ctl, L.exec(e, EXEC.SLEEP_GEN)) & 1) === 1) Atomics.notify(this.ctl, db);
+  }
+
+  /** Stop the wake loop and reject every waiter (session end or abort). */
+  stop(reason: Error): void {
+    this.stopped = true;
+    this.rejectAll(reason);
+    Atomics.add(this.ctl, this.doorbell, 1);
+    Atomics.notify(this.ctl, this.doorbell);
+  }
+
+  get waiterCount(): number {
+    return this.waiting;
+  }
+
+  private rejectAll(e: Error): void {
+    for (const list of this.byWord.values()) for (const w of list) w.reject(e);
+    this.byWord.clear();
+    this.waiting = 0;
+  }
+
+  private sweep(): void {
+    if (Atomics.load(this.ctl, HEADER.ABORT) !== 0) {
+      this.rejectAll(this.abortError());
+      return;
+    }
+    for (const word of [...this.byWord.keys()]) this.signal(word);
+  }
+
+  private async wakeLoop(): Promise<void> {
+    this.loopRunning = true;
+    try {
+      while (this.waiting > 0 && !this.stopped) {
+        const seen = Atomics.load(this.ctl, this.doorbell);
+        this.sweep();
+        if (this.waiting === 0) break;
+        if (this.poll) {
+          let changed = false;
+          for (let i = 0; i < POLL_SPIN_BUDGET && !changed; i++) {
+            await new Promise<void>((r) => setImmediate(r));
+            changed = Atomics.load(this.ctl, this.doorbell) !== seen || this.waiting === 0;
+          }
+          if (changed) continue;
+        } else {
+          // Let same-thread actors run first: they may satisfy the waiters without any park.
+          await new Promise<void>((r) => setImmediate(r));
+          if (Atomics.load(this.ctl, this.doorbell) !== seen || this.waiting === 0) continue;
+        }
+        Atomics.add(this.ctl, this.sleepGen, 1); // odd: parked
+        const r = Atomics.waitAsync(this.ctl, this.doorbell, seen);
+        if (r.async) await r.value;
+        Atomics.add(this.ctl, this.sleepGen, 1); // even: awake
+      }
+    } finally {
+      this.loopRunning = false;
+    }
+  }
+}

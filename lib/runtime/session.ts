@@ -1,0 +1,290 @@
+// Runs on: main. Owns: the process-wide thread resources (the piscina executor
+// pool and the coordinator thread, both reused across sessions) and one
+// Session: its shared buffers, the executor tasks serving it, spawn, abort and
+// teardown.
+//
+// Life of a session:
+//   open    create buffers; start one executor task per executor on the pool
+//           and the coordinator's pass loop; wait for every `ready`.
+//   use     main host launches / spawns ranks (ports: spawn-rank, rank-done,
+//           rank-failed); all steady-state traffic is Atomics on the buffers.
+//   end     set SESSION_END, post `end`; tasks return reports; records are read.
+// A failed spawn aborts the session (ABORT + every doorbell), waits for every
+// rank to unwind, ends it, and opens a fresh one on the same threads.
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
+import { Piscina } from 'piscina';
+import { AbortError, DeadlockError, KernbenchError, SpawnError, reviveError, type SerializedError } from '../errors.js';
+import { HostRuntime } from '../host/host-runtime.js';
+import { Torch, type Spawner } from '../host/torch.js';
+import { ABORT_KIND, ACTOR_STATE, EXEC, HEADER, PE, RECORD, WAIT_KIND } from '../shm/layout.js';
+import { SharedState } from '../shm/shared-state.js';
+import { wakeAllThreads } from './wake.js';
+import { unreachable, type ExecutorReport, type FromCoordinator, type FromExecutor, type ToExecutor } from './messages.js';
+import type { SessionPlan } from './plan.js';
+import { ThreadEnv } from './thread-env.js';
+
+const EXECUTOR_FILE = new URL('./executor-worker.js', import.meta.url).href;
+const COORDINATOR_FILE = new URL('../coordinator/coordinator-worker.js', import.meta.url);
+
+/** The threads of this process: reused across launches, sweep points and sessions. */
+export class ThreadResources {
+  private pool: Piscina | undefined;
+  private poolSize = 0;
+  private coordinator: Worker | undefined;
+
+  executorPool(n: number): Piscina {
+    if (!this.pool || this.poolSize < n) {
+      void this.pool?.destroy();
+      this.pool = new Piscina({ filename: EXECUTOR_FILE, minThreads: n, maxThreads: n, concurrentTasksPerWorker: 1, idleTimeout: 60_000 });
+      this.poolSize = n;
+    }
+    return this.pool;
+  }
+
+  coordinatorThread(): Worker {
+    if (!this.coordinator) {
+      this.coordinator = new Worker(COORDINATOR_FILE);
+      this.coordinator.unref();
+    }
+    return this.coordinator;
+  }
+
+  /** Stop every thread: the process can then exit by itself. */
+  async close(): Promise<void> {
+    const pool = this.pool;
+    this.pool = undefined;
+    this.poolSize = 0;
+    const coord = this.coordinator;
+    this.coordinator = undefined;
+    if (coord) await coord.terminate();
+    if (pool) await pool.destroy();
+  }
+}
+
+export interface PeRecord {
+  pe: number;
+  seq: number;
+  startPs: number;
+  endPs: number;
+  status: number;
+  tag: number;
+}
+
+export interface SessionReport {
+  records: PeRecord[];
+  messages: number;
+  coordinatorPasses: number;
+}
+
+interface RankOutcome {
+  resolve: (v: unknown) => void;
+  reject: (e: Error) => void;
+}
+
+export class Session implements Spawner {
+  shared!: SharedState;
+  env!: ThreadEnv;
+  host!: HostRuntime;
+  /** The main host's torch; survives a recovery (it is re-bound to the fresh buffers). */
+  readonly torch: Torch;
+  private ports: MessagePort[] = [];
+  private tasks: Promise<ExecutorReport>[] = [];
+  private coordinatorDone: Promise<FromCoordinator> | undefined;
+  private readonly rankWaiters = new Map<number, RankOutcome>();
+  /** Modules whose exports spawn may run (the bench module, registered by the loader). */
+  readonly spawnModules: string[] = [];
+  private ended = false;
+  /** Sessions' worth of buffers used so far (1 + recoveries after failed spawns). */
+  epoch = 0;
+
+  private constructor(
+    readonly resources: ThreadResources,
+    readonly plan: SessionPlan,
+  ) {
+    this.fresh();
+    this.torch = new Torch(this.host, { rank: 0, nprocs: 1 }, this);
+  }
+
+  static async open(resources: ThreadResources, plan: SessionPlan): Promise<Session> {
+    const s = new Session(resources, plan);
+    await s.start();
+    return s;
+  }
+
+  /** New buffers and main-thread services. */
+  private fresh(): void {
+    this.shared = SharedState.create(this.plan.dims);
+    this.env = new ThreadEnv(this.plan, this.shared, this.shared.layout.mainExecutor);
+    this.host = new HostRuntime(this.env, this.shared.layout.mainHost);
+    this.ports = [];
+    this.tasks = [];
+    this.coordinatorDone = undefined;
+    this.ended = false;
+    this.epoch++;
+  }
+
+  private async start(): Promise<void> {
+    const L = this.shared.layout;
+    for (let h = 0; h < L.dims.hosts; h++) this.env.sched.setState(L.hostActor(h), ACTOR_STATE.DONE);
+    this.env.sched.setState(this.host.actor, ACTOR_STATE.RUNNING);
+
+    const coord = this.resources.coordinatorThread();
+    this.coordinatorDone = new Promise<FromCoordinator>((resolve) => {
+      const onMessage = (m: FromCoordinator): void => {
+        coord.off('message', onMessage);
+        resolve(m);
+      };
+      coord.on('message', onMessage);
+    });
+    coord.postMessage({ type: 'session', plan: this.plan, buffers: this.shared.buffers });
+
+    const pool = this.resources.executorPool(this.plan.executors);
+    const ready: Promise<void>[] = [];
+    for (let e = 0; e < this.plan.executors; e++) {
+      const { port1, port2 } = new MessageChannel();
+      this.ports.push(port1);
+      ready.push(
+        new Promise<void>((resolve) => {
+          const first = (m: FromExecutor): void => {
+            if (m.type === 'ready') {
+              port1.off('message', first);
+              resolve();
+            }
+          };
+          port1.on('message', first);
+        }),
+      );
+      port1.on('message', (m: FromExecutor) => this.onExecutorMessage(m));
+      this.tasks.push(pool.run({ executor: e, plan: this.plan, dims: this.plan.dims, buffers: this.shared.buffers, port: port2 }, { transferList: [port2] }) as Promise<ExecutorReport>);
+    }
+    const failed = Promise.race(this.tasks.map((t) => t.then(() => new Promise<never>(() => undefined))));
+    await Promise.race([Promise.all(ready), failed]);
+  }
+
+  private onExecutorMessage(m: FromExecutor): void {
+    switch (m.type) {
+      case 'ready':
+        break;
+      case 'rank-done':
+        this.rankWaiters.get(m.rank)?.resolve(m.value);
+        break;
+      case 'rank-failed': {
+        const e = reviveError(m.error);
+        if (!(e instanceof AbortError) && !(e instanceof DeadlockError)) this.abort(ABORT_KIND.RANK_FAILED);
+        this.rankWaiters.get(m.rank)?.reject(e);
+        break;
+      }
+      default:
+        unreachable(m);
+    }
+  }
+
+  /** Abort the session: every waiter on every thread wakes with an AbortError. */
+  abort(kind: number): void {
+    if (Atomics.load(this.shared.ctl, HEADER.ABORT) !== 0) return;
+    Atomics.store(this.shared.ctl, HEADER.ABORT_KIND, kind);
+    Atomics.add(this.shared.ctl, HEADER.ABORT, 1);
+    wakeAllThreads(this.shared);
+  }
+
+  get aborted(): boolean {
+    return Atomics.load(this.shared.ctl, HEADER.ABORT) !== 0;
+  }
+
+  /** Run `fn(rank, ...args, torch)` once per rank on the rank's executor (see Torch.multiprocessing.spawn). */
+  async spawn(fn: (...a: never[]) => unknown, opts: { args: unknown[]; nprocs: number }): Promise<unknown[]> {
+    const where = await this.locate(fn);
+    const L = this.shared.layout;
+    const settled0 = Atomics.load(this.shared.ctl, HEADER.RANKS_SETTLED);
+    const results = Array.from({ length: opts.nprocs }, (_, rank) => {
+      const p = new Promise<unknown>((resolve, reject) => this.rankWaiters.set(rank, { resolve, reject }));
+      this.env.sched.setState(L.hostActor(rank), ACTOR_STATE.RUNNING);
+      const msg: ToExecutor = { type: 'spawn-rank', rank, nprocs: opts.nprocs, module: where.module, exportName: where.exportName, args: opts.args };
+      this.ports[this.plan.hostExecutor[rank]].postMessage(msg);
+      return p;
+    });
+    // For the deadlock detector, main now waits for the ranks to settle.
+    this.env.sched.block(this.host.actor, HEADER.RANKS_SETTLED, settled0 + opts.nprocs, WAIT_KIND.RANKS_DONE, opts.nprocs, this.host.clockPs);
+    const outcomes = await Promise.allSettled(results);
+    this.env.sched.unblock(this.host.actor);
+    this.rankWaiters.clear();
+    if (outcomes.every((o) => o.status === 'fulfilled')) return outcomes.map((o) => (o as PromiseFulfilledResult<unknown>).value);
+
+    const deadlocked = Atomics.load(this.shared.ctl, HEADER.ABORT_KIND) === ABORT_KIND.DEADLOCK;
+    const errors = new Map<number, Error>();
+    outcomes.forEach((o, rank) => {
+      if (o.status === 'rejected' && !(o.reason instanceof AbortError) && !(o.reason instanceof DeadlockError)) errors.set(rank, o.reason as Error);
+    });
+    const deadlock = outcomes.find((o) => o.status === 'rejected' && o.reason instanceof DeadlockError) as PromiseRejectedResult | undefined;
+    await this.recover();
+    if (deadlocked && deadlock && errors.size === 0) throw deadlock.reason as Error;
+    if (errors.size === 0) throw new KernbenchError('ERR_INTERNAL', 'spawn failed but no rank reported a root cause');
+    throw new SpawnError(errors);
+  }
+
+  /** Find the module and export name of a spawn target among the registered modules (like pickle, spawn needs an importable function). */
+  private async locate(fn: (...a: never[]) => unknown): Promise<{ module: string; exportName: string }> {
+    for (const module of this.spawnModules) {
+      const mod = (await import(module)) as Record<string, unknown>;
+      for (const [exportName, v] of Object.entries(mod)) if (v === fn) return { module, exportName };
+    }
+    throw new KernbenchError('ERR_NOT_EXPORTED', `spawn needs a function exported from a registered module (${this.spawnModules.join(', ') || 'none registered'}), got '${fn.name || 'anonymous'}'`);
+  }
+
+  /**
+   * After an abort: end this epoch's work on every thread, then start clean
+   * buffers on the same threads. Device memory of the failed epoch is gone;
+   * the main torch is re-bound to the new buffers.
+   */
+  private async recover(): Promise<void> {
+    await this.end();
+    this.fresh();
+    this.torch.rebind(this.host, this);
+    await this.start();
+  }
+
+  /** End the session: executors stop serving and report; PE records are read. */
+  async end(): Promise<SessionReport> {
+    if (this.ended) throw new KernbenchError('ERR_INTERNAL', 'session ended twice');
+    this.ended = true;
+    Atomics.add(this.shared.ctl, HEADER.SESSION_END, 1);
+    Atomics.notify(this.shared.ctl, HEADER.COORD_DOORBELL);
+    this.env.sched.stop(new AbortError('session ended'));
+    for (const p of this.ports) p.postMessage({ type: 'end' } satisfies ToExecutor);
+    const reports = await Promise.all(this.tasks);
+    for (const p of this.ports) p.close();
+    const coord = await this.coordinatorDone;
+    if (coord?.type === 'fatal') throw reviveError(coord.error as SerializedError);
+    return {
+      records: this.readRecords(),
+      messages: reports.reduce((n, r) => n + r.messages, 0),
+      coordinatorPasses: coord?.type === 'session-done' ? coord.passes : 0,
+    };
+  }
+
+  /** Every PE's finished kernels with their virtual start and end, by PE then sequence. */
+  readRecords(): PeRecord[] {
+    const L = this.shared.layout;
+    const t = this.shared.times;
+    const out: PeRecord[] = [];
+    for (let pe = 0; pe < L.dims.pes; pe++) {
+      const done = Atomics.load(this.shared.ctl, L.pe(pe, PE.DONE_SEQ));
+      for (let seq = Math.max(0, done - 4096); seq < done; seq++) {
+        out.push({
+          pe,
+          seq,
+          startPs: t[L.record(pe, seq, RECORD.START_PS)],
+          endPs: t[L.record(pe, seq, RECORD.END_PS)],
+          status: t[L.record(pe, seq, RECORD.STATUS)],
+          tag: t[L.record(pe, seq, RECORD.TAG)],
+        });
+      }
+    }
+    return out;
+  }
+
+  /** Doorbell word of the main thread (for tests of the waiting protocol). */
+  get mainDoorbell(): number {
+    return this.shared.layout.exec(this.shared.layout.mainExecutor, EXEC.DOORBELL);
+  }
+}

@@ -1,0 +1,31 @@
+// Runs on: every thread that hosts actors. Owns: the bundle of per-thread
+// services derived from a SessionPlan (machine, costs, shared views, scheduler).
+import { CostModel } from '../topology/cost-model.js';
+import { Machine } from '../topology/machine.js';
+import type { SharedState } from '../shm/shared-state.js';
+import type { SessionPlan } from './plan.js';
+import { Jitter } from './jitter.js';
+import { Scheduler } from './scheduler.js';
+
+export interface ThreadStats {
+  /** IPCQ messages (slots) this thread published. */
+  messages: number;
+}
+
+export class ThreadEnv {
+  readonly machine: Machine;
+  readonly costs: CostModel;
+  readonly sched: Scheduler;
+  readonly stats: ThreadStats = { messages: 0 };
+
+  constructor(
+    readonly plan: SessionPlan,
+    readonly shared: SharedState,
+    readonly executor: number,
+  ) {
+    this.machine = new Machine(plan.topology);
+    this.costs = new CostModel(this.machine);
+    const jitter = plan.jitterSeed === null ? null : new Jitter(plan.jitterSeed, executor);
+    this.sched = new Scheduler(shared, executor, plan.ccl.backpressure === 'poll', jitter);
+  }
+}

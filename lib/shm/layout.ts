@@ -1,0 +1,281 @@
+// Runs on: any thread. Owns: the layout of every SharedArrayBuffer of a session,
+// declared once. Call sites ask this module for a word index by name; nobody
+// writes `ctl[3]`.
+//
+// A session has five buffers:
+//   ctl     Int32Array   counters and status words (all cross-thread access via Atomics)
+//   times   Float64Array virtual times in ps (written before, read after, a counter
+//                        published through Atomics, which orders them)
+//   ipcq    bytes        IPCQ ring slots: header + payload per slot
+//   arena   bytes        the memory store: HBM, SRAM and TCM allocations
+//   cmd     bytes        command slots (kernel launches) per executor
+//
+// Every counter in ctl only goes up (head, tail, generation, doorbell); a
+// waiter waits for `ctl[word] >= target`, which is the only wait condition in
+// kernbench. That single form is what lets the coordinator decide deadlock
+// exactly (see lib/coordinator/deadlock.ts).
+
+/** Words at the start of ctl. */
+export const HEADER = {
+  /** Abort generation: 0 while the session is healthy; bumped once when it aborts. */
+  ABORT: 0,
+  /** Why it aborted (AbortKind). */
+  ABORT_KIND: 1,
+  /** Bumped once when the session ends; the coordinator and executors stop. */
+  SESSION_END: 2,
+  /** Bytes handed out from the arena (bump allocator, 64-byte aligned). */
+  ARENA_TOP: 3,
+  /** Total arrivals at host barriers; the k-th barrier of n ranks completes at k*n. */
+  BARRIER_ARRIVALS: 4,
+  /** The coordinator's doorbell (bumped to wake it early). */
+  COORD_DOORBELL: 5,
+  /** Deadlock-detector passes so far (observability and tests). */
+  COORD_PASSES: 6,
+  /** Spawned ranks that have settled (returned or thrown) in this session. */
+  RANKS_SETTLED: 7,
+} as const;
+const HEADER_WORDS = 16;
+
+export const ABORT_KIND = { NONE: 0, RANK_FAILED: 1, DEADLOCK: 2 } as const;
+
+/** Per executor (and one extra slot for the main thread), EXEC_STRIDE words. */
+export const EXEC = {
+  /** Bumped by any thread that published something a waiter here may need. */
+  DOORBELL: 0,
+  /** Odd while the thread is parked in Atomics.waitAsync; producers notify only then. */
+  SLEEP_GEN: 1,
+  /** Command slots reserved by producers (multi-producer). */
+  CMD_RESERVE: 2,
+  /** Command slots consumed by the executor. */
+  CMD_HEAD: 3,
+} as const;
+const EXEC_STRIDE = 16; // one cache line per thread
+
+/** Per actor (PEs first, then hosts): what it is doing, for the deadlock detector. */
+export const ACTOR = {
+  /** ActorState. */
+  STATE: 0,
+  /** Bumped on every state change, so two equal snapshots mean nobody moved. */
+  GEN: 1,
+  /** While blocked: it waits for ctl[WAIT_WORD] >= WAIT_TARGET. */
+  WAIT_WORD: 2,
+  WAIT_TARGET: 3,
+  /** WaitKind, to explain the wait in a deadlock report. */
+  WAIT_KIND: 4,
+  /** Kind-specific detail (ring id, PE id, ...). */
+  WAIT_AUX: 5,
+} as const;
+const ACTOR_STRIDE = 8;
+
+export const ACTOR_STATE = { IDLE: 0, RUNNING: 1, BLOCKED: 2, DONE: 3 } as const;
+export const WAIT_KIND = { NONE: 0, IPCQ_DATA: 1, IPCQ_CREDIT: 2, KERNEL_DONE: 3, BARRIER: 4, COMMAND: 5, RANKS_DONE: 6, CHANNEL: 7 } as const;
+
+/**
+ * Actors are everything that can wait: per PE its kernel task and its 8 DMA
+ * channels (4 outbound, 4 inbound, which run sends and receives in the
+ * background), then one host per rank, then the main thread's host.
+ */
+export const ACTORS_PER_PE = 1 + 2 * 4;
+
+/** Per PE. */
+export const PE = {
+  /** Kernels this PE has finished (its results are in the record table). */
+  DONE_SEQ: 0,
+  /** Kernels launched on this PE; a launch takes the next sequence number. */
+  LAUNCHED: 1,
+  /** Bytes allocated in this PE's TCM. */
+  TCM_TOP: 2,
+  /** Operations finished per DMA channel (8 words: outbound east..south, inbound east..south). */
+  CHAN_DONE: 8,
+} as const;
+const PE_STRIDE = 16;
+
+/** Per IPCQ ring. Tail and head sit on separate halves of a 64-byte line. */
+export const RING = {
+  /** Messages published by the sender (monotonic). */
+  TAIL: 0,
+  /** Messages consumed by the receiver (monotonic); head - tail is the occupancy. */
+  HEAD: 8,
+} as const;
+const RING_STRIDE = 16;
+
+/** Directions of a PE's IPCQ ports. A ring is identified by (sender PE, direction). */
+export const DIRECTIONS = ['east', 'west', 'north', 'south'] as const;
+export type Direction = (typeof DIRECTIONS)[number];
+export const DIR_COUNT = DIRECTIONS.length;
+
+/** IPCQ slot header (bytes): arrival time, credit time, payload size, sender, receiver, sequence. */
+export const SLOT = {
+  /** f64: virtual time the payload arrives at the receiver. */
+  ARRIVAL_PS: 0,
+  /** f64: virtual time the receiver freed the slot (the credit's departure). */
+  FREED_PS: 8,
+  /** i32: payload bytes in this slot. */
+  BYTES: 16,
+  /** i32: sender PE id (matching is by address, not by direction name). */
+  SENDER: 20,
+  /** i32: receiver PE id. */
+  RECEIVER: 24,
+  /** i32: message sequence number on this ring. */
+  SEQ: 28,
+  HEADER_BYTES: 32,
+} as const;
+
+/** Per PE record table in `times`: one row per finished kernel. */
+export const RECORD = {
+  START_PS: 0,
+  END_PS: 1,
+  /** 0 ok, 1 threw. */
+  STATUS: 2,
+  /** Launch tag chosen by the host (collective sequence or -1). */
+  TAG: 3,
+  WIDTH: 4,
+} as const;
+export const RECORD_CAPACITY = 4096;
+
+export const CMD_SLOTS = 64;
+/** Bytes for a PE's last error (length-prefixed JSON) and for the deadlock report. */
+export const ERROR_SLOT_BYTES = 8 * 1024;
+export const CMD_SLOT_BYTES = 16 * 1024;
+/** Per command slot: a publication sequence word (slot k holds command n when seq == n + 1). */
+
+export interface LayoutDims {
+  executors: number;
+  pes: number;
+  /** Host actors: one per rank (SIP) plus the main thread. */
+  hosts: number;
+  nSlots: number;
+  slotSize: number;
+  /** Allocation counters: (sip, cube) pairs for SRAM and HBM. */
+  cubes: number;
+  arenaBytes: number;
+}
+
+/** Word and byte offsets of one session's buffers, derived from its dimensions. */
+export class ShmLayout {
+  readonly ctlWords: number;
+  readonly timesWords: number;
+  readonly ipcqBytes: number;
+  readonly cmdBytes: number;
+  readonly slotStride: number;
+  readonly rings: number;
+  readonly actors: number;
+
+  private readonly execBase: number;
+  private readonly cmdSeqBase: number;
+  private readonly actorBase: number;
+  private readonly peBase: number;
+  private readonly ringBase: number;
+  private readonly allocBase: number;
+  // times
+  private readonly clockBase: number;
+  private readonly recordBase: number;
+  private readonly barrierBase: number;
+
+  constructor(readonly dims: LayoutDims) {
+    this.rings = dims.pes * DIR_COUNT;
+    this.actors = dims.pes * ACTORS_PER_PE + dims.hosts;
+    let w = HEADER_WORDS;
+    this.execBase = w;
+    w += (dims.executors + 1) * EXEC_STRIDE;
+    this.cmdSeqBase = w;
+    w += (dims.executors + 1) * CMD_SLOTS;
+    this.actorBase = w;
+    w += this.actors * ACTOR_STRIDE;
+    this.peBase = w;
+    w += dims.pes * PE_STRIDE;
+    w = Math.ceil(w / RING_STRIDE) * RING_STRIDE;
+    this.ringBase = w;
+    w += this.rings * RING_STRIDE;
+    this.allocBase = w;
+    w += dims.cubes * 2;
+    this.ctlWords = w;
+
+    let f = 0;
+    this.clockBase = f;
+    f += this.actors;
+    this.recordBase = f;
+    f += dims.pes * RECORD_CAPACITY * RECORD.WIDTH;
+    this.barrierBase = f;
+    f += 2 * dims.hosts;
+    this.timesWords = f;
+
+    this.slotStride = SLOT.HEADER_BYTES + Math.ceil(dims.slotSize / 8) * 8;
+    this.ipcqBytes = this.rings * dims.nSlots * this.slotStride;
+    this.cmdBytes = (dims.executors + 1) * CMD_SLOTS * CMD_SLOT_BYTES + (dims.pes + 1) * ERROR_SLOT_BYTES;
+  }
+
+  /** Byte offset in `cmd` of a PE's last kernel error (JSON), or of the coordinator's report (pe = -1). */
+  errorOffset(pe: number): number {
+    return (this.dims.executors + 1) * CMD_SLOTS * CMD_SLOT_BYTES + (pe + 1) * ERROR_SLOT_BYTES;
+  }
+
+  /** Executor index of the main thread. */
+  get mainExecutor(): number {
+    return this.dims.executors;
+  }
+
+  exec(executor: number, field: number): number {
+    return this.execBase + executor * EXEC_STRIDE + field;
+  }
+  cmdSeq(executor: number, slot: number): number {
+    return this.cmdSeqBase + executor * CMD_SLOTS + slot;
+  }
+  cmdPayloadOffset(executor: number, slot: number): number {
+    return (executor * CMD_SLOTS + slot) * CMD_SLOT_BYTES;
+  }
+  actor(actor: number, field: number): number {
+    return this.actorBase + actor * ACTOR_STRIDE + field;
+  }
+  /** Actor id of a PE's kernel task. */
+  peActor(pe: number): number {
+    return pe * ACTORS_PER_PE;
+  }
+  /** Actor id of a PE's DMA channel (0..3 outbound by direction, 4..7 inbound). */
+  channelActor(pe: number, channel: number): number {
+    return pe * ACTORS_PER_PE + 1 + channel;
+  }
+  /** Actor id of a host: hosts follow the PEs; host `dims.hosts - 1` is the main thread. */
+  hostActor(host: number): number {
+    return this.dims.pes * ACTORS_PER_PE + host;
+  }
+  get mainHost(): number {
+    return this.dims.hosts - 1;
+  }
+  pe(pe: number, field: number): number {
+    return this.peBase + pe * PE_STRIDE + field;
+  }
+  ring(ring: number, field: number): number {
+    return this.ringBase + ring * RING_STRIDE + field;
+  }
+  /** Allocation top of a cube's SRAM (space 0) or HBM (space 1). */
+  allocTop(cubeGlobal: number, space: 0 | 1): number {
+    return this.allocBase + cubeGlobal * 2 + space;
+  }
+  slotOffset(ring: number, seq: number): number {
+    return (ring * this.dims.nSlots + (seq % this.dims.nSlots)) * this.slotStride;
+  }
+
+  // times (Float64Array indices)
+  clock(actor: number): number {
+    return this.clockBase + actor;
+  }
+  record(pe: number, seq: number, field: number): number {
+    return this.recordBase + (pe * RECORD_CAPACITY + (seq % RECORD_CAPACITY)) * RECORD.WIDTH + field;
+  }
+  barrierTime(round: number, host: number): number {
+    return this.barrierBase + (round % 2) * this.dims.hosts + host;
+  }
+}
+
+export function ringId(senderPe: number, dir: number): number {
+  return senderPe * DIR_COUNT + dir;
+}
+
+export function dirIndex(d: Direction): number {
+  return DIRECTIONS.indexOf(d);
+}
+
+export function oppositeDir(d: number): number {
+  return d ^ 1; // east<->west, north<->south
+}

@@ -1,0 +1,47 @@
+// Runs on: any thread (executors use it on every op). Owns: what each modelled
+// operation costs in virtual time, computed from the topology's timing section.
+// Every function returns integer picoseconds (rounded once, see lib/time).
+import type { MemorySpaceName, Topology } from '../config/topology-schema.js';
+import { cyclesPs, latencyPs, transferPs } from '../time/virtual-time.js';
+import type { Machine } from './machine.js';
+
+export interface TransferCost {
+  /** Time the payload occupies the link (serialisation, bytes / beta). */
+  serialPs: number;
+  /** Time from the last byte leaving to its arrival (hops * alpha). */
+  flightPs: number;
+}
+
+export class CostModel {
+  private readonly t: Topology['timing'];
+  readonly dmaSetupPs: number;
+
+  constructor(readonly machine: Machine) {
+    this.t = machine.topology.timing;
+    this.dmaSetupPs = latencyPs(this.t.dma.setup_ns);
+  }
+
+  /** One access of `bytes` to a memory space (latency once, then bandwidth). */
+  memoryPs(space: MemorySpaceName, bytes: number): number {
+    const m = this.t.memory[space];
+    return latencyPs(m.latency_ns) + transferPs(bytes, m.bandwidth_gb_s);
+  }
+
+  /** An elementwise op over `n` elements on the vector unit. */
+  vectorPs(n: number): number {
+    return cyclesPs(n, this.t.pe.vector_lanes, this.t.pe.clock_ghz);
+  }
+
+  /** An (m x k) @ (k x n) product on the matrix unit; f32 runs at half the f16/bf16 rate. */
+  gemmPs(m: number, n: number, k: number, f32: boolean): number {
+    const macs = this.t.pe.gemm_macs_per_cycle;
+    return cyclesPs(m * n * k, f32 ? macs / 2 : macs, this.t.pe.clock_ghz);
+  }
+
+  /** A transfer of `bytes` between two PEs: cut-through, so k hops cost k*alpha + bytes/beta. */
+  transfer(from: number, to: number, bytes: number): TransferCost {
+    const r = this.machine.route(from, to);
+    const link = this.t.links[r.link];
+    return { serialPs: transferPs(bytes, link.bandwidth_gb_s), flightPs: r.hops * latencyPs(link.latency_ns) };
+  }
+}

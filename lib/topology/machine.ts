@@ -1,0 +1,94 @@
+// Runs on: any thread. Owns: the structure of the simulated machine — how PEs
+// are numbered and how far apart two PEs are (which link class, how many hops).
+//
+// PE numbering is structural and global: id = (sip * cubesPerSip + cube) * pesPerCube + pe,
+// where `cube` is row-major in the SIP's cube mesh and `pe` is corner-major
+// (corner index * pe_per_corner + k). Every thread derives the same numbering
+// from the same topology, so ids can cross threads as plain integers.
+import type { LinkClassName, SipTopologyKind, Topology } from '../config/topology-schema.js';
+import type { PeAddress } from '../errors.js';
+
+export type PeCoord = PeAddress;
+
+export interface Route {
+  link: LinkClassName;
+  hops: number;
+}
+
+export class Machine {
+  readonly sips: number;
+  readonly sipKind: SipTopologyKind;
+  /** SIP grid for 2-D kinds; a 1 x count row for ring_1d. */
+  readonly sipGrid: { w: number; h: number };
+  readonly cubeMesh: { w: number; h: number };
+  readonly cubesPerSip: number;
+  readonly pesPerCube: number;
+  readonly pesPerSip: number;
+  readonly totalPes: number;
+
+  constructor(readonly topology: Topology) {
+    const s = topology.system.sips;
+    this.sips = s.count;
+    this.sipKind = s.topology;
+    this.sipGrid = s.topology === 'ring_1d' ? { w: s.count, h: 1 } : { w: s.w ?? s.count, h: s.h ?? 1 };
+    this.cubeMesh = { ...topology.sip.cube_mesh };
+    this.cubesPerSip = this.cubeMesh.w * this.cubeMesh.h;
+    this.pesPerCube = topology.cube.pe_layout.corners.length * topology.cube.pe_layout.pe_per_corner;
+    this.pesPerSip = this.cubesPerSip * this.pesPerCube;
+    this.totalPes = this.sips * this.pesPerSip;
+  }
+
+  peId(c: PeCoord): number {
+    if (c.sip < 0 || c.sip >= this.sips || c.cube < 0 || c.cube >= this.cubesPerSip || c.pe < 0 || c.pe >= this.pesPerCube) {
+      throw new RangeError(
+        `no such PE in a machine of ${this.sips} SIPs x ${this.cubesPerSip} cubes x ${this.pesPerCube} PEs, got (sip ${c.sip}, cube ${c.cube}, pe ${c.pe})`,
+      );
+    }
+    return (c.sip * this.cubesPerSip + c.cube) * this.pesPerCube + c.pe;
+  }
+
+  coord(id: number): PeCoord {
+    const pe = id % this.pesPerCube;
+    const cubeGlobal = (id - pe) / this.pesPerCube;
+    const cube = cubeGlobal % this.cubesPerSip;
+    return { sip: (cubeGlobal - cube) / this.cubesPerSip, cube, pe };
+  }
+
+  describePe(id: number): string {
+    const c = this.coord(id);
+    return `PE (sip ${c.sip}, cube ${c.cube}, pe ${c.pe})`;
+  }
+
+  /** Hops between two SIPs on the SIP-level topology (shortest, dimension order). */
+  sipHops(a: number, b: number): number {
+    const { w } = this.sipGrid;
+    const ax = a % w, ay = Math.floor(a / w), bx = b % w, by = Math.floor(b / w);
+    const dx = Math.abs(ax - bx), dy = Math.abs(ay - by);
+    switch (this.sipKind) {
+      case 'ring_1d':
+        return Math.min(dx, this.sips - dx);
+      case 'torus_2d':
+        return Math.min(dx, w - dx) + Math.min(dy, this.sipGrid.h - dy);
+      case 'mesh_2d_no_wrap':
+        return dx + dy;
+      default: {
+        const never: never = this.sipKind;
+        throw new Error(`unknown SIP topology ${String(never)}`);
+      }
+    }
+  }
+
+  /** Manhattan hops between two cubes of one SIP's cube mesh. */
+  cubeHops(a: number, b: number): number {
+    const { w } = this.cubeMesh;
+    return Math.abs((a % w) - (b % w)) + Math.abs(Math.floor(a / w) - Math.floor(b / w));
+  }
+
+  /** The link class and hop count a transfer from PE `from` to PE `to` pays. */
+  route(from: number, to: number): Route {
+    const a = this.coord(from), b = this.coord(to);
+    if (a.sip !== b.sip) return { link: 'sip_sip', hops: this.sipHops(a.sip, b.sip) };
+    if (a.cube !== b.cube) return { link: 'cube_cube', hops: this.cubeHops(a.cube, b.cube) };
+    return { link: 'pe_pe', hops: 1 };
+  }
+}
