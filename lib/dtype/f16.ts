@@ -3,9 +3,13 @@
 //
 // @petamoriken/float16 is the reference for f16 in kernbench: the decode table
 // is built *by* the library, scalar rounding (`roundTo`) *is* the library's
-// f16round, and this encoder must match the library bit for bit
-// (test/dtype.test.ts compares 1e6 random f32 bit patterns, every f16 value,
-// every midpoint and their f32 neighbours, and random doubles).
+// f16round, and this encoder matches the library bit for bit on every f32 but
+// signaling NaNs (test/dtype.test.ts compares 1e6 random f32 bit patterns,
+// every f16 value, every midpoint and their f32 neighbours, and random
+// doubles; a one-off run compared all 2^32 f32 patterns). A signaling NaN
+// keeps its sign and top payload bits and becomes quiet, as in bf16.ts; the
+// library keeps it signaling, and when the payload sits only in the low 13
+// bits it drops the payload and returns infinity.
 //
 // Why not encode with the library: on Node 20 it is ~40x slower. Per 4096
 // elements from a Float32Array (/tmp/dt/bench-f16.mjs, reported with
@@ -36,15 +40,21 @@ const F32_F16_MIN_NORMAL = 0x38800000;
 const F32_F16_HALF_MIN_SUBNORMAL = 0x33000000;
 /** Exponent bias 127 -> 15 as an offset on f32 bits: (127 - 15) << 23. */
 const REBIAS = 112 << 23;
-/** The library turns every NaN, whatever its sign and payload, into this quiet NaN. */
-const F16_NAN = 0x7e00;
 const F16_INF = 0x7c00;
+/** Exponent all ones plus the quiet bit (the top mantissa bit). */
+const F16_QUIET_NAN = 0x7e00;
 
 /** f16 bits of the f32 with bits `bits`, rounded to nearest, ties to even. */
 export function f16FromF32Bits(bits: number): number {
   const sign = (bits >>> 16) & 0x8000;
   const a = bits & 0x7fffffff;
-  if (a >= F32_F16_OVERFLOW) return a > F32_INF ? F16_NAN : sign | F16_INF;
+  if (a >= F32_F16_OVERFLOW) {
+    // NaN: keep the top 10 payload bits and force the quiet bit, so no NaN
+    // becomes infinity. Quiet NaNs (all NaNs JS arithmetic makes) already
+    // have that bit, so for them this is the library's result.
+    if (a > F32_INF) return sign | F16_QUIET_NAN | ((a >>> 13) & 0x3ff);
+    return sign | F16_INF;
+  }
   if (a >= F32_F16_MIN_NORMAL) {
     // Rebias the exponent, then drop 13 mantissa bits with RNE; a carry out of
     // the mantissa correctly bumps the exponent.
