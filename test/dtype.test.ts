@@ -98,7 +98,7 @@ function f16EdgeCases(): Float32Array {
     }
   }
   for (const x of [65504, 65519, 65520, 65536, 2 ** -24, 2 ** -25, 3 * 2 ** -26, 2 ** -14]) withNeighbours(x);
-  bits.push(0, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 0xffc00000, 0x7f800001, 0xff812345, 0x7f7fffff, 0x00000001);
+  bits.push(0, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 0xffc00000, 0x7fc00001, 0xffc12345, 0x7f7fffff, 0x00000001);
   return new Float32Array(Uint32Array.from(bits, (b) => b >>> 0).buffer);
 }
 
@@ -212,6 +212,15 @@ t.test('f16 encoding of 1e6 random f32 bit patterns matches the library bit for 
 t.test('f16 encoding of every f16 value, midpoint and their f32 neighbours matches the library bit for bit', async (t) => {
   const inputs = f16EdgeCases();
   t.same(firstDiffs(inputs, f16Bits(inputs), libraryF16Bits(inputs)), []);
+});
+
+t.test('f16 turns a signaling NaN into a quiet NaN that keeps its sign and top payload bits', async (t) => {
+  // As an IEEE f32 -> f16 conversion does; a NaN whose payload lies only in the
+  // low 13 bits must not lose its NaN-ness and become 0x7C00 (infinity).
+  t.same(
+    [0x7f800001, 0xff800001, 0x7fa00000, 0xffa02000].map((b) => hex(bits16('f16', f32WithBits(b)))),
+    ['0x7E00', '0xFE00', '0x7F00', '0xFF01'],
+  );
 });
 
 t.test('f16 encoding of plain numbers matches encoding the same values from a Float32Array', async (t) => {
@@ -329,7 +338,7 @@ t.test('decodeToNumbers gives the same values as decode for every float dtype', 
 // Unaligned shared views.
 
 t.test('encode and decode round-trip on unaligned SharedArrayBuffer views for every dtype', async (t) => {
-  const values = [1, -2, 3, 65504, -0.5, 1024, 7, -9];
+  const values = [1, -2, 3, 256, -4096, 1024, 7, -9]; // exact in every dtype
   const results: Record<string, unknown> = {};
   for (const dt of DTYPES) {
     const size = bytesPerElement(dt);

@@ -1,0 +1,182 @@
+// Runs on: main thread (tap). Covers: the kernbench command line end to end, run
+// through execa as a user runs it — help, list, run (text, golden output, --json),
+// validate, --set, and exit code 2 with a one-line-per-problem message and no stack
+// for every usage or configuration error.
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import t, { type Test } from 'tap';
+
+// This file runs compiled, from dist/test/: the project root is two levels up.
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const BIN = join(ROOT, 'bin', 'kernbench.js');
+const GOLDEN = join(ROOT, 'test', 'golden', 'ccl_allreduce.default.txt');
+// KERNBENCH_UPDATE_GOLDEN=1 rewrites the golden file from this run instead of comparing.
+const UPDATE_GOLDEN = process.env.KERNBENCH_UPDATE_GOLDEN === '1';
+
+interface Run {
+  exitCode: number | undefined;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run `kernbench ...args` from the project root; never throws on a non-zero exit. */
+async function kernbench(...args: string[]): Promise<Run> {
+  const { exitCode, stdout, stderr } = await execa('node', [BIN, ...args], { reject: false, cwd: ROOT, stripFinalNewline: false });
+  return { exitCode, stdout: String(stdout), stderr: String(stderr) };
+}
+
+// The default run is deterministic (virtual time), so several tests share one.
+let defaultRun: Promise<Run> | undefined;
+const runDefault = (): Promise<Run> => (defaultRun ??= kernbench('run', '--bench', 'ccl_allreduce'));
+
+/** A usage or configuration error: exit 2, a message, and no stack trace. */
+function assertUsageError(t: Test, r: Run): void {
+  t.equal(r.exitCode, 2, 'exits 2');
+  t.equal(r.stdout, '', 'prints nothing on stdout');
+  t.match(r.stderr, /^kernbench: /, 'stderr starts with kernbench:');
+  t.notMatch(r.stderr, '    at ', 'stderr has no stack trace');
+}
+
+// A small valid topology, with a SIP count of 0 and an unknown key under cube_mesh.
+const BAD_TOPOLOGY = `name: bad
+system:
+  sips:
+    count: 0
+    topology: ring_1d
+sip:
+  cube_mesh:
+    w: 1
+    h: 1
+    depth: 2
+cube:
+  pe_layout:
+    corners: [nw]
+    pe_per_corner: 1
+timing:
+  pe: {clock_ghz: 1, gemm_macs_per_cycle: 64, vector_lanes: 16}
+  memory:
+    tcm: {bytes: 1024, bandwidth_gb_s: 100, latency_ns: 1}
+    sram: {bytes: 1024, bandwidth_gb_s: 100, latency_ns: 1}
+    hbm: {bytes: 1024, bandwidth_gb_s: 100, latency_ns: 1}
+  links:
+    pe_pe: {bandwidth_gb_s: 10, latency_ns: 10}
+    cube_cube: {bandwidth_gb_s: 10, latency_ns: 10}
+    sip_sip: {bandwidth_gb_s: 10, latency_ns: 10}
+  dma: {setup_ns: 5}
+`;
+
+t.test('--help exits 0 and lists the run, list and validate commands', async (t) => {
+  const r = await kernbench('--help');
+  t.equal(r.exitCode, 0);
+  for (const command of ['run', 'list', 'validate']) t.match(r.stdout, `kernbench ${command}`, command);
+});
+
+t.test('list names the ccl_allreduce bench and every shipped topology', async (t) => {
+  const r = await kernbench('list');
+  t.equal(r.exitCode, 0);
+  const names = r.stdout.split('\n').map((line) => line.trim().split(/\s+/)[0]);
+  t.ok(names.includes('ccl_allreduce'), 'ccl_allreduce is listed');
+  const topologies = readdirSync(join(ROOT, 'topologies'))
+    .filter((f) => f.endsWith('.yaml') && f !== 'ccl.yaml')
+    .map((f) => f.slice(0, -'.yaml'.length));
+  t.ok(topologies.length > 0, 'topologies/ ships topologies');
+  for (const name of topologies) t.ok(names.includes(name), `${name} is listed`);
+});
+
+t.test('run --bench ccl_allreduce reports the ring all-reduce OK on 2 ranks with its critical-path time', async (t) => {
+  const r = await runDefault();
+  t.equal(r.exitCode, 0);
+  t.equal(r.stderr, '');
+  t.match(r.stdout, /^ {2}ring_allreduce \(ws=2\): 2 OK$/m);
+  t.match(r.stdout, /^ {2}crit_ns: \d+\.\d{3} {2}\(topology default, ws=2, n_elem=\d+, f16, digest [0-9a-f]{16}\)$/m);
+});
+
+t.test('run --bench ccl_allreduce prints exactly the golden output', async (t) => {
+  const r = await runDefault();
+  t.equal(r.exitCode, 0);
+  if (UPDATE_GOLDEN) writeFileSync(GOLDEN, r.stdout);
+  t.equal(r.stdout, readFileSync(GOLDEN, 'utf8'), `stdout matches ${relative(ROOT, GOLDEN)}`);
+});
+
+t.test('run --json prints one JSON object per result line with typed fields', async (t) => {
+  const r = await kernbench('run', '--bench', 'ccl_allreduce', '--json');
+  t.equal(r.exitCode, 0);
+  const lines = r.stdout.split('\n').filter((line) => line !== '');
+  t.equal(lines.length, 1, 'one result, one line');
+  const result = JSON.parse(lines[0]) as Record<string, unknown>;
+  t.match(result, {
+    bench: 'ccl_allreduce',
+    algorithm: 'ring_allreduce',
+    topology: 'default',
+    worldSize: 2,
+    nElem: Number,
+    dtype: 'f16',
+    ok: true,
+    critNs: Number,
+    digest: /^[0-9a-f]{16}$/,
+  });
+  t.ok(Number.isInteger(result.nElem) && (result.nElem as number) > 0, 'nElem is a positive integer');
+  t.ok((result.critNs as number) > 0, 'critNs is positive');
+});
+
+t.test('run --json gives the same digest and critical-path time as the text output', async (t) => {
+  const [text, json] = await Promise.all([runDefault(), kernbench('run', '--bench', 'ccl_allreduce', '--json')]);
+  const result = JSON.parse(json.stdout) as { critNs: number; digest: string };
+  t.match(text.stdout, `crit_ns: ${result.critNs.toFixed(3)} `);
+  t.match(text.stdout, `digest ${result.digest})`);
+});
+
+t.test('an unknown bench exits 2 and names the known benches', async (t) => {
+  const r = await kernbench('run', '--bench', 'nope');
+  assertUsageError(t, r);
+  t.match(r.stderr, 'ccl_allreduce');
+  t.match(r.stderr, "'nope'", 'the message ends with what was received');
+});
+
+t.test('an unknown flag exits 2 and names the known flags', async (t) => {
+  const r = await kernbench('run', '--bench', 'ccl_allreduce', '--bogus');
+  assertUsageError(t, r);
+  t.match(r.stderr, '--bogus');
+  for (const flag of ['--bench', '--topology', '--ccl', '--algorithm', '--threads', '--dtype', '--set', '--json']) t.match(r.stderr, flag, flag);
+});
+
+t.test('a bad topology file exits 2 and reports every problem at file:line:col with its dotted path', async (t) => {
+  const file = join(t.testdir({ 'bad.yaml': BAD_TOPOLOGY }), 'bad.yaml');
+  const r = await kernbench('run', '--bench', 'ccl_allreduce', '--topology', file);
+  assertUsageError(t, r);
+  t.match(r.stderr, `${file}:4:12: system.sips.count: `, 'the zero count, at its value');
+  t.match(r.stderr, `${file}:10:5: sip.cube_mesh.depth: `, 'the unknown key, at the key');
+});
+
+t.test('validate on a bad topology file exits 2 with the same problems', async (t) => {
+  const file = join(t.testdir({ 'bad.yaml': BAD_TOPOLOGY }), 'bad.yaml');
+  const r = await kernbench('validate', '--topology', file);
+  assertUsageError(t, r);
+  t.match(r.stderr, `${file}:4:12: system.sips.count: `);
+  t.match(r.stderr, `${file}:10:5: sip.cube_mesh.depth: `);
+});
+
+t.test('--set ccl.n_slots=1 still gives a correct all-reduce', async (t) => {
+  // One slot forces backpressure on every chunk: the timing changes, the result must not.
+  const r = await kernbench('run', '--bench', 'ccl_allreduce', '--set', 'ccl.n_slots=1');
+  t.equal(r.exitCode, 0);
+  t.match(r.stdout, /^ {2}ring_allreduce \(ws=2\): 2 OK$/m);
+});
+
+t.test('--set with a value of the wrong type exits 2', async (t) => {
+  const r = await kernbench('run', '--bench', 'ccl_allreduce', '--set', 'system.sips.count=abc');
+  assertUsageError(t, r);
+  t.match(r.stderr, 'system.sips.count');
+});
+
+t.test('--threads 0 exits 2', async (t) => {
+  assertUsageError(t, await kernbench('run', '--bench', 'ccl_allreduce', '--threads', '0'));
+});
+
+t.test('validate exits 0 on every shipped topology with the shipped CCL file', async (t) => {
+  const topologies = readdirSync(join(ROOT, 'topologies')).filter((f) => f.endsWith('.yaml') && f !== 'ccl.yaml');
+  const runs = await Promise.all(topologies.map((f) => kernbench('validate', '--topology', f.slice(0, -'.yaml'.length))));
+  runs.forEach((r, i) => t.same([r.exitCode, r.stderr], [0, ''], topologies[i]));
+});

@@ -1,0 +1,33 @@
+// Runs on: main (tests). Shared plumbing for tests that run real sessions:
+// one ThreadResources per test file (threads reused across its sessions, as in
+// a sweep), and a RunConfig built from a few overrides.
+import type { RunConfig } from '../../lib/bench/contract.js';
+import { runBench, withSession } from '../../lib/bench/runner.js';
+import type { Torch } from '../../lib/host/torch.js';
+import type { Session } from '../../lib/runtime/session.js';
+import { ThreadResources } from '../../lib/runtime/session.js';
+
+export const FIXTURES = new URL('../fixtures/kernels.js', import.meta.url).href;
+
+export function config(over: Partial<RunConfig> = {}): RunConfig {
+  return { topology: 'default', ccl: 'default', threads: 'rank', sets: [], algorithm: undefined, dtype: undefined, jitterSeed: null, ...over };
+}
+
+export class TestRuntime {
+  readonly resources = new ThreadResources();
+
+  /** Run a bench in-process; returns its results with digests. */
+  async bench(name: string, over: Partial<RunConfig> = {}) {
+    const out = await runBench(this.resources, name, config(over), () => undefined);
+    return out.results;
+  }
+
+  /** Open a session (fixtures module registered for spawn), run fn, end it. */
+  session<T>(over: Partial<RunConfig>, fn: (torch: Torch, s: Session) => Promise<T>) {
+    return withSession(this.resources, config(over), [FIXTURES], fn);
+  }
+
+  close(): Promise<void> {
+    return this.resources.close();
+  }
+}

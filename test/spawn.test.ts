@@ -1,0 +1,49 @@
+// torch.multiprocessing.spawn (seed 000): fn(rank, ...args, torch) once per
+// rank on the rank's executor, getRank bound; a throwing rank aborts its
+// siblings and spawn rejects with SpawnError listing only root-cause ranks;
+// the runtime stays usable.
+import t from 'tap';
+import { SpawnError } from '../lib/errors.js';
+import { failingWorker, sumWorker } from './fixtures/kernels.js';
+import { TestRuntime } from './helpers/run.js';
+
+const rt = new TestRuntime();
+t.teardown(() => rt.close());
+
+t.test('spawn runs fn once per rank and returns what each rank returned', async (t) => {
+  const r = await rt.session({ topology: 'ring_1d_6' }, (torch) => torch.multiprocessing.spawn(sumWorker, { args: [4], nprocs: 4 }));
+  t.same(r.value, [0, 1, 2, 3].map(() => [10, 10, 10, 10]));
+});
+
+t.test('a rank that throws: SpawnError names only that rank, with class and message kept', async (t) => {
+  await rt.session({ topology: 'ring_1d_6' }, async (torch) => {
+    const e = await torch.multiprocessing.spawn(failingWorker, { nprocs: 3 }).catch((x: unknown) => x);
+    t.ok(e instanceof SpawnError, 'rejects with SpawnError');
+    const s = e as SpawnError;
+    t.equal(s.code, 'ERR_SPAWN');
+    t.same([...s.errors.keys()], [1], 'only the root-cause rank');
+    const root = s.errors.get(1);
+    t.equal(root?.name, 'RangeError');
+    t.equal(root?.message, 'rank 1 boom');
+    t.ok(root instanceof RangeError, 'the class survives the thread boundary');
+    t.match(root?.stack ?? '', /failingWorker/, 'the stack survives the thread boundary');
+    // the same torch spawns again on fresh buffers
+    const again = await torch.multiprocessing.spawn(sumWorker, { args: [2], nprocs: 2 });
+    t.same(again, [[3, 3], [3, 3]]);
+  });
+});
+
+t.test('join: false returns a context whose join() waits', async (t) => {
+  const r = await rt.session({}, async (torch) => {
+    const ctx = await torch.multiprocessing.spawn(sumWorker, { args: [3], nprocs: 2, join: false });
+    t.notOk(Array.isArray(ctx), 'not the results yet');
+    return (ctx as { join(): Promise<unknown[]> }).join();
+  });
+  t.same(r.value, [[3, 3, 3], [3, 3, 3]]);
+});
+
+t.test('nprocs beyond the SIP count is refused with the count', async (t) => {
+  await rt.session({}, async (torch) => {
+    await t.rejects(torch.multiprocessing.spawn(sumWorker, { args: [2], nprocs: 3 }), { code: 'ERR_INVALID_ARG', message: /nprocs must be in \[1, 2\].*got 3/ });
+  });
+});
