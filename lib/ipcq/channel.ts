@@ -7,7 +7,7 @@
 // each ring is a Kahn channel and the run is deterministic however threads
 // interleave (docs/determinism.md).
 //
-// Outbound, piece i of a payload (pieces of vc_chunk_size bytes):
+// Outbound, piece i of a payload (pieces of vc_chunk_size bytes, cut on element boundaries):
 //   credit_i  = freed time of message (k - n_slots) + credit latency   (k >= n_slots)
 //   start_i   = max(channel clock, issue time, credit_i) + dma setup
 //   channel clock = start_i + bytes_i / beta            (the link is busy until then)
@@ -17,25 +17,46 @@
 //   freed_i   = channel clock                            (the credit leaves then)
 // On the ideal topology (no setup, free memory) a payload of S bytes over one hop
 // costs exactly alpha + S/beta, whatever the cut — the alpha-beta law.
+//
+// Fast path: when a channel has nothing queued and the ring already has the
+// credits (send) or every piece (receive), the operation completes synchronously
+// with the same formulas, copying straight between the tile and the slot. It is
+// an optimisation of wall time only: the virtual times are computed by the
+// same code in the same order (see bench sim_throughput for why it matters).
+import { bytesPerElement, decode, encode, type DType } from '../dtype/index.js';
 import { ACTOR_STATE, PE, WAIT_KIND, ringId } from '../shm/layout.js';
 import type { ThreadEnv } from '../runtime/thread-env.js';
+import { allocF32 } from '../kernel/slab.js';
 import { IpcqRingView } from './ring.js';
 
-/** A channel operation: its completion virtual time once settled. */
+/** A channel operation: its result (completion time, or received values) once settled. */
 export class ChannelOp<T> {
   settled = false;
   value: T | undefined;
   error: unknown;
-  readonly promise: Promise<T>;
+  private pending: Promise<T> | undefined;
 
   constructor(
     readonly channel: number,
-    /** Index among the channel's operations; the channel's CHAN_DONE counter passes index + 1 when it settles. */
+    /** Index among the channel's queued operations (-1 for one completed synchronously). */
     readonly index: number,
-    run: () => Promise<T>,
-    after: Promise<unknown>,
-  ) {
-    this.promise = after.then(run).then(
+  ) {}
+
+  static done<T>(channel: number, value: T): ChannelOp<T> {
+    const op = new ChannelOp<T>(channel, -1);
+    op.settled = true;
+    op.value = value;
+    return op;
+  }
+
+  get promise(): Promise<T> {
+    if (!this.pending) this.pending = this.settled ? (this.error !== undefined ? Promise.reject(this.error) : Promise.resolve(this.value as T)) : new Promise<T>(() => undefined);
+    return this.pending;
+  }
+
+  /** @internal */
+  attach(p: Promise<T>): void {
+    this.pending = p.then(
       (v) => {
         this.settled = true;
         this.value = v;
@@ -48,12 +69,12 @@ export class ChannelOp<T> {
       },
     );
     // The kernel observes failures when it waits or drains; never an unhandled rejection.
-    this.promise.catch(() => undefined);
+    this.pending.catch(() => undefined);
   }
 }
 
 export interface Received {
-  bytes: Uint8Array;
+  values: Float32Array;
   donePs: number;
 }
 
@@ -61,7 +82,9 @@ abstract class Channel {
   /** The channel's own virtual timeline (ps). */
   clockPs = 0;
   protected tail: Promise<unknown> = Promise.resolve();
+  /** Queued (asynchronous) operations issued and settled; equal means idle. */
   protected issued: number;
+  protected settledCount: number;
   protected readonly actor: number;
   readonly doneWord: number;
 
@@ -75,30 +98,36 @@ abstract class Channel {
     this.actor = L.channelActor(pe, channel);
     this.doneWord = L.pe(pe, PE.CHAN_DONE + channel);
     this.issued = Atomics.load(env.shared.ctl, this.doneWord);
+    this.settledCount = this.issued;
   }
 
-  get pending(): boolean {
-    return Atomics.load(this.env.shared.ctl, this.doneWord) < this.issued;
+  get idle(): boolean {
+    return this.settledCount === this.issued;
   }
 
   protected enqueue<T>(run: () => Promise<T>): ChannelOp<T> {
     const sched = this.env.sched;
-    const op = new ChannelOp<T>(
-      this.channel,
-      this.issued++,
-      async () => {
+    const op = new ChannelOp<T>(this.channel, this.issued++);
+    op.attach(
+      this.tail.then(async () => {
         sched.setState(this.actor, ACTOR_STATE.RUNNING);
         try {
           return await run();
         } finally {
+          this.settledCount++;
           Atomics.add(this.env.shared.ctl, this.doneWord, 1);
           sched.setState(this.actor, ACTOR_STATE.IDLE);
         }
-      },
-      this.tail,
+      }),
     );
     this.tail = op.promise.catch(() => undefined);
     return op;
+  }
+
+  /** Bytes per piece for elements of `dt`: vc_chunk_size rounded down to whole elements. */
+  protected pieceBytes(dt: DType): number {
+    const bpe = bytesPerElement(dt);
+    return Math.max(bpe, Math.floor(this.env.plan.ccl.vc_chunk_size / bpe) * bpe);
   }
 }
 
@@ -112,33 +141,69 @@ export class OutboundChannel extends Channel {
     this.seq = Atomics.load(env.shared.ctl, this.ring.tailWord);
   }
 
-  /** Send `payload` to PE `peer`; resolves with the time the last byte left the link. */
-  send(peer: number, payload: Uint8Array, issuePs: number): ChannelOp<number> {
-    return this.enqueue(() => this.run(peer, payload, issuePs));
+  /** Send `values` (as `dtype`) to PE `peer`; settles with the time the last byte left the link. */
+  send(peer: number, dtype: DType, values: Float32Array, issuePs: number): ChannelOp<number> {
+    const pieceBytes = this.pieceBytes(dtype);
+    const nbytes = values.length * bytesPerElement(dtype);
+    const pieces = Math.max(1, Math.ceil(nbytes / pieceBytes));
+    if (this.idle && !this.env.sched.jitter) {
+      const head = Atomics.load(this.env.shared.ctl, this.ring.headWord);
+      if (this.seq + pieces - this.ring.nSlots <= head) {
+        return ChannelOp.done(this.channel, this.sendNow(peer, dtype, values, issuePs, pieces, pieceBytes));
+      }
+    }
+    // Slow path: snapshot the payload now (the kernel may reuse its tile), send piece by piece.
+    const payload = new Uint8Array(nbytes);
+    encode(dtype, values, payload);
+    return this.enqueue(() => this.run(peer, payload, issuePs, pieces, pieceBytes));
   }
 
-  private async run(peer: number, payload: Uint8Array, issuePs: number): Promise<number> {
+  /** Every piece has its credit: encode straight into the slots. */
+  private sendNow(peer: number, dtype: DType, values: Float32Array, issuePs: number, pieces: number, pieceBytes: number): number {
     const { env, ring } = this;
-    const { costs, sched, plan } = env;
+    const bpe = bytesPerElement(dtype);
+    const per = pieceBytes / bpe;
+    let t = Math.max(this.clockPs, issuePs);
+    for (let i = 0; i < pieces; i++) {
+      const k = this.seq;
+      t = this.pieceTiming(peer, k, t, Math.min(per, values.length - i * per) * bpe);
+      const n = Math.min(per, values.length - i * per);
+      if (dtype === 'f32') ring.payloadF32(k).set(values.subarray(i * per, i * per + n));
+      else encode(dtype, values.subarray(i * per, i * per + n), ring.payload(k, n * bpe));
+      ring.publish(k, n * bpe, { arrivalPs: t + env.costs.transfer(this.pe, peer, 0).flightPs, sender: this.pe, receiver: peer });
+      this.seq = k + 1;
+    }
+    env.stats.messages += pieces;
+    env.sched.publish(ring.tailWord, env.plan.peExecutor[peer]);
+    this.clockPs = t;
+    return t;
+  }
+
+  /** Start time bookkeeping of one piece (credit, setup, serialisation); returns the channel clock after it. */
+  private pieceTiming(peer: number, k: number, t: number, bytes: number): number {
+    const { costs, plan } = this.env;
+    const nSlots = this.ring.nSlots;
+    if (k >= nSlots) {
+      const credit = costs.transfer(peer, this.pe, plan.ccl.ipcq_credit_size_bytes);
+      t = Math.max(t, this.ring.freedPs(k - nSlots) + credit.serialPs + credit.flightPs);
+    }
+    return t + costs.dmaSetupPs + costs.transfer(this.pe, peer, bytes).serialPs;
+  }
+
+  private async run(peer: number, payload: Uint8Array, issuePs: number, pieces: number, pieceBytes: number): Promise<number> {
+    const { env, ring } = this;
+    const { sched, plan } = env;
     const nSlots = ring.nSlots;
-    const piece = plan.ccl.vc_chunk_size;
-    const n = payload.length;
-    const pieces = Math.max(1, Math.ceil(n / piece));
-    const credit = costs.transfer(peer, this.pe, plan.ccl.ipcq_credit_size_bytes);
-    const creditPs = credit.serialPs + credit.flightPs;
     const consumer = plan.peExecutor[peer];
     let t = Math.max(this.clockPs, issuePs);
     for (let i = 0; i < pieces; i++) {
       const k = this.seq;
-      const b = Math.min(piece, n - i * piece);
-      if (k >= nSlots) {
-        await sched.waitUntil(this.actor, ring.headWord, k - nSlots + 1, WAIT_KIND.IPCQ_CREDIT, ring.ring, t);
-        t = Math.max(t, ring.freedPs(k - nSlots) + creditPs);
-      }
-      const c = costs.transfer(this.pe, peer, b);
-      t += costs.dmaSetupPs + c.serialPs;
+      const b = Math.min(pieceBytes, payload.length - i * pieceBytes);
+      if (k >= nSlots) await sched.waitUntil(this.actor, ring.headWord, k - nSlots + 1, WAIT_KIND.IPCQ_CREDIT, ring.ring, t);
+      t = this.pieceTiming(peer, k, t, b);
       if (sched.jitter) await sched.jitter.point();
-      ring.write(k, payload, i * piece, b, { arrivalPs: t + c.flightPs, sender: this.pe, receiver: peer });
+      ring.payload(k, b).set(payload.subarray(i * pieceBytes, i * pieceBytes + b));
+      ring.publish(k, b, { arrivalPs: t + env.costs.transfer(this.pe, peer, 0).flightPs, sender: this.pe, receiver: peer });
       this.seq = k + 1;
       env.stats.messages++;
       sched.publish(ring.tailWord, consumer);
@@ -153,35 +218,75 @@ export class InboundChannel extends Channel {
     super(env, pe, 4 + dir);
   }
 
-  /** Receive `nbytes` from `sender` (which sends in direction `senderDir`); resolves with the bytes and the time they are in. */
-  recv(sender: number, senderDir: number, nbytes: number, issuePs: number): ChannelOp<Received> {
-    return this.enqueue(() => this.run(sender, senderDir, nbytes, issuePs));
+  /** Receive `count` elements of `dtype` from `sender` (which sends in direction `senderDir`). */
+  recv(sender: number, senderDir: number, dtype: DType, count: number, issuePs: number): ChannelOp<Received> {
+    const ring = new IpcqRingView(this.env.shared, ringId(sender, senderDir));
+    const pieceBytes = this.pieceBytes(dtype);
+    const nbytes = count * bytesPerElement(dtype);
+    const pieces = Math.max(1, Math.ceil(nbytes / pieceBytes));
+    if (this.idle && !this.env.sched.jitter) {
+      const ctl = this.env.shared.ctl;
+      if (Atomics.load(ctl, ring.tailWord) >= Atomics.load(ctl, ring.headWord) + pieces) {
+        return ChannelOp.done(this.channel, this.recvNow(ring, sender, dtype, count, issuePs, pieces));
+      }
+    }
+    return this.enqueue(() => this.run(ring, sender, dtype, count, issuePs));
   }
 
-  private async run(sender: number, senderDir: number, nbytes: number, issuePs: number): Promise<Received> {
+  /** Every piece is in: decode straight from the slots, free them, publish head once. */
+  private recvNow(ring: IpcqRingView, sender: number, dtype: DType, count: number, issuePs: number, pieces: number): Received {
+    const { env } = this;
+    const bpe = bytesPerElement(dtype);
+    const out = allocF32(count);
+    const head = Atomics.load(env.shared.ctl, ring.headWord);
+    let t = Math.max(this.clockPs, issuePs);
+    let at = 0;
+    for (let i = 0; i < pieces; i++) {
+      const k = head + i;
+      const h = ring.header(k, sender, this.pe);
+      this.checkSize(sender, count * bpe, at * bpe, h.bytes);
+      t = Math.max(t, h.arrivalPs) + env.costs.memoryPs(env.plan.ccl.buffer_kind, h.bytes);
+      const n = h.bytes / bpe;
+      if (dtype === 'f32') out.set(ring.payloadF32(k).subarray(0, n), at);
+      else decode(dtype, ring.payload(k, h.bytes), out.subarray(at, at + n));
+      at += n;
+      ring.setFreed(k, t);
+    }
+    if (at !== count) this.checkSize(sender, count * bpe, at * bpe, 0, true);
+    ring.publishHead(head + pieces);
+    env.sched.publish(ring.headWord, env.plan.peExecutor[sender]);
+    this.clockPs = t;
+    return { values: out, donePs: t };
+  }
+
+  private async run(ring: IpcqRingView, sender: number, dtype: DType, count: number, issuePs: number): Promise<Received> {
     const { env } = this;
     const { costs, sched, plan, shared } = env;
-    const ring = new IpcqRingView(shared, ringId(sender, senderDir));
     const producer = plan.peExecutor[sender];
+    const nbytes = count * bytesPerElement(dtype);
     const out = new Uint8Array(nbytes);
-    const staging = plan.ccl.buffer_kind;
     let t = Math.max(this.clockPs, issuePs);
     let got = 0;
     do {
       const k = Atomics.load(shared.ctl, ring.headWord);
       await sched.waitUntil(this.actor, ring.tailWord, k + 1, WAIT_KIND.IPCQ_DATA, ring.ring, t);
       const h = ring.header(k, sender, this.pe);
-      if (got + h.bytes > nbytes) {
-        throw new RangeError(`IPCQ receive of ${nbytes} bytes from ${env.machine.describePe(sender)}: the sender sent more, got a piece of ${h.bytes} bytes after ${got}`);
-      }
-      t = Math.max(t, h.arrivalPs) + costs.memoryPs(staging, h.bytes);
-      ring.read(k, h.bytes, out, got);
+      this.checkSize(sender, nbytes, got, h.bytes);
+      t = Math.max(t, h.arrivalPs) + costs.memoryPs(plan.ccl.buffer_kind, h.bytes);
+      out.set(ring.payload(k, h.bytes), got);
       got += h.bytes;
       if (sched.jitter) await sched.jitter.point();
-      ring.free(k, t);
+      ring.setFreed(k, t);
+      ring.publishHead(k + 1);
       sched.publish(ring.headWord, producer);
     } while (got < nbytes);
     this.clockPs = t;
-    return { bytes: out, donePs: t };
+    return { values: decode(dtype, out, allocF32(count)), donePs: t };
+  }
+
+  private checkSize(sender: number, want: number, got: number, piece: number, short = false): void {
+    if (short || got + piece > want) {
+      throw new RangeError(`IPCQ receive of ${want} bytes from ${this.env.machine.describePe(sender)}: the sender's pieces do not add up, got ${short ? `only ${got} bytes` : `a piece of ${piece} bytes after ${got}`}`);
+    }
   }
 }

@@ -17,8 +17,8 @@
 // Publication order (DESIGN §5): the sender writes payload and header (bytes,
 // arrival time, sender, receiver, seq) with plain stores, then Atomics.store(tail).
 // The receiver Atomics.load(tail) before reading them, so payload and metadata
-// become visible together. The receiver writes the slot's freed time, then
-// Atomics.store(head): that pair is the credit.
+// become visible together. The receiver writes each slot's freed time, then
+// Atomics.store(head) (once for a batch of slots): that pair is the credit.
 import { KernbenchError } from '../errors.js';
 import { RING, SLOT } from '../shm/layout.js';
 import type { SharedState } from '../shm/shared-state.js';
@@ -46,10 +46,21 @@ export class IpcqRingView {
     return this.sh.layout.dims.nSlots;
   }
 
-  /** Sender side: write message `seq` (payload bytes src[from, from+n)) and publish it. */
-  write(seq: number, src: Uint8Array, from: number, n: number, h: Omit<PieceHeader, 'bytes'>): void {
+  /** The payload bytes of message `seq`'s slot (to write before publish, or to read after tail > seq). */
+  payload(seq: number, n: number): Uint8Array {
+    const off = this.sh.layout.slotOffset(this.ring, seq) + SLOT.HEADER_BYTES;
+    return this.sh.ipcq.subarray(off, off + n);
+  }
+
+  /** The payload of message `seq`'s slot as f32 (payloads are 8-byte aligned), up to slot_size bytes. */
+  payloadF32(seq: number): Float32Array {
+    const off = (this.sh.layout.slotOffset(this.ring, seq) + SLOT.HEADER_BYTES) >> 2;
+    return this.sh.ipcqF32.subarray(off, off + (this.sh.layout.dims.slotSize >> 2));
+  }
+
+  /** Sender side: write message `seq`'s header (its payload is already in place), then publish it. */
+  publish(seq: number, n: number, h: Omit<PieceHeader, 'bytes'>): void {
     const off = this.sh.layout.slotOffset(this.ring, seq);
-    if (n > 0) this.sh.ipcq.set(src.subarray(from, from + n), off + SLOT.HEADER_BYTES);
     this.sh.ipcqF64[(off + SLOT.ARRIVAL_PS) >> 3] = h.arrivalPs;
     const i = this.sh.ipcqI32;
     i[(off + SLOT.BYTES) >> 2] = n;
@@ -84,16 +95,32 @@ export class IpcqRingView {
     return h;
   }
 
+  /** Receiver side: record when message `seq`'s slot was freed (its credit's departure time). */
+  setFreed(seq: number, freedPs: number): void {
+    this.sh.ipcqF64[(this.sh.layout.slotOffset(this.ring, seq) + SLOT.FREED_PS) >> 3] = freedPs;
+  }
+
+  /** Receiver side: hand every slot below `head` back to the sender (after setFreed on each). */
+  publishHead(head: number): void {
+    Atomics.store(this.sh.ctl, this.headWord, head);
+  }
+
+  // Whole-message conveniences (one slot at a time), used by benches and tests.
+
+  /** Sender side: copy src[from, from + n) into message `seq`'s slot and publish it. */
+  write(seq: number, src: Uint8Array, from: number, n: number, h: Omit<PieceHeader, 'bytes'>): void {
+    if (n > 0) this.payload(seq, n).set(src.subarray(from, from + n));
+    this.publish(seq, n, h);
+  }
+
   /** Receiver side: copy message `seq`'s payload into dst at `at`. */
   read(seq: number, n: number, dst: Uint8Array, at: number): void {
-    if (n === 0) return;
-    const off = this.sh.layout.slotOffset(this.ring, seq) + SLOT.HEADER_BYTES;
-    dst.set(this.sh.ipcq.subarray(off, off + n), at);
+    if (n > 0) dst.set(this.payload(seq, n), at);
   }
 
   /** Receiver side: free message `seq`'s slot at virtual time `freedPs` (the credit). */
   free(seq: number, freedPs: number): void {
-    this.sh.ipcqF64[(this.sh.layout.slotOffset(this.ring, seq) + SLOT.FREED_PS) >> 3] = freedPs;
-    Atomics.store(this.sh.ctl, this.headWord, seq + 1);
+    this.setFreed(seq, freedPs);
+    this.publishHead(seq + 1);
   }
 }

@@ -10,6 +10,7 @@ import { DIRECTIONS, WAIT_KIND, type Direction } from '../shm/layout.js';
 import type { PeCoord } from '../topology/machine.js';
 import type { PeRuntime } from '../runtime/pe-runtime.js';
 import type { ShardDesc, TensorDesc } from '../runtime/tensor-desc.js';
+import { allocF32 } from './slab.js';
 import { Tile, shapeSize, toShape } from './tile.js';
 
 /** A pending send: await it (or `tl.wait`) to continue once the last byte has left. */
@@ -94,7 +95,7 @@ export class KernelContext {
     const count = opts.count ?? s.nbytes / bpe - offset;
     this.checkBounds('load', t, s, offset, count);
     const at = s.arenaOffset + offset * bpe;
-    const data = decode(t.dtype, this.pe.env.shared.arena.subarray(at, at + count * bpe));
+    const data = decode(t.dtype, this.pe.env.shared.arena.subarray(at, at + count * bpe), allocF32(count));
     this.advance(this.pe.env.costs.memoryPs(s.space, count * bpe));
     if (this.pe.env.sched.jitter) await this.pe.env.sched.jitter.point();
     return new Tile(t.dtype, [count], data);
@@ -124,7 +125,7 @@ export class KernelContext {
   /** A tile of zeros. */
   zeros(shape: number | readonly number[], dtype: DType): Tile {
     const sh = toShape(shape);
-    return new Tile(dtype, sh, new Float32Array(shapeSize(sh)));
+    return new Tile(dtype, sh, allocF32(shapeSize(sh)));
   }
 
   /** Elementwise a + b, rounded to a's dtype. */
@@ -136,7 +137,7 @@ export class KernelContext {
 
   /** Elementwise a * s for a scalar s, rounded to a's dtype. */
   scale(a: Tile, s: number): Tile {
-    const out = new Float32Array(a.size);
+    const out = allocF32(a.size);
     for (let i = 0; i < out.length; i++) out[i] = a.data[i] * s;
     roundArray(a.dtype, out);
     this.advance(this.pe.env.costs.vectorPs(a.size));
@@ -169,7 +170,7 @@ export class KernelContext {
 
   protected binary(name: string, a: Tile, b: Tile, f: (x: Float32Array, y: Float32Array, o: Float32Array) => void): Tile {
     if (a.size !== b.size) throw this.error('ERR_INVALID_ARG', `${name}: operand sizes differ, got ${a.size} and ${b.size}`);
-    const out = new Float32Array(a.size);
+    const out = allocF32(a.size);
     f(a.data, b.data, out);
     roundArray(a.dtype, out);
     this.advance(this.pe.env.costs.vectorPs(a.size));
@@ -182,10 +183,8 @@ export class KernelContext {
   send(dir: Direction, tile: Tile): SendHandle {
     const d = this.dir(dir);
     const peer = sendPeer(this.world, this.rank, d);
-    const bytes = new Uint8Array(tile.size * bytesPerElement(tile.dtype));
-    encode(tile.dtype, tile.data, bytes);
-    const op = this.pe.out[d].send(peer, bytes, this.pe.clockPs);
-    this.issued.push(op);
+    const op = this.pe.out[d].send(peer, tile.dtype, tile.data, this.pe.clockPs);
+    if (!op.settled) this.issued.push(op);
     return new SendHandle(this, op);
   }
 
@@ -199,15 +198,15 @@ export class KernelContext {
     const d = this.dir(dir);
     const src = recvSource(this.world, this.rank, d);
     const sh = toShape(shape);
-    const op = this.pe.in[d].recv(src.pe, src.dir, shapeSize(sh) * bytesPerElement(dtype), this.pe.clockPs);
-    this.issued.push(op);
+    const op = this.pe.in[d].recv(src.pe, src.dir, dtype, shapeSize(sh), this.pe.clockPs);
+    if (!op.settled) this.issued.push(op);
     return new RecvFuture(op, dtype, sh);
   }
 
   /** Wait for a receive started with recvAsync. */
   async wait(f: RecvFuture): Promise<Tile> {
     const r = await this.settle(f.op);
-    return new Tile(f.dtype, f.shape, decode(f.dtype, r.bytes));
+    return new Tile(f.dtype, f.shape, r.values);
   }
 
   /** Wait for a send (what awaiting a SendHandle does). */
@@ -222,6 +221,7 @@ export class KernelContext {
 
   private async settle<T extends number | Received>(op: ChannelOp<T>): Promise<T> {
     if (!op.settled) {
+      if (op.index < 0) throw new Error('internal: an unsettled channel op without a queue index');
       const sched = this.pe.env.sched;
       const L = this.pe.env.shared.layout;
       const actor = L.peActor(this.pe.id);

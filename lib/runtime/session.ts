@@ -24,6 +24,26 @@ import type { SessionPlan } from './plan.js';
 import { ThreadEnv } from './thread-env.js';
 
 const EXECUTOR_FILE = new URL('./executor-worker.js', import.meta.url).href;
+
+/**
+ * Node flags for our threads: the parent's, minus module hooks (--import,
+ * --loader, --require). A test runner's instrumentation hooks would otherwise
+ * load into every executor and made each thread's start-up seconds long.
+ */
+function threadExecArgv(): string[] {
+  const out: string[] = [];
+  const hooks = ['--import', '--loader', '--experimental-loader', '--require', '-r'];
+  for (let i = 0; i < process.execArgv.length; i++) {
+    const a = process.execArgv[i];
+    if (hooks.includes(a)) {
+      i++; // the flag's value is the next argument
+      continue;
+    }
+    if (hooks.some((h) => a.startsWith(`${h}=`))) continue;
+    out.push(a);
+  }
+  return out;
+}
 const COORDINATOR_FILE = new URL('../coordinator/coordinator-worker.js', import.meta.url);
 
 /** The threads of this process: reused across launches, sweep points and sessions. */
@@ -35,7 +55,7 @@ export class ThreadResources {
   executorPool(n: number): Piscina {
     if (!this.pool || this.poolSize < n) {
       void this.pool?.destroy();
-      this.pool = new Piscina({ filename: EXECUTOR_FILE, minThreads: n, maxThreads: n, concurrentTasksPerWorker: 1, idleTimeout: 60_000 });
+      this.pool = new Piscina({ filename: EXECUTOR_FILE, minThreads: n, maxThreads: n, concurrentTasksPerWorker: 1, idleTimeout: 60_000, execArgv: threadExecArgv() });
       this.poolSize = n;
     }
     return this.pool;
@@ -43,7 +63,7 @@ export class ThreadResources {
 
   coordinatorThread(): Worker {
     if (!this.coordinator) {
-      this.coordinator = new Worker(COORDINATOR_FILE);
+      this.coordinator = new Worker(COORDINATOR_FILE, { execArgv: threadExecArgv() });
       this.coordinator.unref();
     }
     return this.coordinator;

@@ -17,6 +17,7 @@ export class SharedState {
   readonly ipcq: Uint8Array;
   readonly ipcqF64: Float64Array;
   readonly ipcqI32: Int32Array;
+  readonly ipcqF32: Float32Array;
   readonly arena: Uint8Array;
   readonly cmd: Uint8Array;
 
@@ -29,6 +30,7 @@ export class SharedState {
     this.ipcq = new Uint8Array(buffers.ipcq);
     this.ipcqF64 = new Float64Array(buffers.ipcq);
     this.ipcqI32 = new Int32Array(buffers.ipcq);
+    this.ipcqF32 = new Float32Array(buffers.ipcq);
     this.arena = new Uint8Array(buffers.arena);
     this.cmd = new Uint8Array(buffers.cmd);
   }

@@ -40,8 +40,22 @@ export class CostModel {
 
   /** A transfer of `bytes` between two PEs: cut-through, so k hops cost k*alpha + bytes/beta. */
   transfer(from: number, to: number, bytes: number): TransferCost {
-    const r = this.machine.route(from, to);
-    const link = this.t.links[r.link];
-    return { serialPs: transferPs(bytes, link.bandwidth_gb_s), flightPs: r.hops * latencyPs(link.latency_ns) };
+    const link = this.link(from, to);
+    return { serialPs: transferPs(bytes, link.gbPerS), flightPs: link.flightPs };
+  }
+
+  // Routes are asked for on every IPCQ piece; a PE talks to few peers, so memoise per pair.
+  private readonly links = new Map<number, { gbPerS: number; flightPs: number }>();
+
+  private link(from: number, to: number): { gbPerS: number; flightPs: number } {
+    const key = from * this.machine.totalPes + to;
+    let l = this.links.get(key);
+    if (!l) {
+      const r = this.machine.route(from, to);
+      const c = this.t.links[r.link];
+      l = { gbPerS: c.bandwidth_gb_s, flightPs: r.hops * latencyPs(c.latency_ns) };
+      this.links.set(key, l);
+    }
+    return l;
   }
 }
