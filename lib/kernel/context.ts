@@ -11,6 +11,9 @@ import type { PeCoord } from '../topology/machine.js';
 import type { PeRuntime } from '../runtime/pe-runtime.js';
 import type { ShardDesc, TensorDesc } from '../runtime/tensor-desc.js';
 import { allocF32 } from './slab.js';
+import { allocate } from '../runtime/allocator.js';
+
+import { cdiv, dot, elementwise, softmax, type Operand } from './math.js';
 import { Tile, shapeSize, toShape } from './tile.js';
 
 /** A pending send: await it (or `tl.wait`) to continue once the last byte has left. */
@@ -87,10 +90,15 @@ export class KernelContext {
     return this.shard(t).nbytes / bytesPerElement(t.dtype);
   }
 
-  /** Load elements [offset, offset + count) of this PE's shard of `t` (default: all of it). */
+  /**
+   * Load elements [offset, offset + count) of this PE's shard of `t` as a 1-D
+   * tile; with no offset and count, the whole shard in its shape ([cols] for a
+   * 1-D tensor, [rows, cols] for a 2-D one).
+   */
   async load(t: TensorDesc, opts: { offset?: number; count?: number } = {}): Promise<Tile> {
     const s = this.shard(t);
     const bpe = bytesPerElement(t.dtype);
+    const whole = opts.offset === undefined && opts.count === undefined;
     const offset = opts.offset ?? 0;
     const count = opts.count ?? s.nbytes / bpe - offset;
     this.checkBounds('load', t, s, offset, count);
@@ -98,8 +106,34 @@ export class KernelContext {
     const data = decode(t.dtype, this.pe.env.shared.arena.subarray(at, at + count * bpe), allocF32(count));
     this.advance(this.pe.env.costs.memoryPs(s.space, count * bpe));
     if (this.pe.env.sched.jitter) await this.pe.env.sched.jitter.point();
-    return new Tile(t.dtype, [count], data);
+    const shape = whole ? (t.shape.length === 1 ? [s.cols[1]] : [s.rows[1], s.cols[1]]) : [count];
+    return new Tile(t.dtype, shape, data);
   }
+
+  /**
+   * PE-local scratch: a tensor of `shape` in this PE's TCM, for the kernel's
+   * lifetime (released when the kernel returns). Refuses to overflow the TCM.
+   */
+  scratch(shape: number | readonly number[], dtype: DType, name = 'scratch'): TensorDesc {
+    const sh = toShape(shape);
+    const n = shapeSize(sh);
+    const nbytes = n * bytesPerElement(dtype);
+    const c = this.pe.coord;
+    let a;
+    try {
+      a = allocate(this.pe.env.shared, this.pe.env.machine, { ...c, space: 'tcm' }, nbytes);
+    } catch (e) {
+      if (e instanceof KernbenchError) throw this.error('ERR_OUT_OF_MEMORY', `scratch '${name}': ${e.message}`);
+      throw e;
+    }
+    this.scratchBytes += Math.max(64, Math.ceil(nbytes / 64) * 64);
+    const rows = sh.length === 2 ? sh[0] : 1;
+    const cols = sh.length === 2 ? sh[1] : sh[0];
+    return { kind: 'tensor', name, dtype, shape: sh, shards: [{ ...c, space: 'tcm', arenaOffset: a.arenaOffset, deviceOffset: a.deviceOffset, nbytes, rows: [0, rows], cols: [0, cols] }] };
+  }
+
+  /** Bytes of TCM scratch this kernel holds (released by the runtime at kernel end). */
+  scratchBytes = 0;
 
   /** Store `tile` into this PE's shard of `t` at element `offset`. */
   async store(t: TensorDesc, tile: Tile, opts: { offset?: number } = {}): Promise<void> {
@@ -128,39 +162,80 @@ export class KernelContext {
     return new Tile(dtype, sh, allocF32(shapeSize(sh)));
   }
 
-  /** Elementwise a + b, rounded to a's dtype. */
-  add(a: Tile, b: Tile): Tile {
-    return this.binary('add', a, b, (x, y, o) => {
-      for (let i = 0; i < o.length; i++) o[i] = x[i] + y[i];
-    });
+  /** Elementwise a + b (tiles or scalars), rounded to the lead tile's dtype. */
+  add(a: Operand, b: Operand): Tile {
+    if (a instanceof Tile && b instanceof Tile && a.size === b.size) {
+      // The collectives' hot path: a plain loop the JIT keeps monomorphic.
+      const out = allocF32(a.size);
+      const x = a.data, y = b.data;
+      for (let i = 0; i < out.length; i++) out[i] = x[i] + y[i];
+      roundArray(a.dtype, out);
+      return this.vector(new Tile(a.dtype, a.shape, out));
+    }
+    return this.vector(elementwise('add', [a, b], (x, y) => x + y));
   }
-
-  /** Elementwise a * s for a scalar s, rounded to a's dtype. */
+  sub(a: Operand, b: Operand): Tile {
+    return this.vector(elementwise('sub', [a, b], (x, y) => x - y));
+  }
+  mul(a: Operand, b: Operand): Tile {
+    return this.vector(elementwise('mul', [a, b], (x, y) => x * y));
+  }
+  div(a: Operand, b: Operand): Tile {
+    return this.vector(elementwise('div', [a, b], (x, y) => x / y));
+  }
+  maximum(a: Operand, b: Operand): Tile {
+    return this.vector(elementwise('maximum', [a, b], (x, y) => Math.max(x, y)));
+  }
+  minimum(a: Operand, b: Operand): Tile {
+    return this.vector(elementwise('minimum', [a, b], (x, y) => Math.min(x, y)));
+  }
+  /** a * b + c with one rounding (fused). */
+  fma(a: Operand, b: Operand, c: Operand): Tile {
+    return this.vector(elementwise('fma', [a, b, c], (x, y, z) => x * y + z));
+  }
+  clamp(x: Tile, lo: Operand, hi: Operand): Tile {
+    return this.vector(elementwise('clamp', [x, lo, hi], (v, l, h) => Math.min(Math.max(v, l), h)));
+  }
+  /** a * s for a scalar s. */
   scale(a: Tile, s: number): Tile {
-    const out = allocF32(a.size);
-    for (let i = 0; i < out.length; i++) out[i] = a.data[i] * s;
-    roundArray(a.dtype, out);
-    this.advance(this.pe.env.costs.vectorPs(a.size));
-    return new Tile(a.dtype, a.shape, out);
+    return this.mul(a, s);
+  }
+  /** Softmax along the last axis; costs a few vector passes (max, exp-sum, divide). */
+  softmax(x: Tile): Tile {
+    const out = softmax(x);
+    this.advance(3 * this.pe.env.costs.vectorPs(x.size));
+    return out;
+  }
+  /** Matrix product [M, K] @ [K, N] on the matrix unit, accumulated in f32 (Triton's tl.dot). */
+  dot(a: Tile, b: Tile): Tile {
+    const out = dot(a, b);
+    this.advance(this.pe.env.costs.gemmPs(a.shape[0], b.shape[1], a.shape[1], a.dtype === 'f32'));
+    return out;
+  }
+  /** Integer ceiling division. */
+  cdiv(a: number, b: number): number {
+    return cdiv(a, b);
+  }
+  /** The tile converted to another dtype (rounded once). */
+  to(x: Tile, dtype: DType): Tile {
+    const out = allocF32(x.size);
+    out.set(x.data);
+    roundArray(dtype, out);
+    this.advance(this.pe.env.costs.vectorPs(x.size));
+    return new Tile(dtype, x.shape, out);
   }
 
-  /** Elementwise reduction by a named op (sum, prod, min, max); avg is sum followed by a scale. */
+  /** Elementwise reduction by a collective's op (sum, prod, min, max). */
   reduce(op: 'sum' | 'prod' | 'min' | 'max', a: Tile, b: Tile): Tile {
     switch (op) {
       case 'sum':
         return this.add(a, b);
       case 'prod':
-        return this.binary('mul', a, b, (x, y, o) => {
-          for (let i = 0; i < o.length; i++) o[i] = x[i] * y[i];
-        });
+        return this.mul(a, b);
       case 'min':
-        return this.binary('minimum', a, b, (x, y, o) => {
-          for (let i = 0; i < o.length; i++) o[i] = Math.min(x[i], y[i]);
-        });
+        return this.minimum(a, b);
       case 'max':
-        return this.binary('maximum', a, b, (x, y, o) => {
-          for (let i = 0; i < o.length; i++) o[i] = Math.max(x[i], y[i]);
-        });
+        return this.maximum(a, b);
       default: {
         const never: never = op;
         throw this.error('ERR_INVALID_ARG', `unknown reduction, got '${String(never)}'`);
@@ -168,13 +243,10 @@ export class KernelContext {
     }
   }
 
-  protected binary(name: string, a: Tile, b: Tile, f: (x: Float32Array, y: Float32Array, o: Float32Array) => void): Tile {
-    if (a.size !== b.size) throw this.error('ERR_INVALID_ARG', `${name}: operand sizes differ, got ${a.size} and ${b.size}`);
-    const out = allocF32(a.size);
-    f(a.data, b.data, out);
-    roundArray(a.dtype, out);
-    this.advance(this.pe.env.costs.vectorPs(a.size));
-    return new Tile(a.dtype, a.shape, out);
+  /** Charge a vector-unit op on the result's elements. */
+  private vector(out: Tile): Tile {
+    this.advance(this.pe.env.costs.vectorPs(out.size));
+    return out;
   }
 
   // ---- IPCQ -----------------------------------------------------------------
@@ -189,7 +261,7 @@ export class KernelContext {
   }
 
   /** Receive a tile of `shape` from the neighbour in `dir`. */
-  async recv(dir: Direction, shape: number | readonly number[], dtype: DType): Promise<Tile> {
+  recv(dir: Direction, shape: number | readonly number[], dtype: DType): Promise<Tile> {
     return this.wait(this.recvAsync(dir, shape, dtype));
   }
 
@@ -204,14 +276,23 @@ export class KernelContext {
   }
 
   /** Wait for a receive started with recvAsync. */
-  async wait(f: RecvFuture): Promise<Tile> {
-    const r = await this.settle(f.op);
+  wait(f: RecvFuture): Promise<Tile> {
+    // Settled already (the common case): no async frame, one resolved promise.
+    if (f.op.settled) return Promise.resolve(this.tileOf(f, this.take(f.op)));
+    return this.settle(f.op).then((r) => this.tileOf(f, r));
+  }
+
+  private tileOf(f: RecvFuture, r: Received): Tile {
     return new Tile(f.dtype, f.shape, r.values);
   }
 
   /** Wait for a send (what awaiting a SendHandle does). */
-  async waitSend(h: SendHandle): Promise<void> {
-    await this.settle(h.op);
+  waitSend(h: SendHandle): Promise<void> {
+    if (h.op.settled) {
+      this.take(h.op);
+      return Promise.resolve();
+    }
+    return this.settle(h.op).then(() => undefined);
   }
 
   /** Wait for every transfer this kernel started (the runtime does this when the kernel returns). */
@@ -223,8 +304,7 @@ export class KernelContext {
     if (!op.settled) {
       if (op.index < 0) throw new Error('internal: an unsettled channel op without a queue index');
       const sched = this.pe.env.sched;
-      const L = this.pe.env.shared.layout;
-      const actor = L.peActor(this.pe.id);
+      const actor = this.pe.env.shared.layout.peActor(this.pe.id);
       sched.block(actor, this.pe.chanDoneWord(op.channel), op.index + 1, WAIT_KIND.CHANNEL, op.channel, this.pe.clockPs);
       try {
         await op.promise;
@@ -232,6 +312,11 @@ export class KernelContext {
         sched.unblock(actor);
       }
     }
+    return this.take(op);
+  }
+
+  /** A settled op's value; the PE's clock moves to its completion. */
+  private take<T extends number | Received>(op: ChannelOp<T>): T {
     if (op.error !== undefined) throw op.error;
     const v = op.value as T;
     const done = typeof v === 'number' ? v : (v as Received).donePs;

@@ -74,6 +74,8 @@ export class PeRuntime {
       status = 1;
       env.shared.writeErrorSlot(this.id, { error: serializeError(e), atPs: this.clockPs }, ERROR_SLOT_BYTES);
     }
+    // Release the kernel's TCM scratch (only this PE's kernels allocate it while the kernel runs).
+    if (tl.scratchBytes > 0) Atomics.sub(env.shared.ctl, L.pe(this.id, PE.TCM_TOP), tl.scratchBytes);
     const t = env.shared.times;
     t[L.record(this.id, cmd.seq, RECORD.START_PS)] = start;
     t[L.record(this.id, cmd.seq, RECORD.END_PS)] = this.clockPs;

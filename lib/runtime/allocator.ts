@@ -7,7 +7,7 @@ import { KernbenchError } from '../errors.js';
 import { HEADER, PE } from '../shm/layout.js';
 import type { SharedState } from '../shm/shared-state.js';
 import type { Machine } from '../topology/machine.js';
-import type { SpaceName } from '../runtime/tensor-desc.js';
+import type { SpaceName } from './tensor-desc.js';
 
 const ALIGN = 64;
 

@@ -1,0 +1,93 @@
+// Runs on: executor threads. Owns: the arithmetic of kernel tiles — exact f32
+// computation followed by one rounding into the result dtype — with no notion
+// of time. lib/kernel/context.ts charges each op's cost and wraps these.
+import { roundArray, type DType } from '../dtype/index.js';
+import { KernbenchError } from '../errors.js';
+import { allocF32 } from './slab.js';
+import { Tile } from './tile.js';
+
+export type Operand = Tile | number;
+
+function fail(message: string): KernbenchError {
+  return new KernbenchError('ERR_INVALID_ARG', message);
+}
+
+/** The tile that fixes shape and dtype of an elementwise op (the first tile operand). */
+function lead(op: string, xs: Operand[]): Tile {
+  const t = xs.find((x): x is Tile => x instanceof Tile);
+  if (!t) throw fail(`${op}: needs at least one tile operand, got only scalars`);
+  for (const x of xs) {
+    if (x instanceof Tile && x.size !== t.size) throw fail(`${op}: operand sizes differ, got ${t.size} and ${x.size} elements`);
+  }
+  return t;
+}
+
+const at = (x: Operand, i: number): number => (typeof x === 'number' ? x : x.data[i]);
+
+/** Elementwise op over tiles and scalars; the result has the lead tile's shape and dtype. */
+export function elementwise(op: string, xs: Operand[], f: (...v: number[]) => number): Tile {
+  const t = lead(op, xs);
+  const out = allocF32(t.size);
+  const n = t.size;
+  if (xs.length === 2) {
+    const [a, b] = xs;
+    for (let i = 0; i < n; i++) out[i] = f(at(a, i), at(b, i));
+  } else {
+    const v = new Array<number>(xs.length);
+    for (let i = 0; i < n; i++) {
+      for (let j = 0; j < xs.length; j++) v[j] = at(xs[j], i);
+      out[i] = f(...v);
+    }
+  }
+  roundArray(t.dtype, out);
+  return new Tile(t.dtype, t.shape, out);
+}
+
+/** Softmax along the last axis (rows of a 2-D tile, or the whole 1-D tile), max-subtracted for stability. */
+export function softmax(x: Tile): Tile {
+  const cols = x.shape[x.shape.length - 1];
+  const rows = x.size / cols;
+  const out = allocF32(x.size);
+  for (let r = 0; r < rows; r++) {
+    const o = r * cols;
+    let m = -Infinity;
+    for (let c = 0; c < cols; c++) m = Math.max(m, x.data[o + c]);
+    let sum = 0;
+    for (let c = 0; c < cols; c++) {
+      const e = Math.exp(x.data[o + c] - m);
+      out[o + c] = e;
+      sum += e;
+    }
+    for (let c = 0; c < cols; c++) out[o + c] /= sum;
+  }
+  roundArray(x.dtype, out);
+  return new Tile(x.dtype, x.shape, out);
+}
+
+/** [M, K] @ [K, N] -> [M, N], products accumulated in f64 and rounded once to `outDtype` (f32 by default, as Triton's dot). */
+export function dot(a: Tile, b: Tile, outDtype: DType = 'f32'): Tile {
+  if (a.shape.length !== 2 || b.shape.length !== 2) throw fail(`dot takes 2-D tiles, got shapes [${a.shape.join(', ')}] and [${b.shape.join(', ')}]`);
+  const [m, k] = a.shape;
+  const [k2, n] = b.shape;
+  if (k !== k2) throw fail(`dot: inner dimensions differ, got [${m}, ${k}] @ [${k2}, ${n}]`);
+  const out = allocF32(m * n);
+  const acc = new Float64Array(n);
+  for (let i = 0; i < m; i++) {
+    acc.fill(0);
+    for (let p = 0; p < k; p++) {
+      const av = a.data[i * k + p];
+      if (av === 0) continue;
+      const row = p * n;
+      for (let j = 0; j < n; j++) acc[j] += av * b.data[row + j];
+    }
+    for (let j = 0; j < n; j++) out[i * n + j] = acc[j];
+  }
+  roundArray(outDtype, out);
+  return new Tile(outDtype, [m, n], out);
+}
+
+/** Integer ceiling division (Triton's tl.cdiv). */
+export function cdiv(a: number, b: number): number {
+  if (!Number.isInteger(a) || !Number.isInteger(b) || b <= 0) throw fail(`cdiv takes integers with b > 0, got ${a} and ${b}`);
+  return Math.floor((a + b - 1) / b);
+}
