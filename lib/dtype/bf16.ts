@@ -3,8 +3,9 @@
 // is a shift and encoding is integer round-to-nearest-even on the low 16 bits.
 //
 // Decoding shifts through a Uint32Array instead of reading a 65536-entry
-// table: 4.9 us vs 8.3 us per 4096 elements (/tmp/dt/bench-f16.mjs, Node 20,
-// reported with lib/dtype), exact for NaN payloads, and no 256 KiB table.
+// table: 4.9 us vs 8.2 us per 4096 elements (Node 20, best of 20 batches; the
+// bench script is handed in with lib/dtype), exact for NaN payloads, and no
+// 256 KiB table.
 import { f32BitsRoundToOdd, f32FromBits } from './f32-bits.js';
 
 /**

@@ -102,7 +102,7 @@ export class Tensor {
 
   /** Gather every shard into one row-major array. Host-read barrier: drains pending launches first. */
   async numpy(): Promise<HostArray> {
-    await this.host.drain();
+    if (this.desc) await this.host.drain(); // host tensors read no device memory
     return this.readNow();
   }
 
