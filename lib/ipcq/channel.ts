@@ -170,7 +170,7 @@ export class OutboundChannel extends Channel {
       const n = Math.min(per, values.length - i * per);
       if (dtype === 'f32') ring.payloadF32(k).set(values.subarray(i * per, i * per + n));
       else encode(dtype, values.subarray(i * per, i * per + n), ring.payload(k, n * bpe));
-      ring.publish(k, n * bpe, { arrivalPs: t + env.costs.transfer(this.pe, peer, 0).flightPs, sender: this.pe, receiver: peer });
+      ring.publish(k, n * bpe, t + env.costs.flightPs(this.pe, peer), this.pe, peer);
       this.seq = k + 1;
     }
     env.stats.messages += pieces;
@@ -184,10 +184,10 @@ export class OutboundChannel extends Channel {
     const { costs, plan } = this.env;
     const nSlots = this.ring.nSlots;
     if (k >= nSlots) {
-      const credit = costs.transfer(peer, this.pe, plan.ccl.ipcq_credit_size_bytes);
-      t = Math.max(t, this.ring.freedPs(k - nSlots) + credit.serialPs + credit.flightPs);
+      const creditPs = costs.serialPs(peer, this.pe, plan.ccl.ipcq_credit_size_bytes) + costs.flightPs(peer, this.pe);
+      t = Math.max(t, this.ring.freedPs(k - nSlots) + creditPs);
     }
-    return t + costs.dmaSetupPs + costs.transfer(this.pe, peer, bytes).serialPs;
+    return t + costs.dmaSetupPs + costs.serialPs(this.pe, peer, bytes);
   }
 
   private async run(peer: number, payload: Uint8Array, issuePs: number, pieces: number, pieceBytes: number): Promise<number> {
@@ -203,7 +203,7 @@ export class OutboundChannel extends Channel {
       t = this.pieceTiming(peer, k, t, b);
       if (sched.jitter) await sched.jitter.point();
       ring.payload(k, b).set(payload.subarray(i * pieceBytes, i * pieceBytes + b));
-      ring.publish(k, b, { arrivalPs: t + env.costs.transfer(this.pe, peer, 0).flightPs, sender: this.pe, receiver: peer });
+      ring.publish(k, b, t + env.costs.flightPs(this.pe, peer), this.pe, peer);
       this.seq = k + 1;
       env.stats.messages++;
       sched.publish(ring.tailWord, consumer);
@@ -214,13 +214,25 @@ export class OutboundChannel extends Channel {
 }
 
 export class InboundChannel extends Channel {
+  private readonly rings = new Map<number, IpcqRingView>();
+
   constructor(env: ThreadEnv, pe: number, dir: number) {
     super(env, pe, 4 + dir);
   }
 
+  private ringFrom(sender: number, senderDir: number): IpcqRingView {
+    const id = ringId(sender, senderDir);
+    let r = this.rings.get(id);
+    if (!r) {
+      r = new IpcqRingView(this.env.shared, id);
+      this.rings.set(id, r);
+    }
+    return r;
+  }
+
   /** Receive `count` elements of `dtype` from `sender` (which sends in direction `senderDir`). */
   recv(sender: number, senderDir: number, dtype: DType, count: number, issuePs: number): ChannelOp<Received> {
-    const ring = new IpcqRingView(this.env.shared, ringId(sender, senderDir));
+    const ring = this.ringFrom(sender, senderDir);
     const pieceBytes = this.pieceBytes(dtype);
     const nbytes = count * bytesPerElement(dtype);
     const pieces = Math.max(1, Math.ceil(nbytes / pieceBytes));

@@ -59,13 +59,13 @@ export class IpcqRingView {
   }
 
   /** Sender side: write message `seq`'s header (its payload is already in place), then publish it. */
-  publish(seq: number, n: number, h: Omit<PieceHeader, 'bytes'>): void {
+  publish(seq: number, n: number, arrivalPs: number, sender: number, receiver: number): void {
     const off = this.sh.layout.slotOffset(this.ring, seq);
-    this.sh.ipcqF64[(off + SLOT.ARRIVAL_PS) >> 3] = h.arrivalPs;
+    this.sh.ipcqF64[(off + SLOT.ARRIVAL_PS) >> 3] = arrivalPs;
     const i = this.sh.ipcqI32;
     i[(off + SLOT.BYTES) >> 2] = n;
-    i[(off + SLOT.SENDER) >> 2] = h.sender;
-    i[(off + SLOT.RECEIVER) >> 2] = h.receiver;
+    i[(off + SLOT.SENDER) >> 2] = sender;
+    i[(off + SLOT.RECEIVER) >> 2] = receiver;
     i[(off + SLOT.SEQ) >> 2] = seq;
     Atomics.store(this.sh.ctl, this.tailWord, seq + 1);
   }
@@ -110,7 +110,7 @@ export class IpcqRingView {
   /** Sender side: copy src[from, from + n) into message `seq`'s slot and publish it. */
   write(seq: number, src: Uint8Array, from: number, n: number, h: Omit<PieceHeader, 'bytes'>): void {
     if (n > 0) this.payload(seq, n).set(src.subarray(from, from + n));
-    this.publish(seq, n, h);
+    this.publish(seq, n, h.arrivalPs, h.sender, h.receiver);
   }
 
   /** Receiver side: copy message `seq`'s payload into dst at `at`. */

@@ -23,6 +23,11 @@ export class SendHandle implements PromiseLike<void> {
     readonly op: ChannelOp<number>,
   ) {}
   then<R1 = void, R2 = never>(ok?: ((v: void) => R1 | PromiseLike<R1>) | null, fail?: ((e: unknown) => R2 | PromiseLike<R2>) | null): PromiseLike<R1 | R2> {
+    if (this.op.settled && this.op.error === undefined && ok) {
+      // Already sent (the fast path): `await` resumes without another promise.
+      this.tl.waitSendNow(this);
+      return Promise.resolve(ok());
+    }
     return this.tl.waitSend(this).then(ok, fail);
   }
 }
@@ -284,6 +289,11 @@ export class KernelContext {
 
   private tileOf(f: RecvFuture, r: Received): Tile {
     return new Tile(f.dtype, f.shape, r.values);
+  }
+
+  /** @internal Account for a send that has already completed (SendHandle fast path). */
+  waitSendNow(h: SendHandle): void {
+    this.take(h.op);
   }
 
   /** Wait for a send (what awaiting a SendHandle does). */

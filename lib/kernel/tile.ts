@@ -9,7 +9,7 @@ export class Tile {
     readonly shape: readonly number[],
     readonly data: Float32Array,
   ) {
-    const n = shape.reduce((a, b) => a * b, 1);
+    const n = shape.length === 1 ? shape[0] : shapeSize(shape); // hot path: most tiles are 1-D
     if (n !== data.length) throw new RangeError(`tile shape [${shape.join(', ')}] holds ${n} elements, got ${data.length} values`);
   }
 
@@ -29,5 +29,7 @@ export function toShape(s: number | readonly number[]): number[] {
 }
 
 export function shapeSize(s: readonly number[]): number {
-  return s.reduce((a, b) => a * b, 1);
+  let n = 1;
+  for (let i = 0; i < s.length; i++) n *= s[i];
+  return n;
 }

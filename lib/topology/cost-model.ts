@@ -44,6 +44,16 @@ export class CostModel {
     return { serialPs: transferPs(bytes, link.gbPerS), flightPs: link.flightPs };
   }
 
+  /** Serialisation time of `bytes` on the link from PE `from` to PE `to` (no allocation: IPCQ hot path). */
+  serialPs(from: number, to: number, bytes: number): number {
+    return transferPs(bytes, this.link(from, to).gbPerS);
+  }
+
+  /** Flight time (hops * alpha) from PE `from` to PE `to`. */
+  flightPs(from: number, to: number): number {
+    return this.link(from, to).flightPs;
+  }
+
   // Routes are asked for on every IPCQ piece; a PE talks to few peers, so memoise per pair.
   private readonly links = new Map<number, { gbPerS: number; flightPs: number }>();
 

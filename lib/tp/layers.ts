@@ -1,0 +1,216 @@
+// Runs on: a host thread (a spawned rank, or main for a 1-rank world). Owns:
+// Megatron's tensor-parallel linear layers (seed 001, ADR-0027 D4/D5):
+//
+//   ColumnParallelLinear   W [in, out] split by columns: rank r holds
+//                          W[:, r*out/ws : (r+1)*out/ws]. forward(x [M, in])
+//                          = x @ W_r (+ b_r) -> [M, out/ws]. No collective.
+//   RowParallelLinear      W [in, out] split by rows: rank r holds
+//                          W[r*in/ws : (r+1)*in/ws, :]. forward(x_r [M, in/ws])
+//                          = allReduce_sum(x_r @ W_r) (+ b) -> [M, out] on
+//                          every rank; b is added once, after the reduce.
+//
+// Chained (Column then Row) they form Megatron's MLP: the column layer's
+// output is already the row layer's input slice, so the pair needs one
+// all-reduce. Megatron's gather_output=True / input_is_parallel=False modes
+// are not provided: outputs stay split, inputs are expected split.
+//
+// Placement: weights, bias and outputs live on this rank's SIP (the one
+// torch.ahbm.setDevice(rank) selected) under the default DPPolicy — cube 0,
+// PE 0 — so each layer's GEMM is one kernel on one PE. Weights are laid out
+// [in, out] (x @ W), the transpose of torch.nn.Linear's [out, in].
+//
+// forward() launches through torch.launch (the gemm kernel in gemm-kernel.ts;
+// nothing is multiplied on the host) and returns once its output is computed,
+// so a kernel error surfaces at the forward call that caused it.
+import { z } from 'zod';
+import { issueProblems } from '../config/problems.js';
+import { dottedPath } from '../config/schema-path.js';
+import { formatConfigProblem, KernbenchError } from '../errors.js';
+import type { Tensor } from '../host/tensor.js';
+import type { Torch } from '../host/torch.js';
+import { addBias, gemm } from './gemm-kernel.js';
+import { getTensorModelParallelRank, getTensorModelParallelWorldSize } from './parallel-state.js';
+
+/** Options of both parallel linear layers; defaults are declared here, once. */
+export const ParallelLinearOptionsSchema = z
+  .object({
+    /** Features of the full (unsplit) input. */
+    inFeatures: z.number().int().positive(),
+    /** Features of the full (unsplit) output. */
+    outFeatures: z.number().int().positive(),
+    /** Add a learnable bias (default true, as torch.nn.Linear and Megatron). Starts at zero. */
+    bias: z.boolean().default(true),
+    /** Element type of weight, bias, input and output (default f16, the seed's). */
+    dtype: z.enum(['f16', 'bf16', 'f32']).default('f16'),
+  })
+  .strict();
+
+export type ParallelLinearOptions = z.input<typeof ParallelLinearOptionsSchema>;
+type ResolvedOptions = z.output<typeof ParallelLinearOptionsSchema>;
+
+/** Column-parallel linear layer: this rank computes out/ws of the output columns. */
+export class ColumnParallelLinear {
+  readonly inFeatures: number;
+  readonly outFeatures: number;
+  /** Output columns this rank computes: outFeatures / TP world size. */
+  readonly outputSizePerPartition: number;
+  readonly dtype: ResolvedOptions['dtype'];
+  /** This rank's slice of W: [inFeatures, outputSizePerPartition]. */
+  readonly weight: Tensor;
+  /** This rank's slice of b: [outputSizePerPartition], or null without bias. */
+  readonly bias: Tensor | null;
+  private readonly rank: number;
+
+  constructor(
+    private readonly torch: Torch,
+    options: ParallelLinearOptions,
+  ) {
+    const o = parseOptions('ColumnParallelLinear', options);
+    const ws = getTensorModelParallelWorldSize(torch);
+    this.rank = getTensorModelParallelRank(torch);
+    requireOwnDevice('ColumnParallelLinear', torch, this.rank);
+    requireDivisible('ColumnParallelLinear', 'outFeatures', o.outFeatures, ws);
+    this.inFeatures = o.inFeatures;
+    this.outFeatures = o.outFeatures;
+    this.outputSizePerPartition = o.outFeatures / ws;
+    this.dtype = o.dtype;
+    this.weight = torch.zeros([o.inFeatures, this.outputSizePerPartition], { dtype: o.dtype, name: 'column_parallel_weight' });
+    this.bias = o.bias ? torch.zeros([this.outputSizePerPartition], { dtype: o.dtype, name: 'column_parallel_bias' }) : null;
+  }
+
+  /** y_r = x @ W_r (+ b_r): x [M, inFeatures] on this layer's PE, y_r [M, outputSizePerPartition]. */
+  async forward(x: Tensor): Promise<Tensor> {
+    const m = checkInput('ColumnParallelLinear', x, this.inFeatures, this.dtype, this.weight);
+    const y = this.torch.empty([m, this.outputSizePerPartition], { dtype: this.dtype, name: 'column_parallel_out' });
+    await this.torch.launch('column_parallel_gemm', gemm, x, this.weight, y, ...(this.bias ? [this.bias] : []));
+    return y;
+  }
+
+  /** Keep this rank's columns of the full [inFeatures, outFeatures] weight (row-major), as Megatron's weight loader does. */
+  async loadFullWeight(full: ArrayLike<number>): Promise<void> {
+    requireLength('ColumnParallelLinear.loadFullWeight', 'weight', full, [this.inFeatures, this.outFeatures]);
+    const n = this.outputSizePerPartition;
+    const slice = columnBlock(full, this.inFeatures, this.outFeatures, this.rank * n, n);
+    await this.weight.copy_(this.torch.fromArray(slice, { shape: [this.inFeatures, n], dtype: this.dtype }));
+  }
+
+  /** Keep this rank's part of the full [outFeatures] bias. */
+  async loadFullBias(full: ArrayLike<number>): Promise<void> {
+    const bias = requireBias('ColumnParallelLinear', this.bias);
+    requireLength('ColumnParallelLinear.loadFullBias', 'bias', full, [this.outFeatures]);
+    const n = this.outputSizePerPartition;
+    const slice = Float32Array.from({ length: n }, (_, j) => full[this.rank * n + j]);
+    await bias.copy_(this.torch.fromArray(slice, { shape: [n], dtype: this.dtype }));
+  }
+}
+
+/** Row-parallel linear layer: this rank holds in/ws rows of W; the partial products are summed by an all-reduce. */
+export class RowParallelLinear {
+  readonly inFeatures: number;
+  readonly outFeatures: number;
+  /** Input features this rank sees: inFeatures / TP world size. */
+  readonly inputSizePerPartition: number;
+  readonly dtype: ResolvedOptions['dtype'];
+  /** This rank's slice of W: [inputSizePerPartition, outFeatures]. */
+  readonly weight: Tensor;
+  /** The whole bias [outFeatures] (every rank holds it; added once after the reduce), or null. */
+  readonly bias: Tensor | null;
+  private readonly rank: number;
+
+  constructor(
+    private readonly torch: Torch,
+    options: ParallelLinearOptions,
+  ) {
+    const o = parseOptions('RowParallelLinear', options);
+    const ws = getTensorModelParallelWorldSize(torch);
+    this.rank = getTensorModelParallelRank(torch);
+    requireOwnDevice('RowParallelLinear', torch, this.rank);
+    requireDivisible('RowParallelLinear', 'inFeatures', o.inFeatures, ws);
+    this.inFeatures = o.inFeatures;
+    this.outFeatures = o.outFeatures;
+    this.inputSizePerPartition = o.inFeatures / ws;
+    this.dtype = o.dtype;
+    this.weight = torch.zeros([this.inputSizePerPartition, o.outFeatures], { dtype: o.dtype, name: 'row_parallel_weight' });
+    this.bias = o.bias ? torch.zeros([o.outFeatures], { dtype: o.dtype, name: 'row_parallel_bias' }) : null;
+  }
+
+  /**
+   * y = sum over ranks of x_r @ W_r (+ b): x_r [M, inputSizePerPartition] on
+   * this layer's PE, y [M, outFeatures], the same on every rank. Every rank of
+   * the group must call it (the all-reduce is collective).
+   */
+  async forward(x: Tensor): Promise<Tensor> {
+    const m = checkInput('RowParallelLinear', x, this.inputSizePerPartition, this.dtype, this.weight);
+    const y = this.torch.empty([m, this.outFeatures], { dtype: this.dtype, name: 'row_parallel_out' });
+    await this.torch.launch('row_parallel_gemm', gemm, x, this.weight, y);
+    await this.torch.distributed.allReduce(y, { op: 'sum' });
+    // After the reduce, not inside the gemm: a bias in each partial product would be summed ws times.
+    if (this.bias) await this.torch.launch('row_parallel_bias', addBias, y, this.bias);
+    return y;
+  }
+
+  /** Keep this rank's rows of the full [inFeatures, outFeatures] weight (row-major), as Megatron's weight loader does. */
+  async loadFullWeight(full: ArrayLike<number>): Promise<void> {
+    requireLength('RowParallelLinear.loadFullWeight', 'weight', full, [this.inFeatures, this.outFeatures]);
+    const k = this.inputSizePerPartition;
+    const start = this.rank * k * this.outFeatures;
+    const slice = Float32Array.from({ length: k * this.outFeatures }, (_, i) => full[start + i]);
+    await this.weight.copy_(this.torch.fromArray(slice, { shape: [k, this.outFeatures], dtype: this.dtype }));
+  }
+
+  /** Set the whole [outFeatures] bias (not split: it is added once, after the all-reduce). */
+  async loadFullBias(full: ArrayLike<number>): Promise<void> {
+    const bias = requireBias('RowParallelLinear', this.bias);
+    requireLength('RowParallelLinear.loadFullBias', 'bias', full, [this.outFeatures]);
+    await bias.copy_(this.torch.fromArray(Float32Array.from(full), { shape: [this.outFeatures], dtype: this.dtype }));
+  }
+}
+
+// ---- checks shared by both layers ---------------------------------------------
+
+/** Validate options at the edge; every problem is reported at once, each ending with what was received. */
+function parseOptions(layer: string, options: unknown): ResolvedOptions {
+  const r = ParallelLinearOptionsSchema.safeParse(options, { reportInput: true });
+  if (r.success) return r.data;
+  const problems = issueProblems(r.error.issues, ParallelLinearOptionsSchema, (path) => ({ file: `${layer} options`, path: dottedPath(path) }));
+  throw new KernbenchError('ERR_INVALID_ARG', problems.map(formatConfigProblem).join('; '));
+}
+
+function requireDivisible(layer: string, field: string, value: number, ws: number): void {
+  if (value % ws !== 0) {
+    throw new KernbenchError('ERR_INVALID_ARG', `${layer}: ${field} must be divisible by the tensor model parallel world size (${ws}) to split it evenly, got ${field} = ${value}`);
+  }
+}
+
+/** Weights go to the SIP torch.ahbm.setDevice chose; the TP rank must own it (RowParallel's all-reduce requires it, ColumnParallel would silently compute elsewhere). */
+function requireOwnDevice(layer: string, torch: Torch, rank: number): void {
+  const device = torch.ahbm.currentDevice();
+  if (device !== rank) throw new KernbenchError('ERR_INVALID_ARG', `${layer}: tensor-parallel rank ${rank} must build its layers on its own SIP; call torch.ahbm.setDevice(${rank}) first, got current device ${device}`);
+}
+
+/** x must be a device tensor [M, cols] of the layer's dtype, on the PEs that hold the weight. Returns M. */
+function checkInput(layer: string, x: Tensor, cols: number, dtype: string, weight: Tensor): number {
+  if (!x.desc) throw new KernbenchError('ERR_INVALID_ARG', `${layer}.forward takes a device tensor; copy_ the host tensor into torch.zeros(...) first, got a host tensor of shape [${x.shape.join(', ')}]`);
+  if (x.shape.length !== 2 || x.shape[1] !== cols) throw new KernbenchError('ERR_INVALID_ARG', `${layer}.forward: x must be [M, ${cols}], got shape [${x.shape.join(', ')}]`);
+  if (x.dtype !== dtype) throw new KernbenchError('ERR_INVALID_ARG', `${layer}.forward: x must have the layer's dtype ${dtype}, got ${x.dtype}`);
+  const where = (t: Tensor) => (t.desc?.shards ?? []).map((s) => `(sip ${s.sip}, cube ${s.cube}, pe ${s.pe})`).join(' ');
+  if (where(x) !== where(weight)) throw new KernbenchError('ERR_INVALID_ARG', `${layer}.forward: x must live where the weight does, ${where(weight)} (allocate it after torch.ahbm.setDevice(rank) with the default DPPolicy), got x on ${where(x)}`);
+  return x.shape[0];
+}
+
+function requireLength(what: string, name: string, full: ArrayLike<number>, shape: number[]): void {
+  const n = shape.reduce((a, b) => a * b, 1);
+  if (full.length !== n) throw new KernbenchError('ERR_INVALID_ARG', `${what}: the full ${name} [${shape.join(', ')}] has ${n} values, got ${full.length}`);
+}
+
+function requireBias(layer: string, bias: Tensor | null): Tensor {
+  if (!bias) throw new KernbenchError('ERR_INVALID_ARG', `${layer}.loadFullBias: the layer was built with bias: false, got a bias to load`);
+  return bias;
+}
+
+/** Columns [start, start + count) of a row-major [rows, cols] matrix. */
+function columnBlock(full: ArrayLike<number>, rows: number, cols: number, start: number, count: number): Float32Array {
+  const out = new Float32Array(rows * count);
+  for (let r = 0; r < rows; r++) for (let c = 0; c < count; c++) out[r * count + c] = full[r * cols + start + c];
+  return out;
+}
