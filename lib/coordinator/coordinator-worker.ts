@@ -10,6 +10,8 @@ import { SharedState } from '../shm/shared-state.js';
 import { Machine } from '../topology/machine.js';
 import { unreachable, type FromCoordinator, type ToCoordinator } from '../runtime/messages.js';
 import { findDeadlock } from './deadlock.js';
+import { MemoryChannels } from './grants.js';
+import { EXEC } from '../shm/layout.js';
 
 /**
  * Pause between detector passes: bounds how late a deadlock is reported (the
@@ -17,6 +19,8 @@ import { findDeadlock } from './deadlock.js';
  * RUNNING actor, so the cost is small; the interval keeps it off the 2 cores.
  */
 const PASS_INTERVAL_MS = 20;
+/** Pause while memory requests are pending: a grant waits for quiescence, which nobody announces. */
+const GRANT_INTERVAL_MS = 0.2;
 
 const port = parentPort;
 if (!port) throw new Error('coordinator-worker must run in a worker thread');
@@ -46,15 +50,27 @@ function runSession(m: Extract<ToCoordinator, { type: 'session' }>): void {
   const sh = SharedState.attach(m.plan.dims, m.buffers);
   const machine = new Machine(m.plan.topology);
   const ctl = sh.ctl;
+  const channels = new MemoryChannels(machine);
   let passes = 0;
   let deadlock = false;
+  let requests = false;
   while (Atomics.load(ctl, HEADER.SESSION_END) === 0) {
     const seen = Atomics.load(ctl, HEADER.COORD_DOORBELL);
-    Atomics.wait(ctl, HEADER.COORD_DOORBELL, seen, PASS_INTERVAL_MS);
+    Atomics.wait(ctl, HEADER.COORD_DOORBELL, seen, requests ? GRANT_INTERVAL_MS : PASS_INTERVAL_MS);
     if (Atomics.load(ctl, HEADER.ABORT) !== 0) continue; // already aborting: wait for the end
     passes++;
     Atomics.add(ctl, HEADER.COORD_PASSES, 1);
-    const waiters = findDeadlock(sh, machine);
+    const waiters = findDeadlock(sh, machine); // non-null: the session is quiescent
+    const pending = channels.pending(sh);
+    requests = pending.length > 0;
+    if (waiters && requests) {
+      for (const pe of channels.grantEarliest(sh, pending)) {
+        const db = sh.layout.exec(m.plan.peExecutor[pe], EXEC.DOORBELL);
+        Atomics.add(ctl, db, 1);
+        Atomics.notify(ctl, db);
+      }
+      continue;
+    }
     if (waiters) {
       deadlock = true;
       sh.writeErrorSlot(-1, serializeError(new DeadlockError(waiters)), ERROR_SLOT_BYTES);

@@ -6,7 +6,7 @@ import { bytesPerElement, decode, encode, roundArray, type DType } from '../dtyp
 import { KernbenchError, formatPs } from '../errors.js';
 import { type ChannelOp, type Received } from '../ipcq/channel.js';
 import { recvSource, sendPeer, type World } from '../ccl/world.js';
-import { DIRECTIONS, WAIT_KIND, type Direction } from '../shm/layout.js';
+import { DIRECTIONS, GRANT, HEADER, PE, WAIT_KIND, type Direction } from '../shm/layout.js';
 import type { PeCoord } from '../topology/machine.js';
 import type { PeRuntime } from '../runtime/pe-runtime.js';
 import type { ShardDesc, TensorDesc } from '../runtime/tensor-desc.js';
@@ -109,8 +109,7 @@ export class KernelContext {
     this.checkBounds('load', t, s, offset, count);
     const at = s.arenaOffset + offset * bpe;
     const data = decode(t.dtype, this.pe.env.shared.arena.subarray(at, at + count * bpe), allocF32(count));
-    this.advance(this.pe.env.costs.memoryPs(s.space, count * bpe));
-    if (this.pe.env.sched.jitter) await this.pe.env.sched.jitter.point();
+    await this.memoryAccess(s, count * bpe);
     const shape = whole ? (t.shape.length === 1 ? [s.cols[1]] : [s.rows[1], s.cols[1]]) : [count];
     return new Tile(t.dtype, shape, data);
   }
@@ -148,8 +147,36 @@ export class KernelContext {
     this.checkBounds('store', t, s, offset, tile.size);
     const at = s.arenaOffset + offset * bpe;
     encode(t.dtype, tile.data, this.pe.env.shared.arena.subarray(at, at + tile.size * bpe));
-    this.advance(this.pe.env.costs.memoryPs(s.space, tile.size * bpe));
-    if (this.pe.env.sched.jitter) await this.pe.env.sched.jitter.point();
+    await this.memoryAccess(s, tile.size * bpe);
+  }
+
+  /**
+   * Charge an access of `bytes` to the shard's memory. TCM is the PE's own; a
+   * cube's SRAM and HBM channels are shared by its PEs, so an access there is a
+   * request to the coordinator, which grants requests in virtual-time order
+   * (lib/coordinator/grants.ts) and answers with the completion time.
+   */
+  private async memoryAccess(s: ShardDesc, bytes: number): Promise<void> {
+    const env = this.pe.env;
+    if (s.space === 'tcm' || !env.costs.contended(s.space)) {
+      this.advance(env.costs.memoryPs(s.space, bytes));
+      if (env.sched.jitter) await env.sched.jitter.point();
+      return;
+    }
+    const L = env.shared.layout;
+    const times = env.shared.times;
+    const ctl = env.shared.ctl;
+    const pe = this.pe.id;
+    const cube = s.sip * env.machine.cubesPerSip + s.cube;
+    times[L.grant(pe, GRANT.AT_PS)] = this.pe.clockPs;
+    times[L.grant(pe, GRANT.BYTES)] = bytes;
+    times[L.grant(pe, GRANT.SPACE)] = s.space === 'hbm' ? 1 : 0;
+    times[L.grant(pe, GRANT.CUBE)] = cube;
+    const n = Atomics.add(ctl, L.pe(pe, PE.REQ_SEQ), 1) + 1;
+    Atomics.add(ctl, HEADER.COORD_DOORBELL, 1);
+    Atomics.notify(ctl, HEADER.COORD_DOORBELL);
+    await env.sched.waitUntil(L.peActor(pe), L.pe(pe, PE.GRANT_SEQ), n, WAIT_KIND.GRANT, cube, this.pe.clockPs);
+    this.pe.clockPs = times[L.grant(pe, GRANT.DONE_PS)];
   }
 
   private checkBounds(op: string, t: TensorDesc, s: ShardDesc, offset: number, count: number): void {

@@ -68,7 +68,7 @@ export const ACTOR = {
 const ACTOR_STRIDE = 8;
 
 export const ACTOR_STATE = { IDLE: 0, RUNNING: 1, BLOCKED: 2, DONE: 3 } as const;
-export const WAIT_KIND = { NONE: 0, IPCQ_DATA: 1, IPCQ_CREDIT: 2, KERNEL_DONE: 3, BARRIER: 4, COMMAND: 5, RANKS_DONE: 6, CHANNEL: 7 } as const;
+export const WAIT_KIND = { NONE: 0, IPCQ_DATA: 1, IPCQ_CREDIT: 2, KERNEL_DONE: 3, BARRIER: 4, COMMAND: 5, RANKS_DONE: 6, CHANNEL: 7, GRANT: 8 } as const;
 
 /**
  * Actors are everything that can wait: per PE its kernel task and its 8 DMA
@@ -85,6 +85,10 @@ export const PE = {
   LAUNCHED: 1,
   /** Bytes allocated in this PE's TCM. */
   TCM_TOP: 2,
+  /** Shared-memory-channel requests this PE has made (its request is in the GRANT block of `times`). */
+  REQ_SEQ: 3,
+  /** Requests the coordinator has granted; REQ_SEQ > GRANT_SEQ means one is pending. */
+  GRANT_SEQ: 4,
   /** Operations finished per DMA channel (8 words: outbound east..south, inbound east..south). */
   CHAN_DONE: 8,
 } as const;
@@ -133,6 +137,20 @@ export const RECORD = {
 } as const;
 export const RECORD_CAPACITY = 4096;
 
+/** Per PE block in `times`: its pending request for a cube's shared memory channel, and the answer. */
+export const GRANT = {
+  /** Virtual time the PE issues the access. */
+  AT_PS: 0,
+  BYTES: 1,
+  /** 0 SRAM, 1 HBM. */
+  SPACE: 2,
+  /** Global cube index (sip * cubesPerSip + cube). */
+  CUBE: 3,
+  /** Written by the coordinator: virtual time the access completes. */
+  DONE_PS: 4,
+  WIDTH: 5,
+} as const;
+
 export const CMD_SLOTS = 64;
 /** Bytes for a PE's last error (length-prefixed JSON) and for the deadlock report. */
 export const ERROR_SLOT_BYTES = 8 * 1024;
@@ -171,6 +189,7 @@ export class ShmLayout {
   private readonly clockBase: number;
   private readonly recordBase: number;
   private readonly barrierBase: number;
+  private readonly grantBase: number;
 
   constructor(readonly dims: LayoutDims) {
     this.rings = dims.pes * DIR_COUNT;
@@ -198,6 +217,8 @@ export class ShmLayout {
     f += dims.pes * RECORD_CAPACITY * RECORD.WIDTH;
     this.barrierBase = f;
     f += 2 * dims.hosts;
+    this.grantBase = f;
+    f += dims.pes * GRANT.WIDTH;
     this.timesWords = f;
 
     this.slotStride = SLOT.HEADER_BYTES + Math.ceil(dims.slotSize / 8) * 8;
@@ -262,6 +283,9 @@ export class ShmLayout {
   }
   record(pe: number, seq: number, field: number): number {
     return this.recordBase + (pe * RECORD_CAPACITY + (seq % RECORD_CAPACITY)) * RECORD.WIDTH + field;
+  }
+  grant(pe: number, field: number): number {
+    return this.grantBase + pe * GRANT.WIDTH + field;
   }
   barrierTime(round: number, host: number): number {
     return this.barrierBase + (round % 2) * this.dims.hosts + host;

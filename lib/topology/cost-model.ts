@@ -27,6 +27,11 @@ export class CostModel {
     return latencyPs(m.latency_ns) + transferPs(bytes, m.bandwidth_gb_s);
   }
 
+  /** Does an access to this space occupy a shared channel (finite bandwidth), so concurrent accesses queue? */
+  contended(space: MemorySpaceName): boolean {
+    return this.t.memory[space].bandwidth_gb_s !== Infinity;
+  }
+
   /** An elementwise op over `n` elements on the vector unit. */
   vectorPs(n: number): number {
     return cyclesPs(n, this.t.pe.vector_lanes, this.t.pe.clock_ghz);
