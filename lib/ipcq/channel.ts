@@ -124,6 +124,13 @@ abstract class Channel {
     return op;
   }
 
+  /** After publishing `word`: resolve same-thread waiters; ring another thread only if its waiter wants this. */
+  protected wake(word: number, executor: number, wanted: boolean): void {
+    const sched = this.env.sched;
+    if (executor === sched.executor) sched.signal(word);
+    else if (wanted) sched.ring(executor);
+  }
+
   /** Bytes per piece for elements of `dt`: vc_chunk_size rounded down to whole elements. */
   protected pieceBytes(dt: DType): number {
     const bpe = bytesPerElement(dt);
@@ -174,7 +181,7 @@ export class OutboundChannel extends Channel {
       this.seq = k + 1;
     }
     env.stats.messages += pieces;
-    env.sched.publish(ring.tailWord, env.plan.peExecutor[peer]);
+    this.wake(ring.tailWord, env.plan.peExecutor[peer], ring.dataWanted(this.seq - pieces, this.seq));
     this.clockPs = t;
     return t;
   }
@@ -199,14 +206,17 @@ export class OutboundChannel extends Channel {
     for (let i = 0; i < pieces; i++) {
       const k = this.seq;
       const b = Math.min(pieceBytes, payload.length - i * pieceBytes);
-      if (k >= nSlots) await sched.waitUntil(this.actor, ring.headWord, k - nSlots + 1, WAIT_KIND.IPCQ_CREDIT, ring.ring, t);
+      if (k >= nSlots) {
+        ring.wantCredit(k - nSlots + 1);
+        await sched.waitUntil(this.actor, ring.headWord, k - nSlots + 1, WAIT_KIND.IPCQ_CREDIT, ring.ring, t);
+      }
       t = this.pieceTiming(peer, k, t, b);
       if (sched.jitter) await sched.jitter.point();
       ring.payload(k, b).set(payload.subarray(i * pieceBytes, i * pieceBytes + b));
       ring.publish(k, b, t + env.costs.flightPs(this.pe, peer), this.pe, peer);
       this.seq = k + 1;
       env.stats.messages++;
-      sched.publish(ring.tailWord, consumer);
+      this.wake(ring.tailWord, consumer, ring.dataWanted(k, k + 1));
     }
     this.clockPs = t;
     return t;
@@ -266,7 +276,7 @@ export class InboundChannel extends Channel {
     }
     if (at !== count) this.checkSize(sender, count * bpe, at * bpe, 0, true);
     ring.publishHead(head + pieces);
-    env.sched.publish(ring.headWord, env.plan.peExecutor[sender]);
+    this.wake(ring.headWord, env.plan.peExecutor[sender], ring.creditWanted(head, head + pieces));
     this.clockPs = t;
     return { values: out, donePs: t };
   }
@@ -281,6 +291,7 @@ export class InboundChannel extends Channel {
     let got = 0;
     do {
       const k = Atomics.load(shared.ctl, ring.headWord);
+      ring.wantData(k);
       await sched.waitUntil(this.actor, ring.tailWord, k + 1, WAIT_KIND.IPCQ_DATA, ring.ring, t);
       const h = ring.header(k, sender, this.pe);
       this.checkSize(sender, nbytes, got, h.bytes);
@@ -290,7 +301,7 @@ export class InboundChannel extends Channel {
       if (sched.jitter) await sched.jitter.point();
       ring.setFreed(k, t);
       ring.publishHead(k + 1);
-      sched.publish(ring.headWord, producer);
+      this.wake(ring.headWord, producer, ring.creditWanted(k, k + 1));
     } while (got < nbytes);
     this.clockPs = t;
     return { values: decode(dtype, out, allocF32(count)), donePs: t };

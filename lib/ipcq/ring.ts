@@ -33,6 +33,8 @@ export interface PieceHeader {
 export class IpcqRingView {
   readonly tailWord: number;
   readonly headWord: number;
+  readonly dataWantWord: number;
+  readonly creditWantWord: number;
 
   constructor(
     private readonly sh: SharedState,
@@ -40,6 +42,8 @@ export class IpcqRingView {
   ) {
     this.tailWord = sh.layout.ring(ring, RING.TAIL);
     this.headWord = sh.layout.ring(ring, RING.HEAD);
+    this.dataWantWord = sh.layout.ring(ring, RING.DATA_WANT);
+    this.creditWantWord = sh.layout.ring(ring, RING.CREDIT_WANT);
   }
 
   get nSlots(): number {
@@ -122,5 +126,34 @@ export class IpcqRingView {
   free(seq: number, freedPs: number): void {
     this.setFreed(seq, freedPs);
     this.publishHead(seq + 1);
+  }
+
+  // Wake-ups across threads cost a notify each (DESIGN §8): a side that is
+  // about to wait announces what it waits for, and the other side wakes a
+  // remote thread only when it publishes exactly that. Dekker-style: the
+  // waiter stores its want then loads the counter; the publisher stores the
+  // counter then loads the want; with Atomics (sequentially consistent) at
+  // least one of them sees the other.
+
+  /** The receiver is about to wait for message `seq`. */
+  wantData(seq: number): void {
+    Atomics.store(this.sh.ctl, this.dataWantWord, seq + 1);
+  }
+
+  /** Did publishing tail (from `before` to `after`) give a waiting receiver what it wants? */
+  dataWanted(before: number, after: number): boolean {
+    const w = Atomics.load(this.sh.ctl, this.dataWantWord);
+    return w > before && w <= after;
+  }
+
+  /** The sender is about to wait for head to reach `head`. */
+  wantCredit(head: number): void {
+    Atomics.store(this.sh.ctl, this.creditWantWord, head);
+  }
+
+  /** Did publishing head (from `before` to `after`) give a waiting sender what it wants? */
+  creditWanted(before: number, after: number): boolean {
+    const w = Atomics.load(this.sh.ctl, this.creditWantWord);
+    return w > before && w <= after;
   }
 }

@@ -98,8 +98,12 @@ const PE_STRIDE = 16;
 export const RING = {
   /** Messages published by the sender (monotonic). */
   TAIL: 0,
+  /** The tail the receiver is waiting for (monotonic). The sender wakes another thread only when it reaches it. */
+  DATA_WANT: 4,
   /** Messages consumed by the receiver (monotonic); head - tail is the occupancy. */
   HEAD: 8,
+  /** The head the sender is waiting for (a credit; monotonic). The receiver wakes another thread only for it. */
+  CREDIT_WANT: 12,
 } as const;
 const RING_STRIDE = 16;
 
