@@ -53,3 +53,13 @@ t.test('the digest changes when the program changes (it is not a constant)', asy
   t.not(a.digest, c.digest, 'different timing');
   t.not(a.critNs, c.critNs);
 });
+
+t.test('a send the kernel never awaits still ends the kernel at the same time on the fast and the queued path', async (t) => {
+  const { fireAndForgetWorker } = await import('./fixtures/kernels.js');
+  const runs = [];
+  for (const over of [{ threads: 1 }, { threads: 'rank' as const }, { threads: 1, jitterSeed: 5 }, { threads: 'pe' as const, jitterSeed: 2 }]) {
+    const r = await rt.session({ topology: 'ring_1d_6', ...over }, (torch) => torch.multiprocessing.spawn(fireAndForgetWorker, { nprocs: 2 }));
+    runs.push({ value: r.value, digest: r.digest });
+  }
+  for (const r of runs.slice(1)) t.same(r, runs[0]);
+});

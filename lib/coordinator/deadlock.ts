@@ -77,6 +77,8 @@ function describeWait(sh: SharedState, m: Machine, a: number, target: number): s
       return `${who} waits at barrier #${aux} since ${at}`;
     case WAIT_KIND.RANKS_DONE:
       return `${who} waits for ${aux} spawned rank(s) to finish`;
+    case WAIT_KIND.GRANT:
+      return `${who} waits for a grant on the memory channel of cube ${aux} since ${at}`;
     case WAIT_KIND.COMMAND:
       return `${who} waits for a free command slot on executor ${aux}`;
     default:

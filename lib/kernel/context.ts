@@ -288,7 +288,7 @@ export class KernelContext {
     const d = this.dir(dir);
     const peer = sendPeer(this.world, this.rank, d);
     const op = this.pe.out[d].send(peer, tile.dtype, tile.data, this.pe.clockPs);
-    if (!op.settled) this.issued.push(op);
+    this.issued.push(op); // even if done already: the kernel's end waits for it either way
     return new SendHandle(this, op);
   }
 
@@ -303,7 +303,7 @@ export class KernelContext {
     const src = recvSource(this.world, this.rank, d);
     const sh = toShape(shape);
     const op = this.pe.in[d].recv(src.pe, src.dir, dtype, shapeSize(sh), this.pe.clockPs);
-    if (!op.settled) this.issued.push(op);
+    this.issued.push(op); // even if done already: the kernel's end waits for it either way
     return new RecvFuture(op, dtype, sh);
   }
 
