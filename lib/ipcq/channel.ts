@@ -107,16 +107,19 @@ abstract class Channel {
 
   protected enqueue<T>(run: () => Promise<T>): ChannelOp<T> {
     const sched = this.env.sched;
+    // RUNNING from the moment work is queued, not from when the chain reaches
+    // it: otherwise the deadlock detector could see a kernel waiting on an IDLE
+    // channel whose operation is about to start, and call it a deadlock.
+    if (this.idle) sched.setState(this.actor, ACTOR_STATE.RUNNING);
     const op = new ChannelOp<T>(this.channel, this.issued++);
     op.attach(
       this.tail.then(async () => {
-        sched.setState(this.actor, ACTOR_STATE.RUNNING);
         try {
           return await run();
         } finally {
           this.settledCount++;
           Atomics.add(this.env.shared.ctl, this.doneWord, 1);
-          sched.setState(this.actor, ACTOR_STATE.IDLE);
+          if (this.idle) sched.setState(this.actor, ACTOR_STATE.IDLE);
         }
       }),
     );
