@@ -33,6 +33,7 @@ Options for run:
   --dtype T           element type for benches that take one: ${DTYPES.join('|')}
   --set PATH=VALUE    override any topology field (system.sips.count=4) or CCL field (ccl.n_slots=1); repeatable
   --json              one JSON object per result on stdout
+  --trace FILE        write a Chrome trace (open in ui.perfetto.dev): a track per PE, IPCQ flow arrows, host spans
 
 Environment:
   KERNBENCH_JITTER=SEED   inject seeded random yields/sleeps at every synchronisation point
@@ -48,6 +49,7 @@ const RUN_OPTIONS = {
   dtype: { type: 'string' },
   set: { type: 'string', multiple: true },
   json: { type: 'boolean' },
+  trace: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -80,7 +82,7 @@ function parse(args: string[], allowed: (keyof typeof RUN_OPTIONS)[]) {
 }
 
 async function cmdRun(args: string[]): Promise<number> {
-  const v = parse(args, ['bench', 'topology', 'ccl', 'algorithm', 'threads', 'dtype', 'set', 'json', 'help']);
+  const v = parse(args, ['bench', 'topology', 'ccl', 'algorithm', 'threads', 'dtype', 'set', 'json', 'trace', 'help']);
   if (v.help) {
     process.stdout.write(HELP);
     return 0;
@@ -97,6 +99,7 @@ async function cmdRun(args: string[]): Promise<number> {
     algorithm: v.algorithm as string | undefined,
     dtype: dtype as DType | undefined,
     jitterSeed: jitterSeedFromEnv(),
+    trace: v.trace as string | undefined,
   };
   const json = v.json === true;
   await loadBench(bench); // unknown bench: usage error before any thread starts

@@ -37,6 +37,8 @@ export interface RunConfig {
   algorithm: string | undefined;
   dtype: DType | undefined;
   jitterSeed: number | null;
+  /** Write a Chrome trace of the (last) session here (--trace). */
+  trace?: string;
 }
 
 export interface SessionRun<T> {

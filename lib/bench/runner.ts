@@ -7,6 +7,8 @@ import { buildPlan } from '../runtime/plan.js';
 import { Session, ThreadResources } from '../runtime/session.js';
 import type { BenchContext, BenchResult, RunConfig, SessionRun } from './contract.js';
 import { runDigest } from './digest.js';
+import { writeChromeTrace } from '../trace/chrome.js';
+import { Machine } from '../topology/machine.js';
 import { benchUrl, loadBench } from './registry.js';
 
 export interface RunOutcome {
@@ -21,7 +23,7 @@ export function resolveCclFor(config: RunConfig) {
 export async function withSession<T>(resources: ThreadResources, config: RunConfig, spawnModules: string[], fn: (torch: Torch, s: Session) => Promise<T>): Promise<SessionRun<T> & { outputs?: Float32Array[] }> {
   const topology = loadTopology(topologyPath(config.topology), config.sets);
   const ccl = resolveCclFor(config);
-  const plan = buildPlan({ topologyName: config.topology, topology, ccl, threads: config.threads, jitterSeed: config.jitterSeed });
+  const plan = buildPlan({ topologyName: config.topology, topology, ccl, threads: config.threads, jitterSeed: config.jitterSeed, trace: config.trace !== undefined });
   const session = await Session.open(resources, plan);
   session.spawnModules.push(...spawnModules);
   let value: T;
@@ -32,6 +34,10 @@ export async function withSession<T>(resources: ThreadResources, config: RunConf
     throw e;
   }
   const report = await session.end();
+  if (config.trace !== undefined) {
+    const hosts = [...Array.from({ length: plan.dims.hosts - 1 }, (_, r) => `rank ${r} host`), 'main host'];
+    writeChromeTrace(config.trace, report.trace, new Machine(topology), hosts);
+  }
   return { value, report, digest: runDigest([], report.records) };
 }
 

@@ -127,7 +127,9 @@ export class HostRuntime {
         }
         return { pe, startPs: t[L.record(pe, h.seqs[i], RECORD.START_PS)], endPs };
       });
+      const waitedFrom = this.clockPs;
       this.clockPs = Math.max(this.clockPs, h.endPs);
+      this.env.trace?.hostSpan(this.host, `wait ${h.name}`, waitedFrom, this.clockPs);
       if (failure) throw failure;
     } catch (e) {
       h.error = e instanceof Error ? e : new KernbenchError('ERR_INTERNAL', String(e));

@@ -181,6 +181,7 @@ export class OutboundChannel extends Channel {
       if (dtype === 'f32') ring.payloadF32(k).set(values.subarray(i * per, i * per + n));
       else encode(dtype, values.subarray(i * per, i * per + n), ring.payload(k, n * bpe));
       ring.publish(k, n * bpe, t + env.costs.flightPs(this.pe, peer), this.pe, peer);
+      env.trace?.flowOut(ring.ring, k, this.pe, t);
       this.seq = k + 1;
     }
     env.stats.messages += pieces;
@@ -217,6 +218,7 @@ export class OutboundChannel extends Channel {
       if (sched.jitter) await sched.jitter.point();
       ring.payload(k, b).set(payload.subarray(i * pieceBytes, i * pieceBytes + b));
       ring.publish(k, b, t + env.costs.flightPs(this.pe, peer), this.pe, peer);
+      env.trace?.flowOut(ring.ring, k, this.pe, t);
       this.seq = k + 1;
       env.stats.messages++;
       this.wake(ring.tailWord, consumer, ring.dataWanted(k, k + 1));
@@ -276,6 +278,7 @@ export class InboundChannel extends Channel {
       else decode(dtype, ring.payload(k, h.bytes), out.subarray(at, at + n));
       at += n;
       ring.setFreed(k, t);
+      env.trace?.flowIn(ring.ring, k, this.pe, t);
     }
     if (at !== count) this.checkSize(sender, count * bpe, at * bpe, 0, true);
     ring.publishHead(head + pieces);
@@ -303,6 +306,7 @@ export class InboundChannel extends Channel {
       got += h.bytes;
       if (sched.jitter) await sched.jitter.point();
       ring.setFreed(k, t);
+      env.trace?.flowIn(ring.ring, k, this.pe, t);
       ring.publishHead(k + 1);
       this.wake(ring.headWord, producer, ring.creditWanted(k, k + 1));
     } while (got < nbytes);

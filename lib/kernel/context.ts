@@ -159,10 +159,11 @@ export class KernelContext {
   private async memoryAccess(s: ShardDesc, bytes: number): Promise<void> {
     const env = this.pe.env;
     if (s.space === 'tcm' || !env.costs.contended(s.space)) {
-      this.advance(env.costs.memoryPs(s.space, bytes));
+      this.advance(env.costs.memoryPs(s.space, bytes), `${s.space} access`);
       if (env.sched.jitter) await env.sched.jitter.point();
       return;
     }
+    const requestedPs = this.pe.clockPs;
     const L = env.shared.layout;
     const times = env.shared.times;
     const ctl = env.shared.ctl;
@@ -177,6 +178,7 @@ export class KernelContext {
     Atomics.notify(ctl, HEADER.COORD_DOORBELL);
     await env.sched.waitUntil(L.peActor(pe), L.pe(pe, PE.GRANT_SEQ), n, WAIT_KIND.GRANT, cube, this.pe.clockPs);
     this.pe.clockPs = times[L.grant(pe, GRANT.DONE_PS)];
+    env.trace?.span(pe, `${s.space} access`, requestedPs, this.pe.clockPs);
   }
 
   private checkBounds(op: string, t: TensorDesc, s: ShardDesc, offset: number, count: number): void {
@@ -235,13 +237,13 @@ export class KernelContext {
   /** Softmax along the last axis; costs a few vector passes (max, exp-sum, divide). */
   softmax(x: Tile): Tile {
     const out = softmax(x);
-    this.advance(3 * this.pe.env.costs.vectorPs(x.size));
+    this.advance(3 * this.pe.env.costs.vectorPs(x.size), 'softmax');
     return out;
   }
   /** Matrix product [M, K] @ [K, N] on the matrix unit, accumulated in f32 (Triton's tl.dot). */
   dot(a: Tile, b: Tile): Tile {
     const out = dot(a, b);
-    this.advance(this.pe.env.costs.gemmPs(a.shape[0], b.shape[1], a.shape[1], a.dtype === 'f32'));
+    this.advance(this.pe.env.costs.gemmPs(a.shape[0], b.shape[1], a.shape[1], a.dtype === 'f32'), 'dot');
     return out;
   }
   /** Integer ceiling division. */
@@ -253,7 +255,7 @@ export class KernelContext {
     const out = allocF32(x.size);
     out.set(x.data);
     roundArray(dtype, out);
-    this.advance(this.pe.env.costs.vectorPs(x.size));
+    this.advance(this.pe.env.costs.vectorPs(x.size), 'convert');
     return new Tile(dtype, x.shape, out);
   }
 
@@ -277,7 +279,7 @@ export class KernelContext {
 
   /** Charge a vector-unit op on the result's elements. */
   private vector(out: Tile): Tile {
-    this.advance(this.pe.env.costs.vectorPs(out.size));
+    this.advance(this.pe.env.costs.vectorPs(out.size), 'vector');
     return out;
   }
 
@@ -370,7 +372,9 @@ export class KernelContext {
   }
 
   /** Advance this PE's clock by a local op's cost. */
-  advance(ps: number): void {
+  advance(ps: number, op = 'compute'): void {
+    const trace = this.pe.env.trace;
+    if (trace && ps > 0) trace.span(this.pe.id, op, this.pe.clockPs, this.pe.clockPs + ps);
     this.pe.clockPs += ps;
   }
 

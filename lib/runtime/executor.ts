@@ -50,7 +50,7 @@ export async function runExecutor(init: ExecutorInit): Promise<ExecutorReport> {
   await serving;
   await Promise.allSettled(ranks);
   port.close();
-  return { executor: init.executor, messages: env.stats.messages };
+  return { executor: init.executor, messages: env.stats.messages, trace: env.trace?.data ?? null };
 }
 
 /** Hand each launch command to its PE, in queue order. Ends when the session ends or aborts. */

@@ -6,6 +6,7 @@ import type { SerializedError } from '../errors.js';
 import type { LayoutDims } from '../shm/layout.js';
 import type { SharedBuffers } from '../shm/shared-state.js';
 import type { SessionPlan } from './plan.js';
+import type { ThreadTraceData } from '../trace/recorder.js';
 
 /** main -> executor, on the session's port. */
 export type ToExecutor =
@@ -37,6 +38,8 @@ export interface ExecutorInit {
 export interface ExecutorReport {
   executor: number;
   messages: number;
+  /** What the thread recorded, when the run is traced. */
+  trace: ThreadTraceData | null;
 }
 
 export function unreachable(x: never): never {

@@ -77,6 +77,7 @@ export class PeRuntime {
     // Release the kernel's TCM scratch (only this PE's kernels allocate it while the kernel runs).
     if (tl.scratchBytes > 0) Atomics.sub(env.shared.ctl, L.pe(this.id, PE.TCM_TOP), tl.scratchBytes);
     const t = env.shared.times;
+    env.trace?.span(this.id, cmd.name, start, this.clockPs);
     t[L.record(this.id, cmd.seq, RECORD.START_PS)] = start;
     t[L.record(this.id, cmd.seq, RECORD.END_PS)] = this.clockPs;
     t[L.record(this.id, cmd.seq, RECORD.STATUS)] = status;

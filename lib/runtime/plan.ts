@@ -28,6 +28,8 @@ export interface SessionPlan {
   dims: LayoutDims;
   /** Seed of the scheduling-jitter mode, or null. */
   jitterSeed: number | null;
+  /** Record a virtual-time trace (--trace). */
+  trace: boolean;
 }
 
 export function parseThreadLayout(s: string): ThreadLayout {
@@ -43,6 +45,7 @@ export function buildPlan(opts: {
   ccl: ResolvedCcl;
   threads: ThreadLayout;
   jitterSeed: number | null;
+  trace?: boolean;
   arenaBytes?: number;
 }): SessionPlan {
   const m = new Machine(opts.topology);
@@ -69,6 +72,7 @@ export function buildPlan(opts: {
     peExecutor,
     hostExecutor,
     jitterSeed: opts.jitterSeed,
+    trace: opts.trace ?? false,
     dims: {
       executors,
       pes: m.totalPes,

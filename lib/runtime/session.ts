@@ -21,6 +21,7 @@ import { SharedState } from '../shm/shared-state.js';
 import { wakeAllThreads } from './wake.js';
 import { unreachable, type ExecutorReport, type FromCoordinator, type FromExecutor, type ToExecutor } from './messages.js';
 import type { SessionPlan } from './plan.js';
+import type { ThreadTraceData } from '../trace/recorder.js';
 import { ThreadEnv } from './thread-env.js';
 
 const EXECUTOR_FILE = new URL('./executor-worker.js', import.meta.url).href;
@@ -92,6 +93,8 @@ export interface PeRecord {
 
 export interface SessionReport {
   records: PeRecord[];
+  /** Every thread's trace records (main's first), when traced. */
+  trace: ThreadTraceData[];
   messages: number;
   coordinatorPasses: number;
 }
@@ -275,7 +278,9 @@ export class Session implements Spawner {
     for (const p of this.ports) p.close();
     const coord = await this.coordinatorDone;
     if (coord?.type === 'fatal') throw reviveError(coord.error as SerializedError);
+    const trace = [this.env.trace?.data, ...reports.map((r) => r.trace)].filter((x): x is ThreadTraceData => x !== null && x !== undefined);
     return {
+      trace,
       records: this.readRecords(),
       messages: reports.reduce((n, r) => n + r.messages, 0),
       coordinatorPasses: coord?.type === 'session-done' ? coord.passes : 0,

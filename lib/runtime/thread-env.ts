@@ -6,6 +6,7 @@ import type { SharedState } from '../shm/shared-state.js';
 import type { SessionPlan } from './plan.js';
 import { Jitter } from './jitter.js';
 import { Scheduler } from './scheduler.js';
+import { TraceRecorder } from '../trace/recorder.js';
 
 export interface ThreadStats {
   /** IPCQ messages (slots) this thread published. */
@@ -17,6 +18,8 @@ export class ThreadEnv {
   readonly costs: CostModel;
   readonly sched: Scheduler;
   readonly stats: ThreadStats = { messages: 0 };
+  /** Set when the run is traced. */
+  readonly trace: TraceRecorder | null;
 
   constructor(
     readonly plan: SessionPlan,
@@ -26,6 +29,7 @@ export class ThreadEnv {
     this.machine = new Machine(plan.topology);
     this.costs = new CostModel(this.machine);
     const jitter = plan.jitterSeed === null ? null : new Jitter(plan.jitterSeed, executor);
+    this.trace = plan.trace ? new TraceRecorder() : null;
     this.sched = new Scheduler(shared, executor, plan.ccl.backpressure === 'poll', jitter);
   }
 }
