@@ -14,7 +14,7 @@ import type { Topology } from '../lib/config/topology-schema.js';
 import type { DType } from '../lib/dtype/index.js';
 import { gemm } from '../lib/tp/gemm-kernel.js';
 import { matmul, rounded, seededValues, ulp, type FloatDType } from '../lib/tp/reference.js';
-import { KernbenchError } from '../lib/errors.js';
+import { KernbenchError, UsageError } from '../lib/errors.js';
 
 export const description = 'one GEMM (64x64x64) on one PE through tl.load/dot/store, checked against a JS matmul; crit_ns and achieved vs peak FLOP/s';
 
@@ -110,9 +110,9 @@ export async function run(torch: Torch, ctx: BenchContext): Promise<BenchResult[
   ];
 }
 
-/** Refuse dtypes the matrix unit has no path for. */
+/** The --dtype of a GEMM bench; i32 (no matrix-unit path) is a usage error. */
 export function floatDType(d: DType, bench: string): FloatDType {
-  if (d === 'i32') throw new KernbenchError('ERR_INVALID_ARG', `${bench} runs f16, bf16 or f32, got --dtype ${d}`);
+  if (d === 'i32') throw new UsageError(`${bench} runs f16, bf16 or f32, got --dtype ${d}`);
   return d;
 }
 

@@ -13,8 +13,18 @@ export function config(over: Partial<RunConfig> = {}): RunConfig {
   return { topology: 'default', ccl: 'default', threads: 'rank', sets: [], algorithm: undefined, dtype: undefined, jitterSeed: null, ...over };
 }
 
+export interface TestRuntimeOptions {
+  /** More module URLs whose exports spawn may run, registered after the fixtures (test/fixtures/kernels.js). */
+  modules?: string[];
+}
+
 export class TestRuntime {
   readonly resources = new ThreadResources();
+  private readonly modules: string[];
+
+  constructor(opts: TestRuntimeOptions = {}) {
+    this.modules = [FIXTURES, ...(opts.modules ?? [])];
+  }
 
   /** Run a bench in-process; returns its results with digests. */
   async bench(name: string, over: Partial<RunConfig> = {}) {
@@ -22,9 +32,9 @@ export class TestRuntime {
     return out.results;
   }
 
-  /** Open a session (fixtures module registered for spawn), run fn, end it. */
+  /** Open a session (the fixtures and `modules` registered for spawn), run fn, end it. */
   session<T>(over: Partial<RunConfig>, fn: (torch: Torch, s: Session) => Promise<T>) {
-    return withSession(this.resources, config(over), [FIXTURES], fn);
+    return withSession(this.resources, config(over), this.modules, fn);
   }
 
   close(): Promise<void> {
