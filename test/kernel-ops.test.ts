@@ -1,0 +1,77 @@
+// The kernel language (issue 3, item 7): every elementwise op against plain
+// arithmetic, bounds-checked loads and stores, TCM scratch that refuses to
+// overflow and is released when the kernel returns.
+import t from 'tap';
+import { allOps, greedyScratch, outOfBounds, scratchRoundTrip } from './fixtures/kernels.js';
+import { TestRuntime } from './helpers/run.js';
+
+const rt = new TestRuntime();
+t.teardown(() => rt.close());
+
+const X = [-2, -0.5, 0, 0.25, 1, 1.5, 3, 8];
+const Y = [1, 2, -4, 0.5, 3, -1.5, 0.75, 2];
+
+function softmax(v: number[]): number[] {
+  const m = Math.max(...v);
+  const e = v.map((x) => Math.exp(x - m));
+  const s = e.reduce((a, b) => a + b, 0);
+  return e.map((x) => x / s);
+}
+
+t.test('elementwise ops, softmax and cdiv match plain arithmetic (f32)', async (t) => {
+  const r = await rt.session({}, async (torch) => {
+    const x = torch.zeros([8]);
+    const y = torch.zeros([8]);
+    const out = torch.zeros([80]);
+    await x.copy_(torch.fromArray(X));
+    await y.copy_(torch.fromArray(Y));
+    await torch.launch('all_ops', allOps, x, y, out);
+    return Array.from((await out.numpy()).data);
+  });
+  const want = [
+    X.map((a, i) => a + Y[i]),
+    X.map((a, i) => a - Y[i]),
+    X.map((a, i) => a * Y[i]),
+    X.map((a, i) => a / Y[i]),
+    X.map((a, i) => Math.max(a, Y[i])),
+    X.map((a, i) => Math.min(a, Y[i])),
+    X.map((a, i) => a * Y[i] + 1),
+    X.map((a) => Math.min(Math.max(a, -1), 2)),
+    softmax(X),
+    X.map((a) => a * 4),
+  ].map((row) => row.map((v) => Math.fround(v)));
+  const got = Array.from({ length: 10 }, (_, i) => r.value.slice(i * 8, i * 8 + 8));
+  t.same(got.filter((_, i) => i !== 8), want.filter((_, i) => i !== 8), 'exact for everything but softmax');
+  // softmax keeps its exponentials in f32 before normalising: within a few f32 ulps
+  t.ok(got[8].every((v, i) => Math.abs(v - want[8][i]) <= 4 * 2 ** -24 * Math.max(v, 2 ** -20)), `softmax ${got[8].join(',')}`);
+  t.ok(Math.abs(got[8].reduce((a, b) => a + b, 0) - 1) < 1e-6, 'softmax sums to 1');
+});
+
+t.test('a load past the end of the shard is an error naming PE, kernel, range and time', async (t) => {
+  await rt.session({}, async (torch) => {
+    const x = torch.zeros([16]);
+    const e = (await torch.launch('oob', outOfBounds, x).wait().catch((err: unknown) => err)) as { code: string; cause: { code: string; message: string } };
+    t.equal(e.code, 'ERR_KERNEL');
+    t.equal(e.cause.code, 'ERR_OUT_OF_BOUNDS');
+    t.match(e.cause.message, /^oob on PE \(sip 0, cube 0, pe 0\) at [0-9.]+ ns: load of elements \[15, 17\) is outside the shard/);
+  });
+});
+
+t.test('scratch beyond the TCM is refused with ERR_OUT_OF_MEMORY', async (t) => {
+  await rt.session({}, async (torch) => {
+    const x = torch.zeros([4]);
+    const e = (await torch.launch('greedy', greedyScratch, x, torch.spec.timing.memory.tcm.bytes).wait().catch((err: unknown) => err)) as { cause: { code: string; message: string } };
+    t.equal(e.cause.code, 'ERR_OUT_OF_MEMORY');
+    t.match(e.cause.message, /scratch 'too_big'.*TCM of \(sip 0, cube 0, pe 0\)/);
+  });
+});
+
+t.test('a kernel\'s scratch is released when it returns, so it can be used again and again', async (t) => {
+  await rt.session({}, async (torch) => {
+    const n = Math.floor(torch.spec.timing.memory.tcm.bytes / 4 / 2); // half the TCM each time
+    const x = torch.zeros([n]);
+    await x.copy_(torch.fromArray(new Float32Array(n).fill(1)));
+    for (let i = 0; i < 3; i++) await torch.launch('scratch', scratchRoundTrip, x, n);
+    t.equal((await x.numpy()).data[n - 1], 8, '1 doubled three times');
+  });
+});
