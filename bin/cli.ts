@@ -14,6 +14,7 @@ import { runBench } from '../lib/bench/runner.js';
 import { DEFAULT_THREADS, parseThreadLayout } from '../lib/runtime/plan.js';
 import { jitterSeedFromEnv } from '../lib/runtime/jitter.js';
 import { ThreadResources } from '../lib/runtime/session.js';
+import { REDUCE_OPS } from '../lib/ccl/reduce-op.js';
 
 const HELP = `kernbench — a deterministic, multi-threaded simulator of a multi-chip AI accelerator
 
@@ -33,6 +34,8 @@ Options for run:
   --dtype T           element type for benches that take one: ${DTYPES.join('|')}
   --set PATH=VALUE    override any topology field (system.sips.count=4) or CCL field (ccl.n_slots=1); repeatable
   --json              one JSON object per result on stdout
+  --min-bytes N, --max-bytes N, --step-factor F, --op OP
+                      size sweep and reduction of allreduce_perf (nccl-tests style)
   --trace FILE        write a Chrome trace (open in ui.perfetto.dev): a track per PE, IPCQ flow arrows, host spans
 
 Environment:
@@ -50,6 +53,10 @@ const RUN_OPTIONS = {
   set: { type: 'string', multiple: true },
   json: { type: 'boolean' },
   trace: { type: 'string' },
+  'min-bytes': { type: 'string' },
+  'max-bytes': { type: 'string' },
+  'step-factor': { type: 'string' },
+  op: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -82,7 +89,10 @@ function parse(args: string[], allowed: (keyof typeof RUN_OPTIONS)[]) {
 }
 
 async function cmdRun(args: string[]): Promise<number> {
-  const v = parse(args, ['bench', 'topology', 'ccl', 'algorithm', 'threads', 'dtype', 'set', 'json', 'trace', 'help']);
+  const v = parse(args, ['bench', 'topology', 'ccl', 'algorithm', 'threads', 'dtype', 'set', 'json', 'trace', 'min-bytes', 'max-bytes', 'step-factor', 'op', 'help']);
+  const options: Record<string, string> = {};
+  for (const k of ['min-bytes', 'max-bytes', 'step-factor', 'op'] as const) if (typeof v[k] === 'string') options[k] = v[k] as string;
+  if (options.op !== undefined && !REDUCE_OPS.includes(options.op as (typeof REDUCE_OPS)[number])) throw new UsageError(`--op takes ${REDUCE_OPS.join('|')}, got '${options.op}'`);
   if (v.help) {
     process.stdout.write(HELP);
     return 0;
@@ -100,6 +110,7 @@ async function cmdRun(args: string[]): Promise<number> {
     dtype: dtype as DType | undefined,
     jitterSeed: jitterSeedFromEnv(),
     trace: v.trace as string | undefined,
+    options,
   };
   const json = v.json === true;
   await loadBench(bench); // unknown bench: usage error before any thread starts

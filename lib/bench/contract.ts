@@ -39,6 +39,8 @@ export interface RunConfig {
   jitterSeed: number | null;
   /** Write a Chrome trace of the (last) session here (--trace). */
   trace?: string;
+  /** Bench-specific flags (--min-bytes, --max-bytes, --step-factor, --op), as given. */
+  options?: Record<string, string>;
 }
 
 export interface SessionRun<T> {
