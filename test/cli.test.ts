@@ -180,3 +180,25 @@ t.test('validate exits 0 on every shipped topology with the shipped CCL file', a
   const runs = await Promise.all(topologies.map((f) => kernbench('validate', '--topology', f.slice(0, -'.yaml'.length))));
   runs.forEach((r, i) => t.same([r.exitCode, r.stderr], [0, ''], topologies[i]));
 });
+
+t.test('KERNBENCH_JITTER and --threads change nothing in the JSON result', async (t) => {
+  const base = await kernbench('run', '--bench', 'ccl_allreduce', '--json');
+  const variants = await Promise.all([
+    execa('node', [BIN, 'run', '--bench', 'ccl_allreduce', '--json', '--threads', 'pe'], { reject: false, cwd: ROOT, env: { KERNBENCH_JITTER: '3' } }),
+    execa('node', [BIN, 'run', '--bench', 'ccl_allreduce', '--json', '--threads', '1'], { reject: false, cwd: ROOT, env: { KERNBENCH_JITTER: '8' } }),
+  ]);
+  t.equal(base.exitCode, 0);
+  for (const v of variants) {
+    t.equal(v.exitCode, 0);
+    t.equal(String(v.stdout).trim(), base.stdout.trim());
+  }
+});
+
+t.test('--trace writes a Chrome trace file and the run still exits by itself', async (t) => {
+  const file = `${t.testdir()}/trace.json`;
+  const r = await kernbench('run', '--bench', 'ccl_allreduce', '--trace', file);
+  t.equal(r.exitCode, 0);
+  const { readFileSync } = await import('node:fs');
+  const trace = JSON.parse(readFileSync(file, 'utf8')) as { traceEvents: { ph: string }[] };
+  t.ok(trace.traceEvents.some((e) => e.ph === 'X') && trace.traceEvents.some((e) => e.ph === 's'));
+});
