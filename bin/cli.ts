@@ -36,6 +36,7 @@ Options for run:
   --json              one JSON object per result on stdout
   --min-bytes N, --max-bytes N, --step-factor F, --op OP
                       size sweep and reduction of allreduce_perf (nccl-tests style)
+  --no-data           timing only: kernels move and compute no data (same crit_ns; results are not checked)
   --trace FILE        write a Chrome trace (open in ui.perfetto.dev): a track per PE, IPCQ flow arrows, host spans
 
 Environment:
@@ -53,6 +54,7 @@ const RUN_OPTIONS = {
   set: { type: 'string', multiple: true },
   json: { type: 'boolean' },
   trace: { type: 'string' },
+  'no-data': { type: 'boolean' },
   'min-bytes': { type: 'string' },
   'max-bytes': { type: 'string' },
   'step-factor': { type: 'string' },
@@ -89,7 +91,7 @@ function parse(args: string[], allowed: (keyof typeof RUN_OPTIONS)[]) {
 }
 
 async function cmdRun(args: string[]): Promise<number> {
-  const v = parse(args, ['bench', 'topology', 'ccl', 'algorithm', 'threads', 'dtype', 'set', 'json', 'trace', 'min-bytes', 'max-bytes', 'step-factor', 'op', 'help']);
+  const v = parse(args, ['bench', 'topology', 'ccl', 'algorithm', 'threads', 'dtype', 'set', 'json', 'trace', 'no-data', 'min-bytes', 'max-bytes', 'step-factor', 'op', 'help']);
   const options: Record<string, string> = {};
   for (const k of ['min-bytes', 'max-bytes', 'step-factor', 'op'] as const) if (typeof v[k] === 'string') options[k] = v[k] as string;
   if (options.op !== undefined && !REDUCE_OPS.includes(options.op as (typeof REDUCE_OPS)[number])) throw new UsageError(`--op takes ${REDUCE_OPS.join('|')}, got '${options.op}'`);
@@ -111,6 +113,7 @@ async function cmdRun(args: string[]): Promise<number> {
     jitterSeed: jitterSeedFromEnv(),
     trace: v.trace as string | undefined,
     options,
+    noData: v['no-data'] === true,
   };
   const json = v.json === true;
   await loadBench(bench); // unknown bench: usage error before any thread starts

@@ -39,6 +39,8 @@ export interface RunConfig {
   jitterSeed: number | null;
   /** Write a Chrome trace of the (last) session here (--trace). */
   trace?: string;
+  /** Timing-only mode (--no-data): same virtual times, no data moved or computed; benches skip their checks. */
+  noData?: boolean;
   /** Bench-specific flags (--min-bytes, --max-bytes, --step-factor, --op), as given. */
   options?: Record<string, string>;
 }

@@ -23,7 +23,7 @@ export function resolveCclFor(config: RunConfig) {
 export async function withSession<T>(resources: ThreadResources, config: RunConfig, spawnModules: string[], fn: (torch: Torch, s: Session) => Promise<T>): Promise<SessionRun<T> & { outputs?: Float32Array[] }> {
   const topology = loadTopology(topologyPath(config.topology), config.sets);
   const ccl = resolveCclFor(config);
-  const plan = buildPlan({ topologyName: config.topology, topology, ccl, threads: config.threads, jitterSeed: config.jitterSeed, trace: config.trace !== undefined });
+  const plan = buildPlan({ topologyName: config.topology, topology, ccl, threads: config.threads, jitterSeed: config.jitterSeed, trace: config.trace !== undefined, noData: config.noData ?? false });
   const session = await Session.open(resources, plan);
   session.spawnModules.push(...spawnModules);
   let value: T;

@@ -163,9 +163,9 @@ export class OutboundChannel extends Channel {
       }
     }
     // Slow path: snapshot the payload now (the kernel may reuse its tile), send piece by piece.
-    const payload = new Uint8Array(nbytes);
-    encode(dtype, values, payload);
-    return this.enqueue(() => this.run(peer, payload, issuePs, pieces, pieceBytes));
+    const payload = new Uint8Array(this.env.plan.noData ? 0 : nbytes);
+    if (!this.env.plan.noData) encode(dtype, values, payload);
+    return this.enqueue(() => this.run(peer, payload, nbytes, issuePs, pieces, pieceBytes));
   }
 
   /** Every piece has its credit: encode straight into the slots. */
@@ -178,7 +178,9 @@ export class OutboundChannel extends Channel {
       const k = this.seq;
       t = this.pieceTiming(peer, k, t, Math.min(per, values.length - i * per) * bpe);
       const n = Math.min(per, values.length - i * per);
-      if (dtype === 'f32') ring.payloadF32(k).set(values.subarray(i * per, i * per + n));
+      if (env.plan.noData) {
+        // timing-only mode: the header (sizes, times) travels, the bytes do not
+      } else if (dtype === 'f32') ring.payloadF32(k).set(values.subarray(i * per, i * per + n));
       else encode(dtype, values.subarray(i * per, i * per + n), ring.payload(k, n * bpe));
       ring.publish(k, n * bpe, t + env.costs.flightPs(this.pe, peer), this.pe, peer);
       env.trace?.flowOut(ring.ring, k, this.pe, t);
@@ -201,7 +203,8 @@ export class OutboundChannel extends Channel {
     return t + costs.dmaSetupPs + costs.serialPs(this.pe, peer, bytes);
   }
 
-  private async run(peer: number, payload: Uint8Array, issuePs: number, pieces: number, pieceBytes: number): Promise<number> {
+  /** `payload` is empty in timing-only mode; `nbytes` is what the pieces say they carry. */
+  private async run(peer: number, payload: Uint8Array, nbytes: number, issuePs: number, pieces: number, pieceBytes: number): Promise<number> {
     const { env, ring } = this;
     const { sched, plan } = env;
     const nSlots = ring.nSlots;
@@ -209,14 +212,14 @@ export class OutboundChannel extends Channel {
     let t = Math.max(this.clockPs, issuePs);
     for (let i = 0; i < pieces; i++) {
       const k = this.seq;
-      const b = Math.min(pieceBytes, payload.length - i * pieceBytes);
+      const b = Math.min(pieceBytes, nbytes - i * pieceBytes);
       if (k >= nSlots) {
         ring.wantCredit(k - nSlots + 1);
         await sched.waitUntil(this.actor, ring.headWord, k - nSlots + 1, WAIT_KIND.IPCQ_CREDIT, ring.ring, t);
       }
       t = this.pieceTiming(peer, k, t, b);
       if (sched.jitter) await sched.jitter.point();
-      ring.payload(k, b).set(payload.subarray(i * pieceBytes, i * pieceBytes + b));
+      if (!plan.noData) ring.payload(k, b).set(payload.subarray(i * pieceBytes, i * pieceBytes + b));
       ring.publish(k, b, t + env.costs.flightPs(this.pe, peer), this.pe, peer);
       env.trace?.flowOut(ring.ring, k, this.pe, t);
       this.seq = k + 1;
@@ -274,7 +277,9 @@ export class InboundChannel extends Channel {
       this.checkSize(sender, count * bpe, at * bpe, h.bytes);
       t = Math.max(t, h.arrivalPs) + env.costs.memoryPs(env.plan.ccl.buffer_kind, h.bytes);
       const n = h.bytes / bpe;
-      if (dtype === 'f32') out.set(ring.payloadF32(k).subarray(0, n), at);
+      if (env.plan.noData) {
+        // timing-only mode: nothing to copy
+      } else if (dtype === 'f32') out.set(ring.payloadF32(k).subarray(0, n), at);
       else decode(dtype, ring.payload(k, h.bytes), out.subarray(at, at + n));
       at += n;
       ring.setFreed(k, t);
@@ -302,7 +307,7 @@ export class InboundChannel extends Channel {
       const h = ring.header(k, sender, this.pe);
       this.checkSize(sender, nbytes, got, h.bytes);
       t = Math.max(t, h.arrivalPs) + costs.memoryPs(plan.ccl.buffer_kind, h.bytes);
-      out.set(ring.payload(k, h.bytes), got);
+      if (!plan.noData) out.set(ring.payload(k, h.bytes), got);
       got += h.bytes;
       if (sched.jitter) await sched.jitter.point();
       ring.setFreed(k, t);
@@ -311,7 +316,7 @@ export class InboundChannel extends Channel {
       this.wake(ring.headWord, producer, ring.creditWanted(k, k + 1));
     } while (got < nbytes);
     this.clockPs = t;
-    return { values: decode(dtype, out, allocF32(count)), donePs: t };
+    return { values: plan.noData ? allocF32(count) : decode(dtype, out, allocF32(count)), donePs: t };
   }
 
   private checkSize(sender: number, want: number, got: number, piece: number, short = false): void {

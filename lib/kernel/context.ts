@@ -108,7 +108,7 @@ export class KernelContext {
     const count = opts.count ?? s.nbytes / bpe - offset;
     this.checkBounds('load', t, s, offset, count);
     const at = s.arenaOffset + offset * bpe;
-    const data = decode(t.dtype, this.pe.env.shared.arena.subarray(at, at + count * bpe), allocF32(count));
+    const data = this.pe.env.plan.noData ? allocF32(count) : decode(t.dtype, this.pe.env.shared.arena.subarray(at, at + count * bpe), allocF32(count));
     await this.memoryAccess(s, count * bpe);
     const shape = whole ? (t.shape.length === 1 ? [s.cols[1]] : [s.rows[1], s.cols[1]]) : [count];
     return new Tile(t.dtype, shape, data);
@@ -146,7 +146,7 @@ export class KernelContext {
     const offset = opts.offset ?? 0;
     this.checkBounds('store', t, s, offset, tile.size);
     const at = s.arenaOffset + offset * bpe;
-    encode(t.dtype, tile.data, this.pe.env.shared.arena.subarray(at, at + tile.size * bpe));
+    if (!this.pe.env.plan.noData) encode(t.dtype, tile.data, this.pe.env.shared.arena.subarray(at, at + tile.size * bpe));
     await this.memoryAccess(s, tile.size * bpe);
   }
 
@@ -198,7 +198,7 @@ export class KernelContext {
 
   /** Elementwise a + b (tiles or scalars), rounded to the lead tile's dtype. */
   add(a: Operand, b: Operand): Tile {
-    if (a instanceof Tile && b instanceof Tile && a.size === b.size) {
+    if (a instanceof Tile && b instanceof Tile && a.size === b.size && !this.pe.env.plan.noData) {
       // The collectives' hot path: a plain loop the JIT keeps monomorphic.
       const out = allocF32(a.size);
       const x = a.data, y = b.data;
@@ -206,29 +206,29 @@ export class KernelContext {
       roundArray(a.dtype, out);
       return this.vector(new Tile(a.dtype, a.shape, out));
     }
-    return this.vector(elementwise('add', [a, b], (x, y) => x + y));
+    return this.vector(this.ew('add', [a, b], (x, y) => x + y));
   }
   sub(a: Operand, b: Operand): Tile {
-    return this.vector(elementwise('sub', [a, b], (x, y) => x - y));
+    return this.vector(this.ew('sub', [a, b], (x, y) => x - y));
   }
   mul(a: Operand, b: Operand): Tile {
-    return this.vector(elementwise('mul', [a, b], (x, y) => x * y));
+    return this.vector(this.ew('mul', [a, b], (x, y) => x * y));
   }
   div(a: Operand, b: Operand): Tile {
-    return this.vector(elementwise('div', [a, b], (x, y) => x / y));
+    return this.vector(this.ew('div', [a, b], (x, y) => x / y));
   }
   maximum(a: Operand, b: Operand): Tile {
-    return this.vector(elementwise('maximum', [a, b], (x, y) => Math.max(x, y)));
+    return this.vector(this.ew('maximum', [a, b], (x, y) => Math.max(x, y)));
   }
   minimum(a: Operand, b: Operand): Tile {
-    return this.vector(elementwise('minimum', [a, b], (x, y) => Math.min(x, y)));
+    return this.vector(this.ew('minimum', [a, b], (x, y) => Math.min(x, y)));
   }
   /** a * b + c with one rounding (fused). */
   fma(a: Operand, b: Operand, c: Operand): Tile {
-    return this.vector(elementwise('fma', [a, b, c], (x, y, z) => x * y + z));
+    return this.vector(this.ew('fma', [a, b, c], (x, y, z) => x * y + z));
   }
   clamp(x: Tile, lo: Operand, hi: Operand): Tile {
-    return this.vector(elementwise('clamp', [x, lo, hi], (v, l, h) => Math.min(Math.max(v, l), h)));
+    return this.vector(this.ew('clamp', [x, lo, hi], (v, l, h) => Math.min(Math.max(v, l), h)));
   }
   /** a * s for a scalar s. */
   scale(a: Tile, s: number): Tile {
@@ -236,13 +236,13 @@ export class KernelContext {
   }
   /** Softmax along the last axis; costs a few vector passes (max, exp-sum, divide). */
   softmax(x: Tile): Tile {
-    const out = softmax(x);
+    const out = this.pe.env.plan.noData ? new Tile(x.dtype, x.shape, allocF32(x.size)) : softmax(x);
     this.advance(3 * this.pe.env.costs.vectorPs(x.size), 'softmax');
     return out;
   }
   /** Matrix product [M, K] @ [K, N] on the matrix unit, accumulated in f32 (Triton's tl.dot). */
   dot(a: Tile, b: Tile): Tile {
-    const out = dot(a, b);
+    const out = this.pe.env.plan.noData ? new Tile('f32', [a.shape[0], b.shape[1]], allocF32(a.shape[0] * b.shape[1])) : dot(a, b);
     this.advance(this.pe.env.costs.gemmPs(a.shape[0], b.shape[1], a.shape[1], a.dtype === 'f32'), 'dot');
     return out;
   }
@@ -275,6 +275,15 @@ export class KernelContext {
         throw this.error('ERR_INVALID_ARG', `unknown reduction, got '${String(never)}'`);
       }
     }
+  }
+
+  /** An elementwise op; in timing-only mode (--no-data) only its result's shape is made. */
+  private ew(op: string, xs: Operand[], f: (...v: number[]) => number): Tile {
+    if (this.pe.env.plan.noData) {
+      const lead = xs.find((x): x is Tile => x instanceof Tile);
+      if (lead) return new Tile(lead.dtype, lead.shape, allocF32(lead.size));
+    }
+    return elementwise(op, xs, f);
   }
 
   /** Charge a vector-unit op on the result's elements. */

@@ -30,6 +30,8 @@ export interface SessionPlan {
   jitterSeed: number | null;
   /** Record a virtual-time trace (--trace). */
   trace: boolean;
+  /** Timing-only mode (--no-data): kernels move no bytes and compute nothing; virtual times are unchanged. */
+  noData: boolean;
 }
 
 export function parseThreadLayout(s: string): ThreadLayout {
@@ -46,6 +48,7 @@ export function buildPlan(opts: {
   threads: ThreadLayout;
   jitterSeed: number | null;
   trace?: boolean;
+  noData?: boolean;
   arenaBytes?: number;
 }): SessionPlan {
   const m = new Machine(opts.topology);
@@ -73,6 +76,7 @@ export function buildPlan(opts: {
     hostExecutor,
     jitterSeed: opts.jitterSeed,
     trace: opts.trace ?? false,
+    noData: opts.noData ?? false,
     dims: {
       executors,
       pes: m.totalPes,
