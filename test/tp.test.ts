@@ -170,7 +170,7 @@ t.test('tp_mlp matches the single-device f16 reference on every rank', async (t)
   const ref = mlpReference(mlpParameters(MLP_DIMS, 'f16'), MLP_DIMS, 'f16', ws);
   t.equal(r.outputs?.length, ws);
   t.same(
-    (r.outputs ?? []).map((y) => compare(y, ref.y, ref.tolerance).wrong),
+    (r.outputs ?? []).map((y) => compare(Float32Array.from(y), ref.y, ref.tolerance).wrong),
     Array.from({ length: ws }, () => 0),
     'no element beyond tolerance on any rank',
   );

@@ -24,7 +24,7 @@ export interface BenchResult {
   /** Human-readable lines (what a PyTorch script would print on rank 0). */
   lines: string[];
   /** Output tensors hashed into the digest (in a fixed order, e.g. by rank). */
-  outputs?: Float32Array[];
+  outputs?: (Float32Array | Float64Array)[];
   /** Bench-specific figures (throughput, ratios), printed and kept in --json. */
   extra?: Record<string, number | string | boolean>;
 }

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { PeRecord } from '../runtime/session.js';
 
-export function runDigest(outputs: readonly Float32Array[], records: readonly PeRecord[]): string {
+export function runDigest(outputs: readonly (Float32Array | Float64Array)[], records: readonly PeRecord[]): string {
   const h = createHash('sha256');
   for (const o of outputs) {
     h.update(`out:${o.length};`);

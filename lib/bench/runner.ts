@@ -20,7 +20,7 @@ export function resolveCclFor(config: RunConfig) {
 }
 
 /** Open a session for `config`, run `fn` with the main torch, end the session. */
-export async function withSession<T>(resources: ThreadResources, config: RunConfig, spawnModules: string[], fn: (torch: Torch, s: Session) => Promise<T>): Promise<SessionRun<T> & { outputs?: Float32Array[] }> {
+export async function withSession<T>(resources: ThreadResources, config: RunConfig, spawnModules: string[], fn: (torch: Torch, s: Session) => Promise<T>): Promise<SessionRun<T>> {
   const topology = loadTopology(topologyPath(config.topology), config.sets);
   const ccl = resolveCclFor(config);
   const plan = buildPlan({ topologyName: config.topology, topology, ccl, threads: config.threads, jitterSeed: config.jitterSeed, trace: config.trace !== undefined, noData: config.noData ?? false });

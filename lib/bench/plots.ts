@@ -1,0 +1,91 @@
+// Runs on: main. Owns: the evaluation figures, as SVG rendered headless from
+// Vega-Lite specs (vega-lite compiles, vega renders with no canvas), so
+// plotting is a maintained library's job, not hand-drawn SVG.
+import * as vega from 'vega';
+import { compile, type TopLevelSpec } from 'vega-lite';
+import type { Machine } from '../topology/machine.js';
+
+export async function renderSvg(spec: TopLevelSpec): Promise<string> {
+  const view = new vega.View(vega.parse(compile(spec).spec), { renderer: 'none' });
+  const svg = await view.toSVG();
+  view.finalize();
+  return svg;
+}
+
+export interface LatencyPoint {
+  nElem: number;
+  critNs: number;
+  series: string;
+}
+
+/** crit_ns against n_elem (log-log), one line per series. */
+export function latencyChart(title: string, points: LatencyPoint[]): Promise<string> {
+  return renderSvg({
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    title,
+    width: 480,
+    height: 300,
+    data: { values: points },
+    mark: { type: 'line', point: true },
+    encoding: {
+      x: { field: 'nElem', type: 'quantitative', scale: { type: 'log' }, title: 'n_elem per rank' },
+      y: { field: 'critNs', type: 'quantitative', scale: { type: 'log' }, title: 'crit_ns (virtual)' },
+      color: { field: 'series', type: 'nominal', title: null },
+    },
+  } as TopLevelSpec);
+}
+
+/** The SIP-level topology: SIPs on their grid, one rule per link (wrap links drawn as arcs would clutter: they are dashed). */
+export function topologyDiagram(title: string, m: Machine): Promise<string> {
+  const { w, h } = m.sipGrid;
+  const nodes = Array.from({ length: m.sips }, (_, s) => ({ sip: `SIP ${s}`, x: s % w, y: Math.floor(s / w) }));
+  const edges: { x: number; y: number; x2: number; y2: number; wrap: boolean }[] = [];
+  for (let a = 0; a < m.sips; a++) {
+    for (let b = a + 1; b < m.sips; b++) {
+      if (m.sipHops(a, b) !== 1) continue;
+      const A = nodes[a], B = nodes[b];
+      const wrap = Math.abs(A.x - B.x) + Math.abs(A.y - B.y) !== 1;
+      // A wrap-around link would lie on top of the row (column) it closes: draw it just outside.
+      const dy = wrap && A.y === B.y ? -0.35 : 0;
+      const dx = wrap && A.x === B.x ? -0.35 : 0;
+      edges.push({ x: A.x + dx, y: A.y + dy, x2: B.x + dx, y2: B.y + dy, wrap });
+    }
+  }
+  return renderSvg({
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    title,
+    width: Math.max(160, 90 * w),
+    height: Math.max(80, 90 * h),
+    layer: [
+      {
+        data: { values: edges },
+        mark: { type: 'rule', strokeWidth: 2 },
+        encoding: {
+          x: { field: 'x', type: 'quantitative', axis: null, scale: { domain: [-0.5, w - 0.5] } },
+          y: { field: 'y', type: 'quantitative', axis: null, scale: { domain: [h - 0.5, -0.5] } },
+          x2: { field: 'x2' },
+          color: { value: '#555' },
+          y2: { field: 'y2' },
+          strokeDash: { field: 'wrap', type: 'nominal', title: 'wrap-around link' },
+        },
+      },
+      {
+        data: { values: nodes },
+        mark: { type: 'circle', size: 900, opacity: 1 },
+        encoding: {
+          x: { field: 'x', type: 'quantitative', axis: null, scale: { domain: [-0.5, w - 0.5] } },
+          y: { field: 'y', type: 'quantitative', axis: null, scale: { domain: [h - 0.5, -0.5] } },
+        },
+      },
+      {
+        data: { values: nodes },
+        mark: { type: 'text', color: 'white', fontSize: 10 },
+        encoding: {
+          x: { field: 'x', type: 'quantitative', axis: null, scale: { domain: [-0.5, w - 0.5] } },
+          y: { field: 'y', type: 'quantitative', axis: null, scale: { domain: [h - 0.5, -0.5] } },
+          text: { field: 'sip' },
+        },
+      },
+    ],
+  } as TopLevelSpec);
+}
