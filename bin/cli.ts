@@ -166,6 +166,11 @@ async function cmdValidate(args: string[]): Promise<number> {
 
 /** Entry point for bin/kernbench.js: exit codes and error printing (no stack for usage/config). */
 export async function cli(argv: string[]): Promise<void> {
+  // `kernbench list | head` closes the pipe early: that is the reader's choice, not an error.
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(0);
+    throw e;
+  });
   let code: number;
   try {
     code = await main(argv);

@@ -142,8 +142,10 @@ export interface SerializedError {
   message: string;
   stack: string | undefined;
   code: string | undefined;
-  /** Own enumerable fields (atPs, pe, kernel, ...), JSON-safe. */
+  /** Own enumerable fields (atPs, pe, kernel, waiters, ...), JSON-safe. */
   fields: Record<string, unknown>;
+  /** The `cause`, when it is an error (a kernel's own throw inside a KernelError). */
+  cause?: SerializedError;
 }
 
 export function serializeError(e: unknown): SerializedError {
@@ -152,20 +154,28 @@ export function serializeError(e: unknown): SerializedError {
     for (const [k, v] of Object.entries(e)) {
       if (k === 'cause') continue;
       try {
-        fields[k] = JSON.parse(JSON.stringify(v, (_key, val) => (val instanceof Map ? Object.fromEntries(val) : val)));
+        fields[k] = JSON.parse(JSON.stringify(v, (_key, val: unknown) => (val instanceof Map ? Object.fromEntries([...val].map(([mk, mv]) => [mk, mv instanceof Error ? serializeError(mv) : mv])) : val)));
       } catch {
-        fields[k] = String(v);
+        fields[k] = String(v); // not JSON-able (a cycle, a BigInt): keep its text
       }
     }
     const code = (e as { code?: unknown }).code;
-    return { name: e.name, message: e.message, stack: e.stack, code: typeof code === 'string' ? code : undefined, fields };
+    const out: SerializedError = { name: e.name, message: e.message, stack: e.stack, code: typeof code === 'string' ? code : undefined, fields };
+    if (e.cause instanceof Error) out.cause = serializeError(e.cause);
+    return out;
   }
   return { name: 'Error', message: String(e), stack: undefined, code: undefined, fields: {} };
 }
 
-const REVIVERS: Record<string, (s: SerializedError) => Error> = {
-  AbortError: (s) => new AbortError(s.message.replace(/^aborted: /, '')),
-  DeadlockError: (s) => new DeadlockError((s.fields.waiters as string[] | undefined) ?? [s.message]),
+/** kernbench's own classes, rebuilt with their prototype so `instanceof` holds on the other side. */
+const KERNBENCH_CLASSES: Record<string, { prototype: Error }> = {
+  KernbenchError,
+  ConfigError,
+  UsageError,
+  DeadlockError,
+  AbortError,
+  KernelError,
+  SpawnError,
 };
 
 const BUILTIN_ERRORS: Record<string, ErrorConstructor> = {
@@ -178,29 +188,29 @@ const BUILTIN_ERRORS: Record<string, ErrorConstructor> = {
   URIError,
 };
 
-/** Rebuild an error on this side of a thread boundary, keeping class, message, stack and fields. */
+/** Rebuild an error on this side of a thread boundary, keeping class, message, stack, fields and cause. */
 export function reviveError(s: SerializedError): Error {
   let e: Error;
-  const revive = REVIVERS[s.name];
-  if (revive) {
-    e = revive(s);
-  } else if (s.code !== undefined && s.code in ERROR_CODES) {
-    e = new KernbenchError(s.code as ErrorCode, s.message);
-    e.name = s.name;
+  const Own = KERNBENCH_CLASSES[s.name];
+  if (Own) {
+    // Not through the constructor: its message formatting already happened on the other side.
+    e = Object.create(Own.prototype) as Error;
+    Object.defineProperty(e, 'message', { value: s.message, writable: true, configurable: true });
   } else {
     const Ctor = BUILTIN_ERRORS[s.name] ?? Error;
     e = new Ctor(s.message);
-    if (!(s.name in BUILTIN_ERRORS)) e.name = s.name;
   }
+  Object.defineProperty(e, 'name', { value: s.name, writable: true, configurable: true });
   for (const [k, v] of Object.entries(s.fields)) {
     if (k === 'name' || k === 'message') continue;
-    try {
-      (e as unknown as Record<string, unknown>)[k] = v;
-    } catch {
-      // A read-only field on the rebuilt class (e.g. `code`): the class already set it.
-      continue;
-    }
+    (e as unknown as Record<string, unknown>)[k] = k === 'errors' && s.name === 'SpawnError' && v && typeof v === 'object' ? reviveErrorMap(v as Record<string, SerializedError>) : v;
   }
+  if (s.code !== undefined) (e as unknown as Record<string, unknown>).code = s.code;
+  if (s.cause) Object.defineProperty(e, 'cause', { value: reviveError(s.cause), writable: true, configurable: true });
   if (s.stack !== undefined) e.stack = s.stack;
   return e;
+}
+
+function reviveErrorMap(o: Record<string, SerializedError>): Map<number, Error> {
+  return new Map(Object.entries(o).map(([k, v]) => [Number(k), reviveError(v)]));
 }

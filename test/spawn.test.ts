@@ -47,3 +47,46 @@ t.test('nprocs beyond the SIP count is refused with the count', async (t) => {
     await t.rejects(torch.multiprocessing.spawn(sumWorker, { args: [2], nprocs: 3 }), { code: 'ERR_INVALID_ARG', message: /nprocs must be in \[1, 2\].*got 3/ });
   });
 });
+
+t.test('join: false leaves main free to wait on its own work (memory grants included) before join()', async (t) => {
+  const { addOne } = await import('./fixtures/kernels.js');
+  const r = await rt.session({}, async (torch) => {
+    const ctx = (await torch.multiprocessing.spawn(sumWorker, { args: [4], nprocs: 2, join: false })) as { join(): Promise<unknown[]> };
+    const x = torch.zeros([1024]);
+    await torch.launch('add_one', addOne, x); // its HBM accesses need quiescence while the ranks may be done
+    return { ranks: await ctx.join(), x: (await x.numpy()).data[0] };
+  });
+  t.same(r.value, { ranks: [[3, 3, 3, 3], [3, 3, 3, 3]], x: 1 });
+});
+
+t.test('a deadlock behind join: false is still reported at join()', async (t) => {
+  const { deadlockWorker } = await import('./fixtures/kernels.js');
+  await rt.session({ topology: 'ring_1d_6' }, async (torch) => {
+    const ctx = (await torch.multiprocessing.spawn(deadlockWorker, { nprocs: 3, join: false })) as { join(): Promise<unknown[]> };
+    await t.rejects(ctx.join(), { code: 'ERR_DEADLOCK' });
+  });
+});
+
+t.test('a KernelError thrown by a rank keeps its class and its cause across the thread boundary', async (t) => {
+  const { kernelFailureWorker } = await import('./fixtures/kernels.js');
+  const { KernelError } = await import('../lib/errors.js');
+  await rt.session({}, async (torch) => {
+    const e = (await torch.multiprocessing.spawn(kernelFailureWorker, { nprocs: 2 }).catch((x: unknown) => x)) as SpawnError;
+    const root = e.errors.get(0);
+    t.ok(root instanceof KernelError, 'instanceof KernelError');
+    t.same((root as InstanceType<typeof KernelError>).pe, { sip: 0, cube: 0, pe: 0 });
+    t.ok((root?.cause as Error) instanceof RangeError, 'the kernel\'s own RangeError is the cause');
+  });
+});
+
+t.test('a tensor from before a failed spawn is refused, not silently aliased into new memory', async (t) => {
+  const { addOne } = await import('./fixtures/kernels.js');
+  await rt.session({}, async (torch) => {
+    const old = torch.zeros([8]);
+    await t.rejects(torch.multiprocessing.spawn(failingWorker, { nprocs: 2 }), { code: 'ERR_SPAWN' });
+    const fresh = torch.zeros([8]);
+    t.throws(() => torch.launch('add_one', addOne, old), { code: 'ERR_INVALID_ARG', message: /failed spawn discarded/ });
+    await torch.launch('add_one', addOne, fresh);
+    t.same(Array.from((await fresh.numpy()).data), new Array(8).fill(1));
+  });
+});

@@ -92,6 +92,11 @@ export class Tensor {
     return new Tensor(host, sh, dtype, 'host', undefined, decode(dtype, bytes));
   }
 
+  /** Does this tensor live in `host`'s device memory (and not in memory a failed spawn discarded)? */
+  ownedBy(host: HostRuntime): boolean {
+    return this.host === host;
+  }
+
   get isDevice(): boolean {
     return this.desc !== undefined;
   }

@@ -13,7 +13,8 @@ import { Tensor, type HostArray, type TensorOptions } from './tensor.js';
 
 /** How torch.multiprocessing.spawn reaches the session (main thread only). */
 export interface Spawner {
-  spawn(fn: (...a: never[]) => unknown, opts: { args: unknown[]; nprocs: number }): Promise<unknown[]>;
+  /** Start the ranks; join() waits for them (and rejects with SpawnError). */
+  spawn(fn: (...a: never[]) => unknown, opts: { args: unknown[]; nprocs: number }): Promise<{ join(): Promise<unknown[]> }>;
 }
 
 export interface SpawnOptions {
@@ -24,12 +25,10 @@ export interface SpawnOptions {
 }
 
 export class SpawnContext {
-  constructor(private readonly result: Promise<unknown[]>) {
-    result.catch(() => undefined);
-  }
+  constructor(private readonly ranks: { join(): Promise<unknown[]> }) {}
   /** Wait for every rank; resolves with their return values by rank, rejects with SpawnError. */
   join(): Promise<unknown[]> {
-    return this.result;
+    return this.ranks.join();
   }
 }
 
@@ -61,9 +60,9 @@ export class Torch {
         if (!Number.isInteger(opts.nprocs) || opts.nprocs < 1 || opts.nprocs > sips) {
           throw new KernbenchError('ERR_INVALID_ARG', `spawn: nprocs must be in [1, ${sips}] (one rank per SIP), got ${opts.nprocs}`);
         }
-        const result = spawner.spawn(fn, { args: opts.args ?? [], nprocs: opts.nprocs });
-        if (opts.join === false) return new SpawnContext(result);
-        return result;
+        const ranks = await spawner.spawn(fn, { args: opts.args ?? [], nprocs: opts.nprocs });
+        if (opts.join === false) return new SpawnContext(ranks);
+        return ranks.join();
       },
     };
   }
@@ -109,6 +108,7 @@ export class Torch {
    * (programId = the shard's index). Returns a handle; awaiting it is worker-wait.
    */
   launch<A extends unknown[]>(name: string, kernel: Kernel<A>, ...args: unknown[]): LaunchHandle {
+    for (const a of args) if (a instanceof Tensor) this.requireLive(a, name);
     const wire = args.map((a) => (a instanceof Tensor ? a.toDesc() : a));
     const first = wire.find(isTensorDesc);
     if (!first) throw new KernbenchError('ERR_INVALID_ARG', `launch '${name}': the kernel runs on the PEs of its first tensor argument, got no device tensor among ${args.length} argument(s)`);
@@ -116,6 +116,13 @@ export class Torch {
     const pes = first.shards.map((s) => m.peId(s));
     if (new Set(pes).size !== pes.length) throw new KernbenchError('ERR_INVALID_ARG', `launch '${name}': two shards of '${first.name}' share a PE; give each PE one shard (DPPolicy numPes)`);
     return this.host.launch(name, kernel, wire, { pes, world: { kind: 'none', w: pes.length, h: 1, pes } });
+  }
+
+  /** A tensor from before a failed spawn points into discarded device memory: using it would corrupt new tensors. */
+  requireLive(t: Tensor, what: string): void {
+    if (!t.ownedBy(this.host)) {
+      throw new KernbenchError('ERR_INVALID_ARG', `${what}: tensor '${t.name}' was allocated in device memory that a failed spawn discarded (the session restarted on fresh buffers); allocate it again, got a tensor from before the restart`);
+    }
   }
 
   /** Wait for every launch and collective of this host. */

@@ -82,7 +82,7 @@ async function runRank(env: ThreadEnv, m: Extract<ToExecutor, { type: 'spawn-ran
     if (typeof fn !== 'function') throw new TypeError(`spawn: '${m.exportName}' is not a function exported by ${m.module}, got ${typeof fn}`);
     const value: unknown = await (fn as (...a: unknown[]) => unknown)(m.rank, ...m.args, torch);
     await host.synchronize();
-    outcome = { type: 'rank-done', rank: m.rank, value };
+    outcome = { type: 'rank-done', rank: m.rank, value, clockPs: host.clockPs };
   } catch (e) {
     outcome = { type: 'rank-failed', rank: m.rank, error: serializeError(e) };
   }

@@ -16,7 +16,7 @@ export type ToExecutor =
 /** executor -> main. */
 export type FromExecutor =
   | { type: 'ready'; executor: number }
-  | { type: 'rank-done'; rank: number; value: unknown }
+  | { type: 'rank-done'; rank: number; value: unknown; clockPs: number }
   | { type: 'rank-failed'; rank: number; error: SerializedError };
 
 /** main -> coordinator. */

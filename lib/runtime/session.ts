@@ -189,7 +189,7 @@ export class Session implements Spawner {
       case 'ready':
         break;
       case 'rank-done':
-        this.rankWaiters.get(m.rank)?.resolve(m.value);
+        this.rankWaiters.get(m.rank)?.resolve({ value: m.value, clockPs: m.clockPs });
         break;
       case 'rank-failed': {
         const e = reviveError(m.error);
@@ -215,7 +215,7 @@ export class Session implements Spawner {
   }
 
   /** Run `fn(rank, ...args, torch)` once per rank on the rank's executor (see Torch.multiprocessing.spawn). */
-  async spawn(fn: (...a: never[]) => unknown, opts: { args: unknown[]; nprocs: number }): Promise<unknown[]> {
+  async spawn(fn: (...a: never[]) => unknown, opts: { args: unknown[]; nprocs: number }): Promise<{ join(): Promise<unknown[]> }> {
     const where = await this.locate(fn);
     const L = this.shared.layout;
     const settled0 = Atomics.load(this.shared.ctl, HEADER.RANKS_SETTLED);
@@ -226,12 +226,24 @@ export class Session implements Spawner {
       this.ports[this.plan.hostExecutor[rank]].postMessage(msg);
       return p;
     });
-    // For the deadlock detector, main now waits for the ranks to settle.
-    this.env.sched.block(this.host.actor, HEADER.RANKS_SETTLED, settled0 + opts.nprocs, WAIT_KIND.RANKS_DONE, opts.nprocs, this.host.clockPs);
-    const outcomes = await Promise.allSettled(results);
+    const all = Promise.allSettled(results);
+    let joined: Promise<unknown[]> | undefined;
+    // Main is only BLOCKED (for the deadlock detector and the grants) while it
+    // actually waits in join(); with join: false it may run other work meanwhile.
+    return { join: () => (joined ??= this.join(all, settled0 + opts.nprocs, opts.nprocs)) };
+  }
+
+  private async join(all: Promise<PromiseSettledResult<unknown>[]>, target: number, nprocs: number): Promise<unknown[]> {
+    this.env.sched.block(this.host.actor, HEADER.RANKS_SETTLED, target, WAIT_KIND.RANKS_DONE, nprocs, this.host.clockPs);
+    const outcomes = await all;
     this.env.sched.unblock(this.host.actor);
     this.rankWaiters.clear();
-    if (outcomes.every((o) => o.status === 'fulfilled')) return outcomes.map((o) => (o as PromiseFulfilledResult<unknown>).value);
+    if (outcomes.every((o) => o.status === 'fulfilled')) {
+      // The ranks' hosts ran ahead in virtual time: main continues from the latest of them.
+      const values = outcomes.map((o) => (o as PromiseFulfilledResult<{ value: unknown; clockPs: number }>).value);
+      for (const v of values) this.host.clockPs = Math.max(this.host.clockPs, v.clockPs);
+      return values.map((v) => v.value);
+    }
 
     const deadlocked = Atomics.load(this.shared.ctl, HEADER.ABORT_KIND) === ABORT_KIND.DEADLOCK;
     const errors = new Map<number, Error>();
