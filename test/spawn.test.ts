@@ -90,3 +90,16 @@ t.test('a tensor from before a failed spawn is refused, not silently aliased int
     t.same(Array.from((await fresh.numpy()).data), new Array(8).fill(1));
   });
 });
+
+t.test('two spawns in one session: the second one\'s barriers wait for its own ranks', async (t) => {
+  const r = await rt.session({ topology: 'ring_1d_6' }, async (torch) => {
+    const a = await torch.multiprocessing.spawn(sumWorker, { args: [2], nprocs: 3 });
+    const b = await torch.multiprocessing.spawn(sumWorker, { args: [2], nprocs: 4 });
+    const c = await torch.multiprocessing.spawn(sumWorker, { args: [2], nprocs: 2 });
+    const { barrierClockWorker } = await import('./fixtures/kernels.js');
+    const clocks = (await torch.multiprocessing.spawn(barrierClockWorker, { nprocs: 4 })) as number[];
+    return { a, b, c, clocks };
+  });
+  t.same({ ...r.value, clocks: undefined }, { a: [[6, 6], [6, 6], [6, 6]], b: [[10, 10], [10, 10], [10, 10], [10, 10]], c: [[3, 3], [3, 3]], clocks: undefined });
+  t.equal(new Set(r.value.clocks).size, 1, `every rank leaves the barrier at the latest arrival: ${r.value.clocks.join(', ')}`);
+});

@@ -72,6 +72,8 @@ export class HostRuntime {
     readonly env: ThreadEnv,
     /** Host index: the rank for spawned ranks; layout.mainHost for the main thread. */
     readonly host: number,
+    /** Barrier arrivals already counted when this host's ranks were spawned (earlier spawns of the session). */
+    private readonly barrierBase = 0,
   ) {}
 
   get actor(): number {
@@ -165,8 +167,9 @@ export class HostRuntime {
 
   /**
    * A barrier across `n` ranks on counters that only go up: the k-th barrier
-   * completes when total arrivals reach (k + 1) * n. Each rank's virtual clock
-   * becomes the latest arrival time.
+   * of this spawn completes when total arrivals reach base + (k + 1) * n, base
+   * being the arrivals of earlier spawns. Each rank's virtual clock becomes the
+   * latest arrival time.
    */
   async barrier(n: number, ranks: number[]): Promise<void> {
     const { shared, sched, plan } = this.env;
@@ -176,7 +179,7 @@ export class HostRuntime {
     Atomics.add(shared.ctl, HEADER.BARRIER_ARRIVALS, 1);
     const executors = new Set(ranks.map((r) => plan.hostExecutor[r]));
     for (const e of executors) sched.publish(HEADER.BARRIER_ARRIVALS, e);
-    await sched.waitUntil(this.actor, HEADER.BARRIER_ARRIVALS, (k + 1) * n, WAIT_KIND.BARRIER, k, this.clockPs);
+    await sched.waitUntil(this.actor, HEADER.BARRIER_ARRIVALS, this.barrierBase + (k + 1) * n, WAIT_KIND.BARRIER, k, this.clockPs);
     for (const r of ranks) this.clockPs = Math.max(this.clockPs, shared.times[L.barrierTime(k, r)]);
   }
 }

@@ -10,7 +10,7 @@ import type { ThreadTraceData } from '../trace/recorder.js';
 
 /** main -> executor, on the session's port. */
 export type ToExecutor =
-  | { type: 'spawn-rank'; rank: number; nprocs: number; module: string; exportName: string; args: unknown[] }
+  | { type: 'spawn-rank'; rank: number; nprocs: number; module: string; exportName: string; args: unknown[]; barrierBase: number }
   | { type: 'end' };
 
 /** executor -> main. */

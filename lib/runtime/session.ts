@@ -219,10 +219,12 @@ export class Session implements Spawner {
     const where = await this.locate(fn);
     const L = this.shared.layout;
     const settled0 = Atomics.load(this.shared.ctl, HEADER.RANKS_SETTLED);
+    // Earlier spawns' barriers are all complete (their ranks joined): this spawn counts from here.
+    const barrierBase = Atomics.load(this.shared.ctl, HEADER.BARRIER_ARRIVALS);
     const results = Array.from({ length: opts.nprocs }, (_, rank) => {
       const p = new Promise<unknown>((resolve, reject) => this.rankWaiters.set(rank, { resolve, reject }));
       this.env.sched.setState(L.hostActor(rank), ACTOR_STATE.RUNNING);
-      const msg: ToExecutor = { type: 'spawn-rank', rank, nprocs: opts.nprocs, module: where.module, exportName: where.exportName, args: opts.args };
+      const msg: ToExecutor = { type: 'spawn-rank', rank, nprocs: opts.nprocs, module: where.module, exportName: where.exportName, args: opts.args, barrierBase };
       this.ports[this.plan.hostExecutor[rank]].postMessage(msg);
       return p;
     });
