@@ -1,29 +1,60 @@
 // Runs on: any thread. Owns: the logical arrangement of CCL ranks in a
-// collective (ring, torus, mesh) and who each rank's neighbour is per direction.
+// collective (ring, torus, mesh, binary tree, PE/cube/SIP hierarchy) and who
+// each rank's neighbour is per direction.
 // A World travels inside a launch command; both ends of a ring derive the same
 // neighbours from it, so no coordinator hop is needed to route IPCQ traffic.
+//
+// A direction names one IPCQ ring per PE (sender PE, direction), so a rank has
+// at most four neighbours and a kernel addresses them by direction. A World
+// kind is therefore a direction mapping:
+//
+//   ring_1d          east = r + 1, west = r - 1 (mod n)
+//   torus_2d         east/west along the row, north/south along the column, wrapping
+//   mesh_2d_no_wrap  as torus_2d, but -1 past an edge
+//   tree             binary heap in rank order: north = parent (r - 1) >> 1,
+//                    east = left child 2r + 1, west = right child 2r + 2
+//   hierarchical     a spanning tree of each SIP's PEs plus a ring of the SIPs'
+//                    gateways (./hierarchy.ts builds the direction table)
+//   none             no neighbours (plain launches)
+//
+// Kernels see the same arrangement without the PE ids as a WorldShape argument,
+// so they can ask `neighbourRank(shape, tl.rank, dir)` which links exist.
 import { KernbenchError } from '../errors.js';
 import { DIRECTIONS, oppositeDir } from '../shm/layout.js';
+import { hierarchyPlan, RING_NEXT, RING_PREV, type HierarchyLevels } from './hierarchy.js';
 
-export type WorldKind = 'ring_1d' | 'torus_2d' | 'mesh_2d_no_wrap' | 'none';
+export type FlatWorldKind = 'ring_1d' | 'torus_2d' | 'mesh_2d_no_wrap' | 'tree' | 'none';
+export type WorldKind = FlatWorldKind | 'hierarchical';
 
-export interface World {
-  kind: WorldKind;
-  /** Grid width and height (ring_1d: n x 1). */
-  w: number;
-  h: number;
-  /** Global PE id of each CCL rank. */
-  pes: number[];
-}
+/**
+ * The arrangement of a collective's ranks, without their PEs. `w x h` ranks:
+ * ring_1d and tree are `n x 1`; a grid is `w x h` with rank = y * w + x;
+ * hierarchical is `L x s` (L PEs on each of s SIPs, rank = sip position * L + local).
+ */
+export type WorldShape = { kind: FlatWorldKind; w: number; h: number } | { kind: 'hierarchical'; w: number; h: number; levels: HierarchyLevels };
+
+/** A shape plus the global PE id of each CCL rank (`pes.length === w * h`). */
+export type World = WorldShape & { pes: number[] };
 
 export function ringWorld(pes: number[]): World {
   return { kind: 'ring_1d', w: pes.length, h: 1, pes };
 }
 
+/** The shape of a world (what kernels receive as an argument). */
+export function shapeOf(world: World): WorldShape {
+  const { pes: _pes, ...shape } = world;
+  return shape;
+}
+
+/** Number of ranks of a shape. */
+export function shapeSize(shape: WorldShape): number {
+  return shape.w * shape.h;
+}
+
 /** CCL rank of the neighbour of `rank` in direction `dir` (index into DIRECTIONS), or -1 where there is none. */
-export function neighbourRank(world: World, rank: number, dir: number): number {
-  const n = world.pes.length;
-  switch (world.kind) {
+export function neighbourRank(shape: WorldShape, rank: number, dir: number): number {
+  const n = shape.w * shape.h;
+  switch (shape.kind) {
     case 'none':
       return -1;
     case 'ring_1d':
@@ -32,9 +63,9 @@ export function neighbourRank(world: World, rank: number, dir: number): number {
       return -1;
     case 'torus_2d':
     case 'mesh_2d_no_wrap': {
-      const { w, h } = world;
+      const { w, h } = shape;
       const x = rank % w, y = Math.floor(rank / w);
-      const wrap = world.kind === 'torus_2d';
+      const wrap = shape.kind === 'torus_2d';
       let nx = x, ny = y;
       if (dir === 0) nx = x + 1;
       else if (dir === 1) nx = x - 1;
@@ -46,9 +77,26 @@ export function neighbourRank(world: World, rank: number, dir: number): number {
       } else if (nx < 0 || nx >= w || ny < 0 || ny >= h) return -1;
       return ny * w + nx;
     }
+    case 'tree': {
+      let q = -1;
+      if (dir === 2) q = rank === 0 ? -1 : (rank - 1) >> 1;
+      else if (dir === 0) q = 2 * rank + 1;
+      else if (dir === 1) q = 2 * rank + 2;
+      return q < n ? q : -1;
+    }
+    case 'hierarchical': {
+      const plan = hierarchyPlan(shape.levels, shape.h);
+      const L = shape.w;
+      const sip = Math.floor(rank / L);
+      const local = rank % L;
+      const nb = plan.neighbours[local][dir];
+      if (nb === RING_NEXT) return ((sip + 1) % shape.h) * L + local;
+      if (nb === RING_PREV) return ((sip - 1 + shape.h) % shape.h) * L + local;
+      return nb < 0 ? -1 : sip * L + nb;
+    }
     default: {
-      const never: never = world.kind;
-      throw new Error(`unknown world kind ${String(never)}`);
+      const never: never = shape;
+      throw new Error(`unknown world kind ${String((never as WorldShape).kind)}`);
     }
   }
 }

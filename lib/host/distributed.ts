@@ -1,16 +1,28 @@
 // Runs on: a host thread. Owns: torch.distributed for one host — the process
-// group (ranks = SIPs, rank r on SIP r), and collectives, which are kernels
-// launched on the PEs that hold the tensor's shards.
+// group (ranks = SIPs, rank r on SIP r), subgroups (newGroup), and collectives,
+// which are kernels launched on the PEs that hold the tensor's shards
+// (lib/ccl/placement.ts decides which PEs and worlds).
+//
+// PyTorch semantics: collectives work in place, return a Work, and wait for it
+// unless `asyncOp` is set. Every member of a group must call the same
+// collectives in the same order with tensors of the same layout.
 import type { ResolvedCcl } from '../config/ccl-schema.js';
-import { loadAlgorithm } from '../ccl/registry.js';
+import { groupBarrier } from '../ccl/collectives/barrier.js';
+import { allGather } from '../ccl/collectives/all_gather.js';
+import { broadcast } from '../ccl/collectives/broadcast.js';
+import { reduceScatter } from '../ccl/collectives/reduce_scatter.js';
+import { placeCollective, type CollectivePlacement } from '../ccl/placement.js';
+import { ProcessGroup } from '../ccl/process-group.js';
+import { loadAlgorithm, type Arrangement } from '../ccl/registry.js';
 import { checkReduceOp, type ReduceOp } from '../ccl/reduce-op.js';
-import { ringWorld, type World } from '../ccl/world.js';
 import { KernbenchError } from '../errors.js';
 import type { Kernel } from '../kernel/define.js';
 import type { HostRuntime, LaunchHandle } from './host-runtime.js';
 import type { Tensor } from './tensor.js';
 
 export const BACKENDS = ['ahbm'] as const;
+
+export { ProcessGroup };
 
 /** A finished or running collective (PyTorch's Work), with its virtual timing. */
 export class Work {
@@ -28,8 +40,16 @@ export class Work {
   }
 }
 
+/** Options every collective takes. */
+export interface CollectiveOptions {
+  /** The group to run on (default: every rank). */
+  group?: ProcessGroup;
+  /** Return at once; wait with `work.wait()` (default false). */
+  asyncOp?: boolean;
+}
+
 export class Distributed {
-  private group: { backend: string; worldSize: number } | undefined;
+  private world: { backend: string; group: ProcessGroup } | undefined;
   private collectives = 0;
 
   constructor(
@@ -44,69 +64,157 @@ export class Distributed {
     if (!BACKENDS.includes(opts.backend as (typeof BACKENDS)[number])) {
       throw new KernbenchError('ERR_INVALID_ARG', `initProcessGroup: backend must be one of ${BACKENDS.join('|')}, got '${opts.backend}'`);
     }
-    if (this.group) throw new KernbenchError('ERR_INVALID_ARG', `initProcessGroup: already initialised with backend '${this.group.backend}'`);
+    if (this.world) throw new KernbenchError('ERR_INVALID_ARG', `initProcessGroup: already initialised with backend '${this.world.backend}'`);
     const ws = opts.worldSize ?? this.rankInfo.nprocs;
     if (ws !== this.rankInfo.nprocs) throw new KernbenchError('ERR_INVALID_ARG', `initProcessGroup: worldSize must equal the spawned ranks (${this.rankInfo.nprocs}), got ${ws}`);
-    this.group = { backend: opts.backend, worldSize: ws };
+    this.world = { backend: opts.backend, group: new ProcessGroup(Array.from({ length: ws }, (_, r) => r), ws) };
     await this.barrier();
   }
 
   isInitialized(): boolean {
-    return this.group !== undefined;
+    return this.world !== undefined;
   }
 
-  getRank(): number {
-    return this.rankInfo.rank;
+  /** This rank in `group` (default: the global rank); -1 if it is not a member. */
+  getRank(group?: ProcessGroup): number {
+    return group ? group.groupRank(this.rankInfo.rank) : this.rankInfo.rank;
   }
 
-  getWorldSize(): number {
-    return this.requireGroup().worldSize;
+  /** Ranks in `group` (default: every rank). */
+  getWorldSize(group?: ProcessGroup): number {
+    return (group ?? this.requireWorld().group).size;
   }
 
   getBackend(): string {
-    return this.requireGroup().backend;
-  }
-
-  /** Block until every rank of the group arrives. */
-  async barrier(): Promise<void> {
-    const ws = this.group?.worldSize ?? this.rankInfo.nprocs;
-    await this.host.barrier(ws, Array.from({ length: ws }, (_, r) => r));
-  }
-
-  /** All-reduce `t` in place on every rank with the configured algorithm. */
-  async allReduce(t: Tensor, opts: { op?: ReduceOp; asyncOp?: boolean } = {}): Promise<Work> {
-    const op = checkReduceOp(opts.op ?? 'sum');
-    const algo = await loadAlgorithm(this.ccl.module);
-    const work = new Work(this.launchCollective('all_reduce', algo.allReduce, t, [op]));
-    if (!opts.asyncOp) await work.wait();
-    return work;
+    return this.requireWorld().backend;
   }
 
   /**
-   * Launch a collective kernel: on each PE holding a shard of `t`, with a world
-   * made of the PEs at the same (cube, pe) on every rank's SIP. Every rank must
-   * call it with a tensor of the same layout (the collective contract).
+   * A group of `ranks` (sorted; group rank i is the i-th smallest). Like
+   * PyTorch's new_group, every rank should call it with the same ranks, even
+   * non-members; only members may run collectives on it.
    */
-  launchCollective<A extends unknown[]>(name: string, kernel: Kernel<A>, t: Tensor, extra: unknown[]): LaunchHandle {
-    const g = this.requireGroup();
+  newGroup(ranks: readonly number[]): ProcessGroup {
+    return new ProcessGroup(ranks, this.requireWorld().group.size);
+  }
+
+  /**
+   * Block until every rank of the group arrives. The whole world uses the host
+   * barrier (a counter of all ranks' arrivals); a subgroup runs a tiny
+   * collective kernel (lib/ccl/collectives/barrier.ts), since that counter
+   * cannot count a subset.
+   */
+  async barrier(opts: { group?: ProcessGroup } = {}): Promise<void> {
+    const ws = this.world?.group.size ?? this.rankInfo.nprocs;
+    const group = opts.group;
+    if (!group || group.size === ws) {
+      await this.host.barrier(ws, Array.from({ length: ws }, (_, r) => r));
+      return;
+    }
+    const me = this.memberRank('barrier', group);
+    const m = this.host.env.machine;
+    const pes = group.ranks.map((q) => m.peId({ sip: q, cube: 0, pe: 0 }));
+    const world = { kind: 'ring_1d' as const, w: group.size, h: 1, pes };
+    await this.host.launch('barrier', groupBarrier, [], { pes: [pes[me]], world, ranks: [me], tag: this.collectives++, collective: true }).wait();
+  }
+
+  /** All-reduce `t` in place on every rank of the group with the configured algorithm (ccl.yaml `module` and `topology`). */
+  async allReduce(t: Tensor, opts: CollectiveOptions & { op?: ReduceOp } = {}): Promise<Work> {
+    const op = checkReduceOp(opts.op ?? 'sum');
+    const algo = await loadAlgorithm(this.ccl.module, this.ccl.topology);
+    const desc = t.toDesc();
+    if (algo.arrangement.kind === 'hierarchical') {
+      const sizes = new Set(desc.shards.map((s) => s.nbytes));
+      if (sizes.size > 1) throw new KernbenchError('ERR_INVALID_ARG', `allReduce (${algo.module}): every shard is one participant and must have the same size, got shard sizes ${[...sizes].join(', ')} bytes`);
+    }
+    const place = this.place('all_reduce', t, algo.arrangement, opts.group);
+    return this.run(this.launchPlaced('all_reduce', algo.allReduce, place, [desc, op, place.shape]), opts);
+  }
+
+  /** Broadcast `t` from global rank `src` to every rank of the group, in place (ring, lib/ccl/collectives/broadcast.ts). */
+  async broadcast(t: Tensor, opts: CollectiveOptions & { src: number }): Promise<Work> {
+    const group = opts.group ?? this.requireWorld().group;
+    const src = group.groupRank(opts.src);
+    if (src < 0) throw new KernbenchError('ERR_INVALID_ARG', `broadcast: src must be a global rank in ${group}, got ${opts.src}`);
+    return this.run(this.launchCollective('broadcast', broadcast, t, [src], { group }), opts);
+  }
+
+  /**
+   * Gather every rank's `t` (n elements) into `out` (ws * n elements): rank r's
+   * input lands at [r n, (r + 1) n) — PyTorch's all_gather_into_tensor. Both
+   * tensors must be one shard each, on the same PE.
+   */
+  async allGather(out: Tensor, t: Tensor, opts: CollectiveOptions = {}): Promise<Work> {
+    const group = opts.group ?? this.requireWorld().group;
+    this.checkPair('allGather', out, t, out.numel === group.size * t.numel, `out must have ${group.size} x ${t.numel} = ${group.size * t.numel} elements (world size x input)`);
+    return this.run(this.launchCollective('all_gather', allGather, t, [out.toDesc(), t.toDesc()], { group, leadingTensor: false }), opts);
+  }
+
+  /**
+   * Reduce every rank's `t` (ws * n elements) and leave block r (n elements)
+   * on rank r in `out` — PyTorch's reduce_scatter_tensor. Both tensors must be
+   * one shard each, on the same PE.
+   */
+  async reduceScatter(out: Tensor, t: Tensor, opts: CollectiveOptions & { op?: ReduceOp } = {}): Promise<Work> {
+    const op = checkReduceOp(opts.op ?? 'sum');
+    const group = opts.group ?? this.requireWorld().group;
+    this.checkPair('reduceScatter', out, t, t.numel === group.size * out.numel, `the input must have ${group.size} x ${out.numel} = ${group.size * out.numel} elements (world size x out)`);
+    return this.run(this.launchCollective('reduce_scatter', reduceScatter, t, [out.toDesc(), t.toDesc(), op], { group, leadingTensor: false }), opts);
+  }
+
+  /**
+   * Launch a collective kernel on each PE holding a shard of `t`, with a world
+   * over the group's ranks (default: a ring of the PEs at the same (cube, pe)
+   * on every member's SIP; see lib/ccl/placement.ts). The kernel's arguments
+   * are `[t, ...extra]`, or `extra` alone with `leadingTensor: false`. Every
+   * member must call it with a tensor of the same layout (the collective contract).
+   */
+  launchCollective<A extends unknown[]>(name: string, kernel: Kernel<A>, t: Tensor, extra: unknown[], opts: { group?: ProcessGroup; arrangement?: Arrangement; leadingTensor?: boolean } = {}): LaunchHandle {
+    const place = this.place(name, t, opts.arrangement ?? { kind: 'ring' }, opts.group);
+    return this.launchPlaced(name, kernel, place, opts.leadingTensor === false ? extra : [t.toDesc(), ...extra]);
+  }
+
+  private place(name: string, t: Tensor, arrangement: Arrangement, group = this.requireWorld().group): CollectivePlacement {
     const desc = t.toDesc();
     const rank = this.rankInfo.rank;
-    const m = this.host.env.machine;
-    const pes: number[] = [];
-    const worlds: World[] = [];
     for (const s of desc.shards) {
       if (s.sip !== rank) {
         throw new KernbenchError('ERR_INVALID_ARG', `${name}: rank ${rank}'s tensor must live on SIP ${rank} (call torch.ahbm.setDevice(rank) before allocating), got a shard on SIP ${s.sip}`);
       }
-      pes.push(m.peId(s));
-      worlds.push(ringWorld(Array.from({ length: g.worldSize }, (_, q) => m.peId({ sip: q, cube: s.cube, pe: s.pe }))));
     }
-    const tag = this.collectives++;
-    return this.host.launch(name, kernel, [desc, ...extra], { pes, world: worlds, ranks: pes.map(() => rank), tag, collective: true });
+    return placeCollective(this.host.env.machine, name, desc.shards, group, this.memberRank(name, group), arrangement);
   }
 
-  private requireGroup(): { backend: string; worldSize: number } {
-    if (!this.group) throw new KernbenchError('ERR_INVALID_ARG', 'the default process group is not initialised; call torch.distributed.initProcessGroup({backend: "ahbm"}) first');
-    return this.group;
+  private launchPlaced<A extends unknown[]>(name: string, kernel: Kernel<A>, place: CollectivePlacement, args: unknown[]): LaunchHandle {
+    return this.host.launch(name, kernel, args, { pes: place.pes, world: place.worlds, ranks: place.ranks, tag: this.collectives++, collective: true });
+  }
+
+  private async run(handle: LaunchHandle, opts: { asyncOp?: boolean }): Promise<Work> {
+    const work = new Work(handle);
+    if (!opts.asyncOp) await work.wait();
+    return work;
+  }
+
+  private memberRank(name: string, group: ProcessGroup): number {
+    const me = group.groupRank(this.rankInfo.rank);
+    if (me < 0) throw new KernbenchError('ERR_INVALID_ARG', `${name}: rank ${this.rankInfo.rank} is not a member of ${group}; only members run its collectives, got a call from rank ${this.rankInfo.rank}`);
+    return me;
+  }
+
+  /** allGather / reduceScatter: one shard each, same PE, same dtype, and sizes that fit. */
+  private checkPair(name: string, out: Tensor, t: Tensor, sizesFit: boolean, sizeRule: string): void {
+    const o = out.toDesc(), i = t.toDesc();
+    if (o.shards.length !== 1 || i.shards.length !== 1) {
+      throw new KernbenchError('ERR_INVALID_ARG', `${name}: out and input must each be one shard (the default DPPolicy), got ${o.shards.length} and ${i.shards.length} shards`);
+    }
+    const [a, b] = [o.shards[0], i.shards[0]];
+    if (a.cube !== b.cube || a.pe !== b.pe) throw new KernbenchError('ERR_INVALID_ARG', `${name}: out and input must be on the same PE, got (cube ${a.cube}, pe ${a.pe}) and (cube ${b.cube}, pe ${b.pe})`);
+    if (out.dtype !== t.dtype) throw new KernbenchError('ERR_INVALID_ARG', `${name}: out and input must have the same dtype, got ${out.dtype} and ${t.dtype}`);
+    if (!sizesFit) throw new KernbenchError('ERR_INVALID_ARG', `${name}: ${sizeRule}, got out of ${out.numel} and input of ${t.numel} elements`);
+  }
+
+  private requireWorld(): { backend: string; group: ProcessGroup } {
+    if (!this.world) throw new KernbenchError('ERR_INVALID_ARG', 'the default process group is not initialised; call torch.distributed.initProcessGroup({backend: "ahbm"}) first');
+    return this.world;
   }
 }

@@ -26,6 +26,9 @@ import { ThreadEnv } from './thread-env.js';
 
 const EXECUTOR_FILE = new URL('./executor-worker.js', import.meta.url).href;
 
+/** Present on Node versions that have require(esm) (20.19+, 22.12+); older ones reject the flag. */
+const REQUIRE_ESM_OFF = process.allowedNodeEnvironmentFlags.has('--no-experimental-require-module') ? ['--no-experimental-require-module'] : [];
+
 /**
  * Node flags for our threads: the parent's, minus module hooks (--import,
  * --loader, --require). A test runner's instrumentation hooks would otherwise
@@ -56,7 +59,11 @@ export class ThreadResources {
   executorPool(n: number): Piscina {
     if (!this.pool || this.poolSize < n) {
       void this.pool?.destroy();
-      this.pool = new Piscina({ filename: EXECUTOR_FILE, minThreads: n, maxThreads: n, concurrentTasksPerWorker: 1, idleTimeout: 60_000, execArgv: threadExecArgv() });
+      // piscina loads its task file with require() first; on Node 20.19+ that loads our ES modules
+      // through require(esm), and a later import() of the same graph (kernels, benches) can trip
+      // Node's "module imported again after being required" assertion (seen intermittently when the
+      // pool grew). Turning require(esm) off in the pool makes piscina fall back to import().
+      this.pool = new Piscina({ filename: EXECUTOR_FILE, minThreads: n, maxThreads: n, concurrentTasksPerWorker: 1, idleTimeout: 60_000, execArgv: [...threadExecArgv(), ...REQUIRE_ESM_OFF] });
       this.poolSize = n;
     }
     return this.pool;

@@ -13,36 +13,12 @@
 import { defineKernel } from '../../kernel/define.js';
 import type { TensorDesc } from '../../runtime/tensor-desc.js';
 import type { ReduceOp } from '../reduce-op.js';
+import { Chunks, ringAllReduce } from '../steps.js';
+import type { WorldShape } from '../world.js';
 
-const mod = (a: number, p: number): number => ((a % p) + p) % p;
-
-export const allReduce = defineKernel(import.meta.url, 'allReduce', async (tl, t: TensorDesc, op: ReduceOp) => {
+export const allReduce = defineKernel(import.meta.url, 'allReduce', async (tl, t: TensorDesc, op: ReduceOp, _shape: WorldShape) => {
   const p = tl.worldSize;
-  const r = tl.rank;
   const data = await tl.load(t);
-  const n = data.size;
-  const lo = (i: number): number => Math.floor((i * n) / p);
-  const len = (i: number): number => lo(i + 1) - lo(i);
-  const chunk = (i: number) => data.slice(lo(i), len(i));
-  const reduceOp = op === 'avg' ? 'sum' : op;
-
-  for (let s = 0; s < p - 1; s++) {
-    const sent = tl.send('east', chunk(mod(r - s, p)));
-    const into = mod(r - s - 1, p);
-    const incoming = await tl.recv('west', len(into), t.dtype);
-    data.data.set(tl.reduce(reduceOp, chunk(into), incoming).data, lo(into));
-    await sent;
-  }
-  if (op === 'avg') {
-    const own = mod(r + 1, p);
-    data.data.set(tl.scale(chunk(own), 1 / p).data, lo(own));
-  }
-  for (let s = 0; s < p - 1; s++) {
-    const sent = tl.send('east', chunk(mod(r + 1 - s, p)));
-    const into = mod(r - s, p);
-    const incoming = await tl.recv('west', len(into), t.dtype);
-    data.data.set(incoming.data, lo(into));
-    await sent;
-  }
+  await ringAllReduce(tl, data, new Chunks(0, data.size, p), { p, pos: tl.rank, send: 'east', recv: 'west' }, op, p);
   await tl.store(t, data);
 });

@@ -1,0 +1,160 @@
+// Runs on: executor threads (inside collective kernels). Owns: the building
+// blocks the collective kernels share — a segment of a tile cut into chunks,
+// the ring reduce-scatter and all-gather steps over any pair of directions,
+// and the line all-reduce of a dimension without wrap-around. Each works in
+// place on a tile the kernel loaded once; the kernel stores it once at the end.
+import type { KernelContext } from '../kernel/context.js';
+import type { Tile } from '../kernel/tile.js';
+import type { Direction } from '../shm/layout.js';
+import type { ReduceOp } from './reduce-op.js';
+
+/** The elementwise reduction behind an op: avg sums, then scales once. */
+export type Reduction = Exclude<ReduceOp, 'avg'>;
+
+export function reductionOf(op: ReduceOp): Reduction {
+  return op === 'avg' ? 'sum' : op;
+}
+
+export const mod = (a: number, p: number): number => ((a % p) + p) % p;
+
+/**
+ * Elements [base, base + len) of a tile cut into p chunks: chunk i is
+ * [base + floor(i len / p), base + floor((i + 1) len / p)), so len need not
+ * divide by p (lengths differ by at most one; some are empty when len < p).
+ */
+export class Chunks {
+  constructor(
+    readonly base: number,
+    readonly len: number,
+    readonly p: number,
+  ) {}
+
+  lo(i: number): number {
+    return this.base + Math.floor((i * this.len) / this.p);
+  }
+
+  count(i: number): number {
+    return this.lo(i + 1) - this.lo(i);
+  }
+
+  /** Chunk i of `data` as a view (shares storage). */
+  of(data: Tile, i: number): Tile {
+    return data.slice(this.lo(i), this.count(i));
+  }
+
+  /** Chunk i cut again into q chunks (the next dimension of a 2-D algorithm). */
+  split(i: number, q: number): Chunks {
+    return new Chunks(this.lo(i), this.count(i), q);
+  }
+}
+
+/** One ring of p ranks: this rank's position, and the directions to its successor and from its predecessor. */
+export interface RingLinks {
+  p: number;
+  pos: number;
+  send: Direction;
+  recv: Direction;
+}
+
+/**
+ * Reduce-scatter `seg` of `data` around `ring`: p - 1 steps; in step s send
+ * chunk (pos - s + shift), receive chunk (pos - s - 1 + shift) and reduce it
+ * into the local copy. Returns the chunk this rank then owns fully reduced,
+ * (pos + 1 + shift) mod p. Each step issues the send, awaits the receive,
+ * reduces, then awaits the send.
+ */
+export async function ringReduceScatter(tl: KernelContext, data: Tile, seg: Chunks, ring: RingLinks, op: Reduction, shift = 0): Promise<number> {
+  const { p, pos } = ring;
+  for (let s = 0; s < p - 1; s++) {
+    const sent = tl.send(ring.send, seg.of(data, mod(pos - s + shift, p)));
+    const into = mod(pos - s - 1 + shift, p);
+    const incoming = await tl.recv(ring.recv, seg.count(into), data.dtype);
+    data.data.set(tl.reduce(op, seg.of(data, into), incoming).data, seg.lo(into));
+    await sent;
+  }
+  return mod(pos + 1 + shift, p);
+}
+
+/**
+ * All-gather `seg` of `data` around `ring`, this rank owning chunk
+ * (pos + 1 + shift): p - 1 steps; in step s send chunk (pos + 1 + shift - s),
+ * receive chunk (pos + shift - s) and keep it.
+ */
+export async function ringAllGather(tl: KernelContext, data: Tile, seg: Chunks, ring: RingLinks, shift = 0): Promise<void> {
+  const { p, pos } = ring;
+  for (let s = 0; s < p - 1; s++) {
+    const sent = tl.send(ring.send, seg.of(data, mod(pos + 1 + shift - s, p)));
+    const into = mod(pos + shift - s, p);
+    const incoming = await tl.recv(ring.recv, seg.count(into), data.dtype);
+    data.data.set(incoming.data, seg.lo(into));
+    await sent;
+  }
+}
+
+/** Multiply chunk i of `seg` by `factor` in place (one rounding to the dtype). */
+export function scaleChunk(tl: KernelContext, data: Tile, seg: Chunks, i: number, factor: number): void {
+  data.data.set(tl.scale(seg.of(data, i), factor).data, seg.lo(i));
+}
+
+/**
+ * Ring all-reduce of `seg` (docs/algorithms/ring_allreduce.md): reduce-scatter,
+ * then for avg the owner scales its chunk by 1/avgOver, then all-gather.
+ */
+export async function ringAllReduce(tl: KernelContext, data: Tile, seg: Chunks, ring: RingLinks, op: ReduceOp, avgOver: number): Promise<void> {
+  const own = await ringReduceScatter(tl, data, seg, ring, reductionOf(op));
+  if (op === 'avg') scaleChunk(tl, data, seg, own, 1 / avgOver);
+  await ringAllGather(tl, data, seg, ring);
+}
+
+/** One line (a dimension without wrap-around) of p ranks: this rank's position and the directions to pos + 1 and pos - 1. */
+export interface LineLinks {
+  p: number;
+  pos: number;
+  fwd: Direction;
+  back: Direction;
+}
+
+/**
+ * All-reduce of `seg` along a line (docs/algorithms/mesh_allreduce.md):
+ *   p = 1  nothing to exchange (avg still scales).
+ *   p = 2  the two ranks are each other's only neighbour: a 2-rank ring, over
+ *          the one link in both directions.
+ *   p > 2  reduce toward the last rank in p pieces (rank x receives piece i from
+ *          x - 1, reduces its own into it, passes it to x + 1), then broadcast
+ *          back in p pieces (the last rank scales each piece for avg first).
+ * `scale` (1 / ranks for avg, else null) is applied once, by the owner.
+ */
+export async function lineAllReduce(tl: KernelContext, data: Tile, seg: Chunks, line: LineLinks, op: Reduction, scale: number | null): Promise<void> {
+  const { p, pos } = line;
+  if (p === 1) {
+    if (scale !== null) scaleChunk(tl, data, seg, 0, scale);
+    return;
+  }
+  if (p === 2) {
+    const dir = pos === 0 ? line.fwd : line.back;
+    const ring = { p, pos, send: dir, recv: dir };
+    const own = await ringReduceScatter(tl, data, seg, ring, op);
+    if (scale !== null) scaleChunk(tl, data, seg, own, scale);
+    await ringAllGather(tl, data, seg, ring);
+    return;
+  }
+  const last = pos === p - 1;
+  const sends = [];
+  for (let i = 0; i < p; i++) {
+    if (pos > 0) {
+      const incoming = await tl.recv(line.back, seg.count(i), data.dtype);
+      data.data.set(tl.reduce(op, seg.of(data, i), incoming).data, seg.lo(i));
+    }
+    if (!last) sends.push(tl.send(line.fwd, seg.of(data, i)));
+  }
+  for (let i = 0; i < p; i++) {
+    if (last) {
+      if (scale !== null) scaleChunk(tl, data, seg, i, scale);
+    } else {
+      const incoming = await tl.recv(line.fwd, seg.count(i), data.dtype);
+      data.data.set(incoming.data, seg.lo(i));
+    }
+    if (pos > 0) sends.push(tl.send(line.back, seg.of(data, i)));
+  }
+  for (const s of sends) await s;
+}

@@ -1,0 +1,37 @@
+// milestone_ccl (issue 4, item 9): the seed's evaluation harness writes
+// summary.csv, latency and buffer-kind plots and topology diagrams (SVG), and
+// its fast mode reuses the cached points. Run on two sizes to stay quick.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { OUT_DIR } from '../benches/milestone_ccl.js';
+import { TestRuntime } from './helpers/run.js';
+
+const rt = new TestRuntime();
+t.teardown(() => rt.close());
+
+t.test('the sweep writes summary.csv and SVG figures, and fast mode reuses cached points', async (t) => {
+  process.env.KERNBENCH_MILESTONE_SIZES = '8,64';
+  delete process.env.KERNBENCH_FAST;
+  t.teardown(() => {
+    delete process.env.KERNBENCH_MILESTONE_SIZES;
+    delete process.env.KERNBENCH_FAST;
+  });
+  const [first] = await rt.bench('milestone_ccl', { threads: 1 });
+  t.ok(first.ok, first.lines.join('\n'));
+  const csv = readFileSync(join(OUT_DIR, 'summary.csv'), 'utf8').trim().split('\n');
+  t.equal(csv[0], 'topology,algorithm,buffer_kind,n_elem,world_size,crit_ns,ok,digest');
+  t.equal(csv.length - 1, 3 * 2 + 3 * 1, '3 topologies x 2 sizes, and 3 buffer kinds x the sizes of their grid that were swept');
+  t.ok(csv.slice(1).every((row) => row.split(',')[6] === 'true'), 'every point is correct');
+  for (const f of ['latency_ring_1d_6.svg', 'latency_torus_2d_2x3.svg', 'latency_mesh_2d_2x3.svg', 'buffer_kind.svg', 'topology_torus_2d_3x2.svg']) {
+    t.match(readFileSync(join(OUT_DIR, f), 'utf8'), /^<svg [^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/, f);
+  }
+  const kinds = csv.slice(1).filter((r) => r.startsWith('torus_2d_3x2')).map((r) => Number(r.split(',')[5]));
+  t.ok(kinds[0] < kinds[1] && kinds[1] < kinds[2], `staging in tcm < sram < hbm: ${kinds.join(' < ')}`);
+
+  process.env.KERNBENCH_FAST = '1';
+  const [again] = await rt.bench('milestone_ccl', { threads: 1 });
+  t.match(again.lines[0], /\(9 from cache\)/);
+  t.equal(readFileSync(join(OUT_DIR, 'summary.csv'), 'utf8').trim().split('\n').length, csv.length);
+  t.equal(again.digest, first.digest);
+});
