@@ -90,6 +90,7 @@ export async function run(torch: Torch, ctx: BenchContext): Promise<BenchResult[
     `# all_reduce_perf (virtual time): ${ctx.ccl.algorithm} on ${torch.topologyName}, ${ws} ranks, ${dtype}, op ${op}`,
     `#        size         count   type   redop      time(us)   algbw(GB/s)   busbw(GB/s)  #wrong`,
   ];
+  const table: (string | number)[][] = [];
   let busSum = 0;
   let wrongTotal = 0;
   let crit = 0;
@@ -101,6 +102,7 @@ export async function run(torch: Torch, ctx: BenchContext): Promise<BenchResult[
     busSum += busbw;
     wrongTotal += wrong;
     crit = Math.max(crit, critNs);
+    table.push([bytes, bytes / bpe, dtype, op, (critNs / 1000).toFixed(3), algbw.toFixed(3), busbw.toFixed(3), wrong]);
     lines.push(
       `${String(bytes).padStart(13)} ${String(bytes / bpe).padStart(13)} ${dtype.padStart(6)} ${op.padStart(7)} ${(critNs / 1000).toFixed(3).padStart(13)} ${algbw.toFixed(3).padStart(13)} ${busbw.toFixed(3).padStart(13)} ${String(wrong).padStart(7)}`,
     );
@@ -119,6 +121,7 @@ export async function run(torch: Torch, ctx: BenchContext): Promise<BenchResult[
       critNs: crit,
       lines,
       outputs: ranks.map((r) => r.out),
+      table: { columns: ['size_bytes', 'count', 'type', 'redop', 'time_us', 'algbw_GBs', 'busbw_GBs', 'wrong'], rows: table },
       extra: { avgBusbwGBs: Number((busSum / sizes.length).toFixed(3)), sizes: sizes.length },
     },
   ];

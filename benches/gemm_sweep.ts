@@ -45,6 +45,7 @@ export async function run(torch: Torch, ctx: BenchContext): Promise<BenchResult[
       critNs: Math.max(...points.map((p) => p.critNs)),
       lines: [fmt(header), ...rows.map(fmt), `  ${points.length - failed} of ${points.length} points within 1 ulp of the JS reference`],
       outputs: points.map((p) => p.y),
+      table: { columns: header, rows },
       extra: { points: points.length, best_single_pe_peak_pct: round3(best) },
     },
   ];

@@ -108,6 +108,7 @@ export async function evaluate(ctx: BenchContext): Promise<BenchResult[]> {
         `  ${BUFFER.topology.padEnd(14)} buffer kinds: ${BUFFER.kinds.map((k) => `${k} ${points.filter((p) => p.topology === BUFFER.topology && p.bufferKind === k).map((p) => p.critNs.toFixed(0)).join('/')}`).join('; ')}`,
       ],
       outputs: [Float64Array.from(points.map((p) => p.critNs))],
+      table: { columns: csv[0].split(','), rows: csv.slice(1).map((r) => r.split(',')) },
     },
   ];
 }

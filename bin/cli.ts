@@ -3,6 +3,7 @@
 //   0 everything ran and every result is ok
 //   1 a bench result is not ok, or the run failed (kernel error, deadlock, ...)
 //   2 usage or configuration error (no stack trace)
+import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { DEFAULT_CCL_FILE, DEFAULT_TOPOLOGY, listTopologies, topologyPath } from '../lib/config/paths.js';
 import { loadCcl, loadCclFile, loadTopology } from '../lib/config/load.js';
@@ -37,6 +38,7 @@ Options for run:
   --min-bytes N, --max-bytes N, --step-factor F, --op OP
                       size sweep and reduction of allreduce_perf (nccl-tests style)
   --no-data           timing only: kernels move and compute no data (same crit_ns; results are not checked)
+  --csv FILE          write the sweep table of a sweep bench (allreduce_perf, gemm_sweep, milestone_ccl) as CSV
   --trace FILE        write a Chrome trace (open in ui.perfetto.dev): a track per PE, IPCQ flow arrows, host spans
 
 Environment:
@@ -54,6 +56,7 @@ const RUN_OPTIONS = {
   set: { type: 'string', multiple: true },
   json: { type: 'boolean' },
   trace: { type: 'string' },
+  csv: { type: 'string' },
   'no-data': { type: 'boolean' },
   'min-bytes': { type: 'string' },
   'max-bytes': { type: 'string' },
@@ -91,7 +94,7 @@ function parse(args: string[], allowed: (keyof typeof RUN_OPTIONS)[]) {
 }
 
 async function cmdRun(args: string[]): Promise<number> {
-  const v = parse(args, ['bench', 'topology', 'ccl', 'algorithm', 'threads', 'dtype', 'set', 'json', 'trace', 'no-data', 'min-bytes', 'max-bytes', 'step-factor', 'op', 'help']);
+  const v = parse(args, ['bench', 'topology', 'ccl', 'algorithm', 'threads', 'dtype', 'set', 'json', 'trace', 'csv', 'no-data', 'min-bytes', 'max-bytes', 'step-factor', 'op', 'help']);
   const options: Record<string, string> = {};
   for (const k of ['min-bytes', 'max-bytes', 'step-factor', 'op'] as const) if (typeof v[k] === 'string') options[k] = v[k] as string;
   if (options.op !== undefined && !REDUCE_OPS.includes(options.op as (typeof REDUCE_OPS)[number])) throw new UsageError(`--op takes ${REDUCE_OPS.join('|')}, got '${options.op}'`);
@@ -124,10 +127,21 @@ async function cmdRun(args: string[]): Promise<number> {
     };
     const outcome = await runBench(resources, bench, config, log);
     for (const r of outcome.results) printResult(r, json);
+    if (typeof v.csv === 'string') writeCsv(v.csv, bench, outcome.results);
     return outcome.results.every((r) => r.ok) ? 0 : 1;
   } finally {
     await resources.close();
   }
+}
+
+/** The sweep tables of a run as one CSV (results of one bench share their columns). */
+function writeCsv(file: string, bench: string, results: BenchResult[]): void {
+  const tables = results.flatMap((r) => (r.table ? [r.table] : []));
+  if (tables.length === 0) throw new UsageError(`--csv: bench '${bench}' produces no table; the sweep benches are allreduce_perf, gemm_sweep, milestone_ccl`);
+  const columns = tables[0].columns;
+  const cell = (v: string | number): string => (/[",\n]/.test(String(v)) ? `"${String(v).replace(/"/g, '""')}"` : String(v));
+  const lines = [columns.map(cell).join(','), ...tables.flatMap((t) => t.rows.map((row) => row.map(cell).join(',')))];
+  writeFileSync(file, `${lines.join('\n')}\n`);
 }
 
 function printResult(r: BenchResult & { digest: string }, json: boolean): void {

@@ -202,3 +202,13 @@ t.test('--trace writes a Chrome trace file and the run still exits by itself', a
   const trace = JSON.parse(readFileSync(file, 'utf8')) as { traceEvents: { ph: string }[] };
   t.ok(trace.traceEvents.some((e) => e.ph === 'X') && trace.traceEvents.some((e) => e.ph === 's'));
 });
+
+t.test('--csv writes a sweep bench\'s table as CSV with the table\'s columns', async (t) => {
+  const file = `${t.testdir()}/sweep.csv`;
+  const r = await kernbench('run', '--bench', 'allreduce_perf', '--min-bytes', '64', '--max-bytes', '256', '--csv', file);
+  t.equal(r.exitCode, 0);
+  const { readFileSync } = await import('node:fs');
+  const lines = readFileSync(file, 'utf8').trim().split('\n');
+  t.equal(lines[0], 'size_bytes,count,type,redop,time_us,algbw_GBs,busbw_GBs,wrong');
+  t.same(lines.slice(1).map((l) => l.split(',')[0]), ['64', '128', '256']);
+});

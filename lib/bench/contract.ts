@@ -25,6 +25,8 @@ export interface BenchResult {
   lines: string[];
   /** Output tensors hashed into the digest (in a fixed order, e.g. by rank). */
   outputs?: (Float32Array | Float64Array)[];
+  /** A sweep's table, written by --csv FILE (and kept in --json). */
+  table?: { columns: string[]; rows: (string | number)[][] };
   /** Bench-specific figures (throughput, ratios), printed and kept in --json. */
   extra?: Record<string, number | string | boolean>;
 }
