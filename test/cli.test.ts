@@ -7,6 +7,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import t, { type Test } from 'tap';
+import { TOPOLOGY_YAML } from './fixtures/topology-text.js';
 
 // This file runs compiled, from dist/test/: the project root is two levels up.
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -39,33 +40,10 @@ function assertUsageError(t: Test, r: Run): void {
   t.notMatch(r.stderr, '    at ', 'stderr has no stack trace');
 }
 
-// A small valid topology, with a SIP count of 0 and an unknown key under cube_mesh.
-const BAD_TOPOLOGY = `name: bad
-system:
-  sips:
-    count: 0
-    topology: ring_1d
-sip:
-  cube_mesh:
-    w: 1
-    h: 1
-    depth: 2
-cube:
-  pe_layout:
-    corners: [nw]
-    pe_per_corner: 1
-timing:
-  pe: {clock_ghz: 1, gemm_macs_per_cycle: 64, vector_lanes: 16}
-  memory:
-    tcm: {bytes: 1024, bandwidth_gb_s: 100, latency_ns: 1}
-    sram: {bytes: 1024, bandwidth_gb_s: 100, latency_ns: 1}
-    hbm: {bytes: 1024, bandwidth_gb_s: 100, latency_ns: 1}
-  links:
-    pe_pe: {bandwidth_gb_s: 10, latency_ns: 10}
-    cube_cube: {bandwidth_gb_s: 10, latency_ns: 10}
-    sip_sip: {bandwidth_gb_s: 10, latency_ns: 10}
-  dma: {setup_ns: 5}
-`;
+// The small valid topology, with a SIP count of 0 and an unknown key under cube_mesh.
+const BAD_TOPOLOGY = TOPOLOGY_YAML.replace('name: fixture', 'name: bad')
+  .replace('    count: 2', '    count: 0')
+  .replace('  cube_mesh: {w: 1, h: 1}', '  cube_mesh:\n    w: 1\n    h: 1\n    depth: 2');
 
 t.test('--help exits 0 and lists the run, list and validate commands', async (t) => {
   const r = await kernbench('--help');

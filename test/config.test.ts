@@ -8,31 +8,10 @@ import { ConfigError, type ConfigProblem } from '../lib/errors.js';
 import { loadCcl, loadCclFile, loadTopology, resolveCcl, splitSets } from '../lib/config/load.js';
 import { DEFAULT_CCL_FILE, listTopologies, SCHEMAS_DIR, TOPOLOGIES_DIR, topologyPath } from '../lib/config/paths.js';
 import { JSON_SCHEMA_FILES, writeJsonSchemas } from '../lib/config/write-json-schemas.js';
+import { TOPOLOGY_YAML } from './fixtures/topology-text.js';
 
 // A small valid topology. Tests derive bad files from it by replacing one line.
-const TOPOLOGY = `name: fixture
-system:
-  sips:
-    count: 2
-    topology: ring_1d
-sip:
-  cube_mesh: {w: 1, h: 1}
-cube:
-  pe_layout:
-    corners: [nw]
-    pe_per_corner: 1
-timing:
-  pe: {clock_ghz: 1, gemm_macs_per_cycle: 64, vector_lanes: 16}
-  memory:
-    tcm: {bytes: 1024, bandwidth_gb_s: 100, latency_ns: 1}
-    sram: {bytes: 1024, bandwidth_gb_s: 100, latency_ns: 1}
-    hbm: {bytes: 1024, bandwidth_gb_s: 100, latency_ns: 1}
-  links:
-    pe_pe: {bandwidth_gb_s: 10, latency_ns: 10}
-    cube_cube: {bandwidth_gb_s: 10, latency_ns: 10}
-    sip_sip: {bandwidth_gb_s: 10, latency_ns: 10}
-  dma: {setup_ns: 5}
-`;
+const TOPOLOGY = TOPOLOGY_YAML;
 
 const CCL = `defaults:
   algorithm: a
