@@ -30,6 +30,8 @@ export async function worker(rank: number, nElem: number, torch: Torch): Promise
   const t0 = performance.timeOrigin + performance.now();
   const work = await torch.distributed.allReduce(t, { op: 'sum' });
   const t1 = performance.timeOrigin + performance.now();
+  // Ranks may share a thread: no rank checks its result until every rank's all-reduce is timed.
+  await torch.distributed.barrier();
   const ws = torch.distributed.getWorldSize();
   const out = await t.numpy();
   return { ok: out.data.every((v) => v === ws), critNs: work.critNs, t0, t1 };
