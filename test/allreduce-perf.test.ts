@@ -26,3 +26,13 @@ t.test('every reduction op gives exact results in f16', async (t) => {
     t.ok(r.ok, `${op}: ${r.lines.slice(-2).join(' ')}`);
   }
 });
+
+t.test('allreduce_perf gives the same digest under --threads 1, rank, pe and under jitter', async (t) => {
+  const over = { topology: 'ring_1d_6', sets: ['ccl.world_size=3'], options: { 'min-bytes': '64', 'max-bytes': '1024', 'step-factor': '4' } };
+  const runs = [];
+  for (const v of [{ threads: 1 }, { threads: 'rank' as const }, { threads: 'pe' as const }, { threads: 'rank' as const, jitterSeed: 6 }]) {
+    const [r] = await rt.bench('allreduce_perf', { ...over, ...v });
+    runs.push({ digest: r.digest, lines: r.lines });
+  }
+  for (const r of runs.slice(1)) t.same(r, runs[0]);
+});

@@ -35,3 +35,15 @@ t.test('the sweep writes summary.csv and SVG figures, and fast mode reuses cache
   t.equal(readFileSync(join(OUT_DIR, 'summary.csv'), 'utf8').trim().split('\n').length, csv.length);
   t.equal(again.digest, first.digest);
 });
+
+t.test('milestone_ccl points are identical under --threads 1 and rank and under jitter', async (t) => {
+  process.env.KERNBENCH_MILESTONE_SIZES = '32';
+  delete process.env.KERNBENCH_FAST;
+  t.teardown(() => delete process.env.KERNBENCH_MILESTONE_SIZES);
+  const [a] = await rt.bench('milestone_ccl', { threads: 1 });
+  const [b] = await rt.bench('milestone_ccl', { threads: 'rank' });
+  const [c] = await rt.bench('milestone_ccl', { threads: 'pe', jitterSeed: 12 });
+  // Each row carries its point's run digest (outputs and every PE's virtual times).
+  t.same(b.table?.rows, a.table?.rows);
+  t.same(c.table?.rows, a.table?.rows);
+});
