@@ -3,9 +3,9 @@
 // evaluation bench: in one run, for 64 B and 64 KiB payloads, it measures
 //   ipcq         a producer and a consumer thread exchanging messages through a
 //                real IPCQ ring (SharedState + lib/ipcq/ring.ts), spin-then-park;
-//                once with the consumer freeing a batch of slots with one head
-//                store (the headline), once freeing every slot (as
-//                lib/ipcq/channel.ts does);
+//                once with the consumer handing back a batch of slots with one
+//                head store (the headline; channel.ts's fast path), once per
+//                slot (channel.ts's piece-by-piece path);
 //   postMessage  the same stream as structured-clone copies over a MessagePort
 //                between the two workers, with a flow-control window;
 //   copy         the in-thread ceiling: TypedArray.set between two SAB regions;
@@ -43,8 +43,6 @@ const REGION_ALIGN = 4096;
 
 const SENDER_PE = 0;
 const RECEIVER_PE = 1;
-const PRODUCER_EXECUTOR = 0;
-const CONSUMER_EXECUTOR = 1;
 
 interface Sample {
   ns: number;
@@ -131,8 +129,8 @@ async function attachRing(prod: BenchWorker, cons: BenchWorker, size: number): P
   const region = dims.arenaBytes / 4;
   const ring = ringId(SENDER_PE, dirIndex('east'));
   const common = { dims, buffers: sh.buffers, ring, sender: SENDER_PE, receiver: RECEIVER_PE };
-  prod.send({ type: 'attach-ring', ...common, arenaOffset: 0, self: PRODUCER_EXECUTOR, peer: CONSUMER_EXECUTOR });
-  cons.send({ type: 'attach-ring', ...common, arenaOffset: region, self: CONSUMER_EXECUTOR, peer: PRODUCER_EXECUTOR });
+  prod.send({ type: 'attach-ring', ...common, arenaOffset: 0 });
+  cons.send({ type: 'attach-ring', ...common, arenaOffset: region });
   await Promise.all([prod.next('attached'), cons.next('attached')]);
   let base = 0;
   return (freeEvery) => async (count) => {
@@ -225,7 +223,7 @@ async function measureSize(ctx: BenchContext, prod: BenchWorker, cons: BenchWork
   ]);
   const loadAfter = loadavg()[0];
 
-  // The headline is the batched consumer (the improved design); per-slot free is lib/ipcq/channel.ts's policy, shown alongside.
+  // The headline is the batched consumer (channel.ts's fast path); per-slot free (its piece-by-piece path) is shown alongside.
   const ratio = { post: ipcq.msgsPerS / post.msgsPerS, copy: ipcq.bytesPerS / copy.bytesPerS };
   const perSlotRatio = { post: perSlot.msgsPerS / post.msgsPerS, copy: perSlot.bytesPerS / copy.bytesPerS };
   const target = TARGETS[size] as (typeof TARGETS)[number] | undefined;

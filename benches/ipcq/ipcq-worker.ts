@@ -1,8 +1,9 @@
 // Runs on: the ipcq_throughput bench's two worker threads (one producer, one
 // consumer); started by benches/ipcq_throughput.ts. Owns: the inner loops of the
 // cross-thread measurements —
-//   ipcq   the production ring code (lib/ipcq/ring.ts: write / header / read /
-//          free) over a SharedState ring, waiting by spin-then-park;
+//   ipcq   the production ring code (lib/ipcq/ring.ts: payload / publish /
+//          header / read / setFreed / publishHead, and its want words for
+//          wake-ups) over a SharedState ring, waiting by spin-then-park;
 //   post   the same message stream as structured-clone copies over a
 //          MessagePort between the two workers, flow-controlled by a window.
 // Each worker has nothing else to run, so the IPCQ loops block the thread
@@ -10,11 +11,10 @@
 import { parentPort, type MessagePort } from 'node:worker_threads';
 import { serializeError } from '../../lib/errors.js';
 import { IpcqRingView } from '../../lib/ipcq/ring.js';
-import { EXEC } from '../../lib/shm/layout.js';
 import { SharedState } from '../../lib/shm/shared-state.js';
 import { unreachable, type FromBenchWorker, type RingAttach, type RunSpec, type ToBenchWorker } from './messages.js';
 import { fillPattern, stamp, stampMatches, words } from './payload.js';
-import { SpinPark, wakeIfParked } from './spin-park.js';
+import { SpinPark } from './spin-park.js';
 
 const parent = parentPort;
 if (!parent) throw new Error('ipcq-worker must run in a worker thread');
@@ -65,10 +65,6 @@ parent.on('message', (m: ToBenchWorker) => {
       case 'post-consume':
         postConsume(need(port, m.type), m, m.ackEvery);
         break;
-      case 'shutdown':
-        port?.close();
-        parent.close();
-        break;
       default:
         unreachable(m);
     }
@@ -86,70 +82,70 @@ function need<T>(x: T | undefined, what: string): T {
   return x;
 }
 
-/** Sender: write messages base.. in order, taking a credit only when the cached one runs out. */
+/**
+ * Sender, as lib/ipcq/channel.ts sends a piece: copy into the slot's payload
+ * view, publish (header, then tail), wake the receiver only if it parked for
+ * this message. A credit is awaited only when the cached head runs out.
+ */
 function ipcqProduce(r: AttachedRing, s: RunSpec, spin: number): FromBenchWorker {
   const { sh, view, a } = r;
   const ctl = sh.ctl;
-  const park = new SpinPark(ctl, sh.layout.exec(a.self, EXEC.SLEEP_GEN), spin);
-  const peerGen = sh.layout.exec(a.peer, EXEC.SLEEP_GEN);
+  const park = new SpinPark(ctl, spin);
+  const wantCredit = (head: number): void => view.wantCredit(head);
   const src = sh.arena.subarray(a.arenaOffset, a.arenaOffset + s.size);
   fillPattern(src);
   const w = words(src);
   const nSlots = view.nSlots;
-  const header = { arrivalPs: 0, sender: a.sender, receiver: a.receiver };
   const end = s.base + s.count;
   let freed = Atomics.load(ctl, view.headWord);
   const startNs = nowNs();
   for (let seq = s.base; seq < end; seq++) {
-    if (seq - freed >= nSlots) freed = park.waitAtLeast(view.headWord, seq - nSlots + 1);
+    if (seq - freed >= nSlots) freed = park.waitAtLeast(view.headWord, seq - nSlots + 1, wantCredit);
     stamp(w, seq);
-    view.write(seq, src, 0, s.size, header);
-    wakeIfParked(ctl, view.tailWord, peerGen);
+    view.payload(seq, s.size).set(src);
+    view.publish(seq, s.size, 0, a.sender, a.receiver);
+    if (view.dataWanted(seq, seq + 1)) Atomics.notify(ctl, view.tailWord);
   }
   return { type: 'run-done', startNs, endNs: nowNs(), corrupt: 0, parks: park.parks };
 }
 
 /**
- * Receiver: read every published message, check it, and free slots every
- * `freeEvery` messages — or before waiting, so a drained ring never holds back
- * the sender's credits. freeEvery = 1 is lib/ipcq/channel.ts's per-slot free;
- * larger values store head once for a batch (head is a counter, so freeing
- * message k frees every message before it).
+ * Receiver, as lib/ipcq/channel.ts receives: check the header, copy the
+ * payload out, record the slot's freed time, and hand slots back with
+ * publishHead — every `freeEvery` messages, and before waiting, so a drained
+ * ring never holds back the sender's credits. freeEvery = 1 is the per-piece
+ * path; larger values are the batch path (one head store frees every slot
+ * below it: head is a counter).
  */
 function ipcqConsume(r: AttachedRing, s: RunSpec, spin: number, freeEvery: number): FromBenchWorker {
   const { sh, view, a } = r;
   const ctl = sh.ctl;
-  const park = new SpinPark(ctl, sh.layout.exec(a.self, EXEC.SLEEP_GEN), spin);
-  const peerGen = sh.layout.exec(a.peer, EXEC.SLEEP_GEN);
+  const park = new SpinPark(ctl, spin);
+  const wantData = (tail: number): void => view.wantData(tail - 1);
   const dst = sh.arena.subarray(a.arenaOffset, a.arenaOffset + s.size);
   const w = words(dst);
   const end = s.base + s.count;
   let corrupt = 0;
   let freed = s.base;
+  const handBack = (head: number): void => {
+    view.publishHead(head);
+    if (view.creditWanted(freed, head)) Atomics.notify(ctl, view.headWord);
+    freed = head;
+  };
   let published = Atomics.load(ctl, view.tailWord);
   const startNs = nowNs();
   for (let seq = s.base; seq < end; seq++) {
     if (seq >= published) {
-      if (freed < seq) {
-        view.free(seq - 1, 0);
-        freed = seq;
-        wakeIfParked(ctl, view.headWord, peerGen);
-      }
-      published = park.waitAtLeast(view.tailWord, seq + 1);
+      if (freed < seq) handBack(seq);
+      published = park.waitAtLeast(view.tailWord, seq + 1, wantData);
     }
     const h = view.header(seq, a.sender, a.receiver);
     view.read(seq, h.bytes, dst, 0);
     if (h.bytes !== s.size || !stampMatches(w, seq)) corrupt++;
-    if (seq + 1 - freed >= freeEvery) {
-      view.free(seq, 0);
-      freed = seq + 1;
-      wakeIfParked(ctl, view.headWord, peerGen);
-    }
+    view.setFreed(seq, 0);
+    if (seq + 1 - freed >= freeEvery) handBack(seq + 1);
   }
-  if (freed < end) {
-    view.free(end - 1, 0);
-    wakeIfParked(ctl, view.headWord, peerGen);
-  }
+  if (freed < end) handBack(end);
   return { type: 'run-done', startNs, endNs: nowNs(), corrupt, parks: park.parks };
 }
 

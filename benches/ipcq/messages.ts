@@ -23,9 +23,6 @@ export interface RingAttach {
   sender: number;
   receiver: number;
   arenaOffset: number;
-  /** Executor index of this worker and of its peer: each has a sleep-generation word (EXEC.SLEEP_GEN). */
-  self: number;
-  peer: number;
 }
 
 /** main -> bench worker. */
@@ -33,12 +30,11 @@ export type ToBenchWorker =
   | ({ type: 'attach-ring' } & RingAttach)
   | { type: 'attach-port'; port: MessagePort }
   | ({ type: 'ipcq-produce'; spin: number } & RunSpec)
-  /** freeEvery: publish head after this many slots read (1 = per slot, as lib/ipcq/channel.ts does), or sooner when the ring is drained. */
+  /** freeEvery: publish head after this many slots read (1 = per slot), or sooner when the ring is drained. */
   | ({ type: 'ipcq-consume'; spin: number; freeEvery: number } & RunSpec)
   /** window: messages in flight before the producer waits for an acknowledgement. */
   | ({ type: 'post-produce'; window: number } & RunSpec)
-  | ({ type: 'post-consume'; ackEvery: number } & RunSpec)
-  | { type: 'shutdown' };
+  | ({ type: 'post-consume'; ackEvery: number } & RunSpec);
 
 /** bench worker -> main. Times are process.hrtime (one monotonic clock for all threads), in ns. */
 export type FromBenchWorker =

@@ -1,21 +1,21 @@
 // Runs on: the ipcq_throughput bench's worker threads, which have nothing else
 // to run, so they may block in Atomics.wait (DESIGN §3). Owns: the
-// spin-then-park wait on a monotonic ring counter (tail or head) and the
-// matching wake.
+// spin-then-park wait on a monotonic ring counter (tail or head).
 //
 // A waiter spins on Atomics.load for a bounded number of iterations (a spin
 // round trip is ~90 ns while each spinner has a core; a park/wake is ~50 µs:
-// DESIGN §8), then parks in Atomics.wait on the counter itself. The publisher
-// notifies only when the waiter's sleep generation is odd, so the steady state
-// costs one Atomics.load per publication and no syscall.
+// DESIGN §8), then announces what it waits for in the ring's want word
+// (IpcqRingView.wantData / wantCredit) and parks in Atomics.wait on the counter
+// itself. The publisher notifies only when its publication reaches that want
+// (dataWanted / creditWanted), so the steady state costs one Atomics.load per
+// publication and no notify.
 //
-// Lost-wakeup argument (waiter W on counter c with sleep generation g, publisher P):
-//   W: add(g) -> odd; v = load(c); if v < target: wait(c, v); add(g) -> even
-//   P: store(c); if load(g) is odd: notify(c)
-// All four are sequentially consistent. If P reads an even g, its store(c)
-// precedes W's add(g), hence W's load(c): W sees the new value and does not
-// wait. Otherwise P notifies; if W has not reached wait yet, wait finds
-// c != v and returns at once.
+// Lost-wakeup argument (the ring's Dekker pair; all accesses sequentially consistent):
+//   waiter:    store(want = target); v = load(counter); if v < target: wait(counter, v)
+//   publisher: store(counter = c);   if before < load(want) <= c: notify(counter)
+// If the waiter's load sees v < target, it precedes the publication that reaches
+// target, whose load(want) therefore sees target and notifies; if that notify
+// comes before the wait starts, wait finds counter != v and returns at once.
 
 export class SpinPark {
   /** How many times this thread parked (a diagnostic: 0 means pure spinning). */
@@ -23,32 +23,23 @@ export class SpinPark {
 
   constructor(
     private readonly ctl: Int32Array,
-    /** This thread's sleep generation word (odd while parked). */
-    private readonly sleepGen: number,
     /** Atomics.load iterations before parking. */
     readonly spin: number,
   ) {}
 
-  /** Returns the first value seen of ctl[word] that is >= target. */
-  waitAtLeast(word: number, target: number): number {
+  /** Wait until ctl[word] >= target; `announce(target)` stores the want before parking. Returns the value seen. */
+  waitAtLeast(word: number, target: number, announce: (target: number) => void): number {
     const ctl = this.ctl;
     for (;;) {
       for (let i = 0; i < this.spin; i++) {
         const v = Atomics.load(ctl, word);
         if (v >= target) return v;
       }
-      Atomics.add(ctl, this.sleepGen, 1);
+      announce(target);
       const v = Atomics.load(ctl, word);
-      if (v < target) {
-        this.parks++;
-        Atomics.wait(ctl, word, v);
-      }
-      Atomics.add(ctl, this.sleepGen, 1);
+      if (v >= target) return v;
+      this.parks++;
+      Atomics.wait(ctl, word, v);
     }
   }
-}
-
-/** After storing ctl[word]: wake the peer parked on it, if it is parked. */
-export function wakeIfParked(ctl: Int32Array, word: number, peerSleepGen: number): void {
-  if ((Atomics.load(ctl, peerSleepGen) & 1) === 1) Atomics.notify(ctl, word);
 }

@@ -36,10 +36,20 @@ export class IpcqRingView {
   readonly dataWantWord: number;
   readonly creditWantWord: number;
 
+  /** Per slot: its payload as bytes and as f32 (made once; views are objects, the hot path makes none). */
+  private readonly slotBytes: Uint8Array[] = [];
+  private readonly slotF32: Float32Array[] = [];
+
   constructor(
     private readonly sh: SharedState,
     readonly ring: number,
   ) {
+    const size = sh.layout.dims.slotSize;
+    for (let j = 0; j < sh.layout.dims.nSlots; j++) {
+      const off = sh.layout.slotOffset(ring, j) + SLOT.HEADER_BYTES;
+      this.slotBytes.push(sh.ipcq.subarray(off, off + size));
+      this.slotF32.push(sh.ipcqF32.subarray(off >> 2, (off >> 2) + (size >> 2)));
+    }
     this.tailWord = sh.layout.ring(ring, RING.TAIL);
     this.headWord = sh.layout.ring(ring, RING.HEAD);
     this.dataWantWord = sh.layout.ring(ring, RING.DATA_WANT);
@@ -52,14 +62,13 @@ export class IpcqRingView {
 
   /** The payload bytes of message `seq`'s slot (to write before publish, or to read after tail > seq). */
   payload(seq: number, n: number): Uint8Array {
-    const off = this.sh.layout.slotOffset(this.ring, seq) + SLOT.HEADER_BYTES;
-    return this.sh.ipcq.subarray(off, off + n);
+    const whole = this.slotBytes[seq % this.slotBytes.length];
+    return n === whole.length ? whole : whole.subarray(0, n);
   }
 
   /** The payload of message `seq`'s slot as f32 (payloads are 8-byte aligned), up to slot_size bytes. */
   payloadF32(seq: number): Float32Array {
-    const off = (this.sh.layout.slotOffset(this.ring, seq) + SLOT.HEADER_BYTES) >> 2;
-    return this.sh.ipcqF32.subarray(off, off + (this.sh.layout.dims.slotSize >> 2));
+    return this.slotF32[seq % this.slotF32.length];
   }
 
   /** Sender side: write message `seq`'s header (its payload is already in place), then publish it. */

@@ -225,7 +225,8 @@ export class ShmLayout {
     f += dims.pes * GRANT.WIDTH;
     this.timesWords = f;
 
-    this.slotStride = SLOT.HEADER_BYTES + Math.ceil(dims.slotSize / 8) * 8;
+    // Whole cache lines per slot, so a sender filling slot k+1 never shares a line with a receiver reading slot k.
+    this.slotStride = Math.ceil((SLOT.HEADER_BYTES + dims.slotSize) / 64) * 64;
     this.ipcqBytes = this.rings * dims.nSlots * this.slotStride;
     this.cmdBytes = (dims.executors + 1) * CMD_SLOTS * CMD_SLOT_BYTES + (dims.pes + 1) * ERROR_SLOT_BYTES;
   }
