@@ -16,10 +16,10 @@ import { Piscina } from 'piscina';
 import { AbortError, DeadlockError, KernbenchError, SpawnError, reviveError, type SerializedError } from '../errors.js';
 import { HostRuntime } from '../host/host-runtime.js';
 import { Torch, type Spawner } from '../host/torch.js';
-import { ABORT_KIND, ACTOR_STATE, EXEC, HEADER, PE, RECORD, WAIT_KIND } from '../shm/layout.js';
+import { ABORT_KIND, ACTOR_STATE, HEADER, PE, RECORD, WAIT_KIND } from '../shm/layout.js';
 import { SharedState } from '../shm/shared-state.js';
 import { wakeAllThreads } from './wake.js';
-import { unreachable, type ExecutorReport, type FromCoordinator, type FromExecutor, type ToExecutor } from './messages.js';
+import { unreachable, type ExecutorReport, type FromCoordinator, type FromExecutor, type ToCoordinator, type ToExecutor } from './messages.js';
 import type { SessionPlan } from './plan.js';
 import type { ThreadTraceData } from '../trace/recorder.js';
 import { ThreadEnv } from './thread-env.js';
@@ -84,7 +84,15 @@ export class ThreadResources {
     this.poolSize = 0;
     const coord = this.coordinator;
     this.coordinator = undefined;
-    if (coord) await coord.terminate();
+    if (coord) {
+      // Ask it to leave (it closes its port and exits by itself); terminate only if it does not.
+      const exited = new Promise<void>((r) => coord.once('exit', () => r()));
+      coord.postMessage({ type: 'shutdown' } satisfies ToCoordinator);
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), 1000)));
+      if ((await Promise.race([exited, late])) === 'late') await coord.terminate();
+      clearTimeout(timer);
+    }
     if (pool) await pool.destroy();
   }
 }
@@ -327,10 +335,5 @@ export class Session implements Spawner {
       }
     }
     return out;
-  }
-
-  /** Doorbell word of the main thread (for tests of the waiting protocol). */
-  get mainDoorbell(): number {
-    return this.shared.layout.exec(this.shared.layout.mainExecutor, EXEC.DOORBELL);
   }
 }
