@@ -12,6 +12,7 @@ import { KernbenchError, UsageError } from '../lib/errors.js';
 import type { BenchResult, RunConfig } from '../lib/bench/contract.js';
 import { listBenches, loadBench } from '../lib/bench/registry.js';
 import { runBench } from '../lib/bench/runner.js';
+import { parseAxis, runSweep } from '../lib/bench/sweep.js';
 import { DEFAULT_THREADS, parseThreadLayout } from '../lib/runtime/plan.js';
 import { jitterSeedFromEnv } from '../lib/runtime/jitter.js';
 import { ThreadResources } from '../lib/runtime/session.js';
@@ -21,6 +22,8 @@ const HELP = `kernbench — a deterministic, multi-threaded simulator of a multi
 
 Usage:
   kernbench run --bench NAME [options]   run a bench and print its results
+  kernbench sweep --bench NAME --over PATH=V1,V2,... [--over ...] [options]
+                                         run a bench at every point of a grid of --set values; one table
   kernbench list                         list benches and topologies
   kernbench validate [--topology F] [--ccl F] [--set k=v ...]
                                          check configuration files and report every problem
@@ -33,6 +36,7 @@ Options for run:
   --algorithm NAME    algorithm entry of the CCL file (default: its defaults.algorithm)
   --threads L         rank (one executor per SIP, default) | pe (one per PE) | N (N executors; 1 is the reference)
   --dtype T           element type for benches that take one: ${DTYPES.join('|')}
+  --over PATH=V1,V2   (sweep) an axis of the grid: a --set path and its values; repeatable
   --set PATH=VALUE    override any topology field (system.sips.count=4) or CCL field (ccl.n_slots=1); repeatable
   --json              one JSON object per result on stdout
   --min-bytes N, --max-bytes N, --step-factor F, --op OP
@@ -54,6 +58,7 @@ const RUN_OPTIONS = {
   threads: { type: 'string' },
   dtype: { type: 'string' },
   set: { type: 'string', multiple: true },
+  over: { type: 'string', multiple: true },
   json: { type: 'boolean' },
   trace: { type: 'string' },
   csv: { type: 'string' },
@@ -76,10 +81,12 @@ export async function main(argv: string[]): Promise<number> {
       return cmdRun(rest);
     case 'list':
       return cmdList(rest);
+    case 'sweep':
+      return cmdSweep(rest);
     case 'validate':
       return cmdValidate(rest);
     default:
-      throw new UsageError(`unknown command; known: run, list, validate, --help, got '${command}'`);
+      throw new UsageError(`unknown command; known: run, sweep, list, validate, --help, got '${command}'`);
   }
 }
 
@@ -93,20 +100,16 @@ function parse(args: string[], allowed: (keyof typeof RUN_OPTIONS)[]) {
   }
 }
 
-async function cmdRun(args: string[]): Promise<number> {
-  const v = parse(args, ['bench', 'topology', 'ccl', 'algorithm', 'threads', 'dtype', 'set', 'json', 'trace', 'csv', 'no-data', 'min-bytes', 'max-bytes', 'step-factor', 'op', 'help']);
+type Values = ReturnType<typeof parse>;
+
+/** The run configuration the flags describe (shared by run and sweep). */
+function configFrom(v: Values): RunConfig {
   const options: Record<string, string> = {};
   for (const k of ['min-bytes', 'max-bytes', 'step-factor', 'op'] as const) if (typeof v[k] === 'string') options[k] = v[k] as string;
   if (options.op !== undefined && !REDUCE_OPS.includes(options.op as (typeof REDUCE_OPS)[number])) throw new UsageError(`--op takes ${REDUCE_OPS.join('|')}, got '${options.op}'`);
-  if (v.help) {
-    process.stdout.write(HELP);
-    return 0;
-  }
-  const bench = v.bench as string | undefined;
-  if (!bench) throw new UsageError(`run needs --bench NAME; known: ${listBenches().join(', ')}, got none`);
   const dtype = v.dtype as string | undefined;
   if (dtype !== undefined && !isDType(dtype)) throw new UsageError(`--dtype takes ${DTYPES.join('|')}, got '${dtype}'`);
-  const config: RunConfig = {
+  return {
     topology: (v.topology as string | undefined) ?? DEFAULT_TOPOLOGY,
     ccl: (v.ccl as string | undefined) ?? DEFAULT_CCL_FILE,
     threads: v.threads === undefined ? DEFAULT_THREADS : parseThreadLayout(v.threads as string),
@@ -118,6 +121,43 @@ async function cmdRun(args: string[]): Promise<number> {
     options,
     noData: v['no-data'] === true,
   };
+}
+
+async function cmdSweep(args: string[]): Promise<number> {
+  const v = parse(args, ['bench', 'over', 'topology', 'ccl', 'algorithm', 'threads', 'dtype', 'set', 'json', 'csv', 'no-data', 'min-bytes', 'max-bytes', 'step-factor', 'op']);
+  const bench = v.bench as string | undefined;
+  if (!bench) throw new UsageError(`sweep needs --bench NAME; known: ${listBenches().join(', ')}, got none`);
+  const axes = ((v.over as string[] | undefined) ?? []).map(parseAxis);
+  if (axes.length === 0) throw new UsageError('sweep needs at least one --over PATH=V1,V2,..., got none');
+  const config = configFrom(v);
+  await loadBench(bench);
+  const resources = new ThreadResources();
+  try {
+    const tty = process.stderr.isTTY === true;
+    const table = await runSweep(resources, bench, config, axes, (line) => tty && process.stderr.write(`\r  ${line}   `));
+    if (tty) process.stderr.write('\n');
+    if (v.json === true) for (const row of table.rows) process.stdout.write(`${JSON.stringify(Object.fromEntries(table.columns.map((c, i) => [c, row[i]])))}\n`);
+    else {
+      const cells = [table.columns, ...table.rows.map((r) => r.map(String))];
+      const widths = table.columns.map((_, c) => Math.max(...cells.map((r) => String(r[c]).length)));
+      for (const r of cells) process.stdout.write(`  ${r.map((x, c) => String(x).padStart(widths[c])).join('  ')}\n`);
+    }
+    if (typeof v.csv === 'string') writeCsv(v.csv, bench, [{ table: { columns: table.columns, rows: table.rows.map((r) => r.map(String)) } } as BenchResult]);
+    return table.ok ? 0 : 1;
+  } finally {
+    await resources.close();
+  }
+}
+
+async function cmdRun(args: string[]): Promise<number> {
+  const v = parse(args, ['bench', 'topology', 'ccl', 'algorithm', 'threads', 'dtype', 'set', 'json', 'trace', 'csv', 'no-data', 'min-bytes', 'max-bytes', 'step-factor', 'op', 'help']);
+  if (v.help) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  const bench = v.bench as string | undefined;
+  if (!bench) throw new UsageError(`run needs --bench NAME; known: ${listBenches().join(', ')}, got none`);
+  const config = configFrom(v);
   const json = v.json === true;
   await loadBench(bench); // unknown bench: usage error before any thread starts
   const resources = new ThreadResources();
