@@ -217,6 +217,15 @@ t.test('gemm_single_pe gives the same digest and crit_ns under --threads 1, rank
   t.same(seen, variants.map((v) => ({ layout: `${v.threads}/${v.jitterSeed}`, digest: ref.digest, critNs: ref.critNs, ok: true })));
 });
 
+t.test('gemm_sweep gives the same digest and table under --threads 1, pe and under jitter', async (t) => {
+  const ref = (await rt.bench('gemm_sweep', { threads: 1 }))[0];
+  t.ok(ref.ok);
+  for (const v of [{ threads: 'pe' as const }, { threads: 'rank' as const, jitterSeed: 5 }]) {
+    const r = (await rt.bench('gemm_sweep', v))[0];
+    t.same({ digest: r.digest, rows: r.table?.rows }, { digest: ref.digest, rows: ref.table?.rows }, JSON.stringify(v));
+  }
+});
+
 t.test('gemm split by output columns over 4 PEs gives the one-PE result, bit for bit, in less virtual time', async (t) => {
   await rt.session({}, async (torch) => {
     const one = await measureGemm(torch, { m: 32, n: 128, k: 64, dtype: 'f16' });
