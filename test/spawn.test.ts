@@ -4,7 +4,7 @@
 // the runtime stays usable.
 import t from 'tap';
 import { SpawnError } from '../lib/errors.js';
-import { failingWorker, sumWorker } from './fixtures/kernels.js';
+import { abortMidKernelWorker, failingWorker, sumWorker } from './fixtures/kernels.js';
 import { TestRuntime } from './helpers/run.js';
 
 const rt = new TestRuntime();
@@ -30,6 +30,15 @@ t.test('a rank that throws: SpawnError names only that rank, with class and mess
     // the same torch spawns again on fresh buffers
     const again = await torch.multiprocessing.spawn(sumWorker, { args: [2], nprocs: 2 });
     t.same(again, [[3, 3], [3, 3]]);
+  });
+});
+
+t.test('a kernel unwound by the abort is not a root cause, even when it ends before its host wakes', async (t) => {
+  // One executor per rank: rank 1 fails while rank 0's kernel holds its thread.
+  await rt.session({ topology: 'ring_1d_6', threads: 'rank' }, async (torch) => {
+    const e = await torch.multiprocessing.spawn(abortMidKernelWorker, { nprocs: 2 }).catch((x: unknown) => x);
+    t.ok(e instanceof SpawnError, 'rejects with SpawnError');
+    t.same([...(e as SpawnError).errors.entries()].map(([rank, err]) => [rank, err.name]), [[1, 'RangeError']], 'only rank 1, not the aborted kernel of rank 0');
   });
 });
 

@@ -2,7 +2,7 @@
 // Owns: one host's view of the device — its virtual clock, its device (SIP),
 // launches and their handles (worker-wait), the host-read barrier's drain, and
 // host-level barriers across ranks.
-import { KernelError, KernbenchError, type SerializedError } from '../errors.js';
+import { KernelError, KernbenchError, reviveError, type SerializedError } from '../errors.js';
 import type { Kernel } from '../kernel/define.js';
 import type { World } from '../ccl/world.js';
 import { HEADER, PE, RECORD, WAIT_KIND } from '../shm/layout.js';
@@ -125,7 +125,10 @@ export class HostRuntime {
         const endPs = t[L.record(pe, h.seqs[i], RECORD.END_PS)];
         if (status !== 0 && !failure) {
           const slot = shared.readErrorSlot(pe) as { error: SerializedError; atPs: number } | undefined;
-          failure = new KernelError(h.name, this.env.machine.coord(pe), slot?.atPs ?? endPs, slot?.error ?? { name: 'Error', message: 'unknown kernel failure', stack: undefined, code: undefined, fields: {} });
+          // A kernel unwound by a session abort or a deadlock is not a root cause: the
+          // host sees the same abort it would have seen waiting (see docs/spawn.md).
+          const unwound = slot && (slot.error.name === 'AbortError' || slot.error.name === 'DeadlockError');
+          failure = unwound ? reviveError(slot.error) : new KernelError(h.name, this.env.machine.coord(pe), slot?.atPs ?? endPs, slot?.error ?? { name: 'Error', message: 'unknown kernel failure', stack: undefined, code: undefined, fields: {} });
         }
         return { pe, startPs: t[L.record(pe, h.seqs[i], RECORD.START_PS)], endPs };
       });
