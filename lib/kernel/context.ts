@@ -345,7 +345,11 @@ export class KernelContext {
 
   /** Wait for every transfer this kernel started (the runtime does this when the kernel returns). */
   async drain(): Promise<void> {
-    for (const op of this.issued) await this.settle(op);
+    // Most ops settled on the fast path long ago: only the others cost an await.
+    for (const op of this.issued) {
+      if (op.settled) this.take(op);
+      else await this.settle(op);
+    }
   }
 
   private async settle<T extends number | Received>(op: ChannelOp<T>): Promise<T> {
