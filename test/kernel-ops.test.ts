@@ -2,7 +2,8 @@
 // arithmetic, bounds-checked loads and stores, TCM scratch that refuses to
 // overflow and is released when the kernel returns.
 import t from 'tap';
-import { allOps, greedyScratch, outOfBounds, scratchRoundTrip } from './fixtures/kernels.js';
+import { SpawnError } from '../lib/errors.js';
+import { allOps, greedyScratch, neighbourSumWorker, outOfBounds, recvWrongOutWorker, scratchRoundTrip } from './fixtures/kernels.js';
 import { TestRuntime } from './helpers/run.js';
 
 const rt = new TestRuntime();
@@ -73,5 +74,29 @@ t.test('a kernel\'s scratch is released when it returns, so it can be used again
     await x.copy_(torch.fromArray(new Float32Array(n).fill(1)));
     for (let i = 0; i < 3; i++) await torch.launch('scratch', scratchRoundTrip, x, n);
     t.equal((await x.numpy()).data[n - 1], 8, '1 doubled three times');
+  });
+});
+
+t.test('recv and add with an out tile give the same values and virtual times as without', async (t) => {
+  for (const dtype of ['f32', 'f16'] as const) {
+    const run = async (useOut: boolean) => {
+      const r = await rt.session({ topology: 'ring_1d_6', threads: 1 }, (torch) => torch.multiprocessing.spawn(neighbourSumWorker, { args: [useOut, dtype], nprocs: 3 }));
+      return r.value as { values: number[]; startPs: number; endPs: number }[];
+    };
+    const plain = await run(false);
+    const into = await run(true);
+    // rank r holds r + 1 + i/8 and receives from rank r - 1 (mod 3)
+    const want = [0, 1, 2].map((r) => Array.from({ length: 24 }, (_, i) => (r + 1 + i / 8) + (((r + 2) % 3) + 1 + i / 8)));
+    t.same(plain.map((v) => v.values), want, `${dtype}: the sums (exact in ${dtype})`);
+    t.same(into, plain, `${dtype}: values and PE start/end times identical with out`);
+  }
+});
+
+t.test('an out tile of the wrong size is refused with the sizes', async (t) => {
+  await rt.session({ topology: 'ring_1d_6', threads: 1 }, async (torch) => {
+    const e = await torch.multiprocessing.spawn(recvWrongOutWorker, { nprocs: 2 }).catch((x: unknown) => x);
+    t.ok(e instanceof SpawnError);
+    const cause = [...(e as SpawnError).errors.values()].map((err) => (err as { cause?: { code?: string; message?: string } }).cause);
+    t.ok(cause.length > 0 && cause.every((c) => c?.code === 'ERR_INVALID_ARG' && /recv: out must be a f32 tile of 8 elements, got a f32 tile of 9 elements/.test(c.message ?? '')), JSON.stringify(cause));
   });
 });

@@ -48,6 +48,25 @@ export class Chunks {
   }
 }
 
+/** Receive buffers reused across a kernel's steps: one tile per size (chunk sizes differ by at most one). */
+export class ScratchTiles {
+  private readonly bySize = new Map<number, Tile>();
+
+  constructor(
+    private readonly tl: KernelContext,
+    private readonly dtype: Tile['dtype'],
+  ) {}
+
+  of(n: number): Tile {
+    let t = this.bySize.get(n);
+    if (!t) {
+      t = this.tl.zeros(n, this.dtype);
+      this.bySize.set(n, t);
+    }
+    return t;
+  }
+}
+
 /** One ring of p ranks: this rank's position, and the directions to its successor and from its predecessor. */
 export interface RingLinks {
   p: number;
@@ -60,16 +79,19 @@ export interface RingLinks {
  * Reduce-scatter `seg` of `data` around `ring`: p - 1 steps; in step s send
  * chunk (pos - s + shift), receive chunk (pos - s - 1 + shift) and reduce it
  * into the local copy. Returns the chunk this rank then owns fully reduced,
- * (pos + 1 + shift) mod p. Each step issues the send, awaits the receive,
- * reduces, then awaits the send.
+ * (pos + 1 + shift) mod p. Each step issues the send, awaits the receive
+ * (into a scratch tile reused across steps), reduces into the local chunk in
+ * place, then awaits the send.
  */
 export async function ringReduceScatter(tl: KernelContext, data: Tile, seg: Chunks, ring: RingLinks, op: Reduction, shift = 0): Promise<number> {
   const { p, pos } = ring;
+  const scratch = new ScratchTiles(tl, data.dtype);
   for (let s = 0; s < p - 1; s++) {
     const sent = tl.send(ring.send, seg.of(data, mod(pos - s + shift, p)));
     const into = mod(pos - s - 1 + shift, p);
-    const incoming = await tl.recv(ring.recv, seg.count(into), data.dtype);
-    data.data.set(tl.reduce(op, seg.of(data, into), incoming).data, seg.lo(into));
+    const mine = seg.of(data, into);
+    const incoming = await tl.recv(ring.recv, mine.size, data.dtype, scratch.of(mine.size));
+    tl.reduce(op, mine, incoming, mine);
     await sent;
   }
   return mod(pos + 1 + shift, p);
@@ -84,9 +106,8 @@ export async function ringAllGather(tl: KernelContext, data: Tile, seg: Chunks, 
   const { p, pos } = ring;
   for (let s = 0; s < p - 1; s++) {
     const sent = tl.send(ring.send, seg.of(data, mod(pos + 1 + shift - s, p)));
-    const into = mod(pos + shift - s, p);
-    const incoming = await tl.recv(ring.recv, seg.count(into), data.dtype);
-    data.data.set(incoming.data, seg.lo(into));
+    const into = seg.of(data, mod(pos + shift - s, p));
+    await tl.recv(ring.recv, into.size, data.dtype, into);
     await sent;
   }
 }

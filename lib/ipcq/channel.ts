@@ -248,8 +248,11 @@ export class InboundChannel extends Channel {
     return r;
   }
 
-  /** Receive `count` elements of `dtype` from `sender` (which sends in direction `senderDir`). */
-  recv(sender: number, senderDir: number, dtype: DType, count: number, issuePs: number): ChannelOp<Received> {
+  /**
+   * Receive `count` elements of `dtype` from `sender` (which sends in direction
+   * `senderDir`), into `into` when given (exactly `count` long), else a new array.
+   */
+  recv(sender: number, senderDir: number, dtype: DType, count: number, issuePs: number, into?: Float32Array): ChannelOp<Received> {
     const ring = this.ringFrom(sender, senderDir);
     const pieceBytes = this.pieceBytes(dtype);
     const nbytes = count * bytesPerElement(dtype);
@@ -257,17 +260,17 @@ export class InboundChannel extends Channel {
     if (this.idle && !this.env.sched.jitter) {
       const ctl = this.env.shared.ctl;
       if (Atomics.load(ctl, ring.tailWord) >= Atomics.load(ctl, ring.headWord) + pieces) {
-        return ChannelOp.done(this.channel, this.recvNow(ring, sender, dtype, count, issuePs, pieces));
+        return ChannelOp.done(this.channel, this.recvNow(ring, sender, dtype, count, issuePs, pieces, into));
       }
     }
-    return this.enqueue(() => this.run(ring, sender, dtype, count, issuePs));
+    return this.enqueue(() => this.run(ring, sender, dtype, count, issuePs, into));
   }
 
   /** Every piece is in: decode straight from the slots, free them, publish head once. */
-  private recvNow(ring: IpcqRingView, sender: number, dtype: DType, count: number, issuePs: number, pieces: number): Received {
+  private recvNow(ring: IpcqRingView, sender: number, dtype: DType, count: number, issuePs: number, pieces: number, into: Float32Array | undefined): Received {
     const { env } = this;
     const bpe = bytesPerElement(dtype);
-    const out = allocF32(count);
+    const out = into ?? allocF32(count);
     const head = Atomics.load(env.shared.ctl, ring.headWord);
     let t = Math.max(this.clockPs, issuePs);
     let at = 0;
@@ -292,7 +295,7 @@ export class InboundChannel extends Channel {
     return { values: out, donePs: t };
   }
 
-  private async run(ring: IpcqRingView, sender: number, dtype: DType, count: number, issuePs: number): Promise<Received> {
+  private async run(ring: IpcqRingView, sender: number, dtype: DType, count: number, issuePs: number, into: Float32Array | undefined): Promise<Received> {
     const { env } = this;
     const { costs, sched, plan, shared } = env;
     const producer = plan.peExecutor[sender];
@@ -316,7 +319,9 @@ export class InboundChannel extends Channel {
       this.wake(ring.headWord, producer, ring.creditWanted(k, k + 1));
     } while (got < nbytes);
     this.clockPs = t;
-    return { values: plan.noData ? allocF32(count) : decode(dtype, out, allocF32(count)), donePs: t };
+    const values = into ?? allocF32(count);
+    if (!plan.noData) decode(dtype, out, values);
+    return { values, donePs: t };
   }
 
   private checkSize(sender: number, want: number, got: number, piece: number, short = false): void {

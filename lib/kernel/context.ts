@@ -38,12 +38,17 @@ export class RecvFuture {
     readonly op: ChannelOp<Received>,
     readonly dtype: DType,
     readonly shape: number[],
+    /** The tile the values land in, when the receive was given one. */
+    readonly out: Tile | undefined,
   ) {}
 }
 
 export class KernelContext {
   /** Every channel op this kernel issued, drained before the kernel counts as finished. */
   readonly issued: ChannelOp<number | Received>[] = [];
+  /** Per direction, the peer PE sent to and the source received from (the world is fixed for the kernel). */
+  private readonly peers: (number | undefined)[] = [];
+  private readonly sources: ({ pe: number; dir: number } | undefined)[] = [];
 
   constructor(
     private readonly pe: PeRuntime,
@@ -196,17 +201,30 @@ export class KernelContext {
     return new Tile(dtype, sh, allocF32(shapeSize(sh)));
   }
 
-  /** Elementwise a + b (tiles or scalars), rounded to the lead tile's dtype. */
-  add(a: Operand, b: Operand): Tile {
+  /**
+   * Elementwise a + b (tiles or scalars), rounded to the lead tile's dtype. With
+   * `out` (same size and dtype as the result; it may be `a` or `b`), the result
+   * is written there and `out` returned, instead of a new tile.
+   */
+  add(a: Operand, b: Operand, out?: Tile): Tile {
     if (a instanceof Tile && b instanceof Tile && a.size === b.size && !this.pe.env.plan.noData) {
       // The collectives' hot path: a plain loop the JIT keeps monomorphic.
-      const out = allocF32(a.size);
+      if (out) this.checkOut('add', out, a.dtype, a.size);
+      const o = out ? out.data : allocF32(a.size);
       const x = a.data, y = b.data;
-      for (let i = 0; i < out.length; i++) out[i] = x[i] + y[i];
-      roundArray(a.dtype, out);
-      return this.vector(new Tile(a.dtype, a.shape, out));
+      for (let i = 0; i < o.length; i++) o[i] = x[i] + y[i];
+      roundArray(a.dtype, o);
+      return this.vector(out ?? new Tile(a.dtype, a.shape, o));
     }
-    return this.vector(this.ew('add', [a, b], (x, y) => x + y));
+    return this.into('add', this.vector(this.ew('add', [a, b], (x, y) => x + y)), out);
+  }
+
+  /** Copy a computed result into `out` when one was given. */
+  private into(op: string, r: Tile, out: Tile | undefined): Tile {
+    if (!out) return r;
+    this.checkOut(op, out, r.dtype, r.size);
+    out.data.set(r.data);
+    return out;
   }
   sub(a: Operand, b: Operand): Tile {
     return this.vector(this.ew('sub', [a, b], (x, y) => x - y));
@@ -259,17 +277,17 @@ export class KernelContext {
     return new Tile(dtype, x.shape, out);
   }
 
-  /** Elementwise reduction by a collective's op (sum, prod, min, max). */
-  reduce(op: 'sum' | 'prod' | 'min' | 'max', a: Tile, b: Tile): Tile {
+  /** Elementwise reduction by a collective's op (sum, prod, min, max); `out` as for `add`. */
+  reduce(op: 'sum' | 'prod' | 'min' | 'max', a: Tile, b: Tile, out?: Tile): Tile {
     switch (op) {
       case 'sum':
-        return this.add(a, b);
+        return this.add(a, b, out);
       case 'prod':
-        return this.mul(a, b);
+        return this.into('prod', this.mul(a, b), out);
       case 'min':
-        return this.minimum(a, b);
+        return this.into('min', this.minimum(a, b), out);
       case 'max':
-        return this.maximum(a, b);
+        return this.into('max', this.maximum(a, b), out);
       default: {
         const never: never = op;
         throw this.error('ERR_INVALID_ARG', `unknown reduction, got '${String(never)}'`);
@@ -297,25 +315,31 @@ export class KernelContext {
   /** Send `tile` to the neighbour in `dir`. Runs in the background; await the handle to wait for it. */
   send(dir: Direction, tile: Tile): SendHandle {
     const d = this.dir(dir);
-    const peer = sendPeer(this.world, this.rank, d);
+    const peer = (this.peers[d] ??= sendPeer(this.world, this.rank, d));
     const op = this.pe.out[d].send(peer, tile.dtype, tile.data, this.pe.clockPs);
     this.issued.push(op); // even if done already: the kernel's end waits for it either way
     return new SendHandle(this, op);
   }
 
-  /** Receive a tile of `shape` from the neighbour in `dir`. */
-  recv(dir: Direction, shape: number | readonly number[], dtype: DType): Promise<Tile> {
-    return this.wait(this.recvAsync(dir, shape, dtype));
+  /**
+   * Receive a tile of `shape` from the neighbour in `dir`. With `out` (a tile of
+   * that size and dtype, e.g. a view of a chunk), the values land in it and it is
+   * what the receive gives; otherwise a new tile. Same virtual time either way.
+   */
+  recv(dir: Direction, shape: number | readonly number[], dtype: DType, out?: Tile): Promise<Tile> {
+    return this.wait(this.recvAsync(dir, shape, dtype, out));
   }
 
-  /** Start a receive; `await tl.wait(future)` gives the tile. */
-  recvAsync(dir: Direction, shape: number | readonly number[], dtype: DType): RecvFuture {
+  /** Start a receive; `await tl.wait(future)` gives the tile. Leave `out` alone until then. */
+  recvAsync(dir: Direction, shape: number | readonly number[], dtype: DType, out?: Tile): RecvFuture {
     const d = this.dir(dir);
-    const src = recvSource(this.world, this.rank, d);
+    const src = (this.sources[d] ??= recvSource(this.world, this.rank, d));
     const sh = toShape(shape);
-    const op = this.pe.in[d].recv(src.pe, src.dir, dtype, shapeSize(sh), this.pe.clockPs);
+    const count = shapeSize(sh);
+    if (out) this.checkOut('recv', out, dtype, count);
+    const op = this.pe.in[d].recv(src.pe, src.dir, dtype, count, this.pe.clockPs, out?.data);
     this.issued.push(op); // even if done already: the kernel's end waits for it either way
-    return new RecvFuture(op, dtype, sh);
+    return new RecvFuture(op, dtype, sh, out);
   }
 
   /** Wait for a receive started with recvAsync. */
@@ -326,7 +350,15 @@ export class KernelContext {
   }
 
   private tileOf(f: RecvFuture, r: Received): Tile {
-    return new Tile(f.dtype, f.shape, r.values);
+    return f.out ?? new Tile(f.dtype, f.shape, r.values);
+  }
+
+  /** An `out` tile must hold exactly the result: `count` elements of `dtype`. */
+  private checkOut(op: string, out: Tile, dtype: DType, count: number): void {
+    if (!(out instanceof Tile) || out.dtype !== dtype || out.size !== count) {
+      const got = out instanceof Tile ? `a ${out.dtype} tile of ${out.size} elements` : typeof out;
+      throw this.error('ERR_INVALID_ARG', `${op}: out must be a ${dtype} tile of ${count} elements, got ${got}`);
+    }
   }
 
   /** @internal Account for a send that has already completed (SendHandle fast path). */
