@@ -72,6 +72,7 @@ async function serve(env: ThreadEnv, pes: Map<number, PeRuntime>): Promise<void>
 
 async function runRank(env: ThreadEnv, m: Extract<ToExecutor, { type: 'spawn-rank' }>, post: (m: FromExecutor) => void): Promise<void> {
   const host = new HostRuntime(env, m.rank, m.barrierBase);
+  host.clockPs = m.startPs; // a rank starts when it is spawned, in virtual time too
   const torch = new Torch(host, { rank: m.rank, nprocs: m.nprocs }, null);
   env.sched.setState(host.actor, ACTOR_STATE.RUNNING);
   let outcome: FromExecutor;

@@ -10,7 +10,8 @@ import type { ThreadTraceData } from '../trace/recorder.js';
 
 /** main -> executor, on the session's port. */
 export type ToExecutor =
-  | { type: 'spawn-rank'; rank: number; nprocs: number; module: string; exportName: string; args: unknown[]; barrierBase: number }
+  /** `startPs`: main's host clock at the spawn; every rank's host clock starts there. */
+  | { type: 'spawn-rank'; rank: number; nprocs: number; module: string; exportName: string; args: unknown[]; barrierBase: number; startPs: number }
   | { type: 'end' };
 
 /** executor -> main. */

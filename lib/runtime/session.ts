@@ -239,7 +239,7 @@ export class Session implements Spawner {
     const results = Array.from({ length: opts.nprocs }, (_, rank) => {
       const p = new Promise<unknown>((resolve, reject) => this.rankWaiters.set(rank, { resolve, reject }));
       this.env.sched.setState(L.hostActor(rank), ACTOR_STATE.RUNNING);
-      const msg: ToExecutor = { type: 'spawn-rank', rank, nprocs: opts.nprocs, module: where.module, exportName: where.exportName, args: opts.args, barrierBase };
+      const msg: ToExecutor = { type: 'spawn-rank', rank, nprocs: opts.nprocs, module: where.module, exportName: where.exportName, args: opts.args, barrierBase, startPs: this.host.clockPs };
       this.ports[this.plan.hostExecutor[rank]].postMessage(msg);
       return p;
     });
