@@ -1,0 +1,32 @@
+// The two wall-clock benches are measured by hand (docs/benchmarks.md), never
+// timed here. This runs sim_throughput at one small ring size to check what it
+// computes besides time: every rank's all-reduce result, the same crit_ns under
+// every layout, and a bare Atomics ring that completes.
+import t from 'tap';
+import { bareRing } from '../benches/sim/bare-ring.js';
+import { TestRuntime } from './helpers/run.js';
+
+const rt = new TestRuntime();
+t.teardown(() => rt.close());
+
+t.test('sim_throughput at p = 4: correct on every rank, one crit_ns across layouts, every rate reported', async (t) => {
+  const before = process.env.KERNBENCH_SIM_SIZES;
+  process.env.KERNBENCH_SIM_SIZES = '4';
+  t.teardown(() => {
+    if (before === undefined) delete process.env.KERNBENCH_SIM_SIZES;
+    else process.env.KERNBENCH_SIM_SIZES = before;
+  });
+  const [r, ...rest] = await rt.bench('sim_throughput');
+  t.equal(rest.length, 0, 'one ring size');
+  t.equal(r.worldSize, 4);
+  t.equal(r.ok, true, 'every rank holds p on every element, and crit_ns is the same under --threads 1, 2 and rank');
+  t.ok(r.critNs > 0, `crit_ns ${r.critNs}`);
+  for (const k of ['threads_1_msgs_per_s', 'threads_2_msgs_per_s', 'threads_rank_msgs_per_s', 'bare_ring_msgs_per_s']) {
+    t.ok(Number(r.extra?.[k]) > 0, `${k} reported`);
+  }
+});
+
+t.test('the bare Atomics ring passes every step around every thread and stops its threads', async (t) => {
+  const ms = await bareRing(3, 50);
+  t.ok(Number.isFinite(ms) && ms >= 0, `finished in ${ms.toFixed(1)} ms`);
+});
