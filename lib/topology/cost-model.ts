@@ -62,12 +62,8 @@ export class CostModel {
   // Routes are asked for on every IPCQ piece; a PE talks to few peers, so memoise per pair.
   private readonly links = new Map<number, { gbPerS: number; flightPs: number }>();
 
-  private lastKey = -1;
-  private lastLink: { gbPerS: number; flightPs: number } | undefined;
-
   private link(from: number, to: number): { gbPerS: number; flightPs: number } {
     const key = from * this.machine.totalPes + to;
-    if (key === this.lastKey) return this.lastLink!;
     let l = this.links.get(key);
     if (!l) {
       const r = this.machine.route(from, to);
@@ -75,8 +71,6 @@ export class CostModel {
       l = { gbPerS: c.bandwidth_gb_s, flightPs: r.hops * latencyPs(c.latency_ns) };
       this.links.set(key, l);
     }
-    this.lastKey = key;
-    this.lastLink = l;
     return l;
   }
 }
