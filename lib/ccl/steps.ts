@@ -23,6 +23,10 @@ export const mod = (a: number, p: number): number => ((a % p) + p) % p;
  * divide by p (lengths differ by at most one; some are empty when len < p).
  */
 export class Chunks {
+  /** Chunk views of the last tile asked for (a ring step asks for each chunk several times). */
+  private viewsOf: Tile | undefined;
+  private views: (Tile | undefined)[] = [];
+
   constructor(
     readonly base: number,
     readonly len: number,
@@ -37,9 +41,13 @@ export class Chunks {
     return this.lo(i + 1) - this.lo(i);
   }
 
-  /** Chunk i of `data` as a view (shares storage). */
+  /** Chunk i of `data` as a view (shares storage; the same Tile each time for the same `data`). */
   of(data: Tile, i: number): Tile {
-    return data.slice(this.lo(i), this.count(i));
+    if (data !== this.viewsOf) {
+      this.viewsOf = data;
+      this.views = [];
+    }
+    return (this.views[i] ??= data.slice(this.lo(i), this.count(i)));
   }
 
   /** Chunk i cut again into q chunks (the next dimension of a 2-D algorithm). */

@@ -26,7 +26,6 @@
 import { bytesPerElement, decode, encode, type DType } from '../dtype/index.js';
 import { ACTOR_STATE, PE, WAIT_KIND, ringId } from '../shm/layout.js';
 import type { ThreadEnv } from '../runtime/thread-env.js';
-import { allocF32 } from '../kernel/slab.js';
 import { IpcqRingView } from './ring.js';
 
 /** A channel operation: its result (completion time, or received values) once settled. */
@@ -38,16 +37,9 @@ export class ChannelOp<T> {
 
   constructor(
     readonly channel: number,
-    /** Index among the channel's queued operations (-1 for one completed synchronously). */
+    /** Index among the channel's queued operations. */
     readonly index: number,
   ) {}
-
-  static done<T>(channel: number, value: T): ChannelOp<T> {
-    const op = new ChannelOp<T>(channel, -1);
-    op.settled = true;
-    op.value = value;
-    return op;
-  }
 
   get promise(): Promise<T> {
     if (!this.pending) this.pending = this.settled ? (this.error !== undefined ? Promise.reject(this.error) : Promise.resolve(this.value as T)) : new Promise<T>(() => undefined);
@@ -71,11 +63,6 @@ export class ChannelOp<T> {
     // The kernel observes failures when it waits or drains; never an unhandled rejection.
     this.pending.catch(() => undefined);
   }
-}
-
-export interface Received {
-  values: Float32Array;
-  donePs: number;
 }
 
 abstract class Channel {
@@ -151,16 +138,18 @@ export class OutboundChannel extends Channel {
     this.seq = Atomics.load(env.shared.ctl, this.ring.tailWord);
   }
 
-  /** Send `values` (as `dtype`) to PE `peer`; settles with the time the last byte left the link. */
-  send(peer: number, dtype: DType, values: Float32Array, issuePs: number): ChannelOp<number> {
+  /**
+   * Send `values` (as `dtype`) to PE `peer`: the time the last byte left the
+   * link, as a number when the send completed at once (the fast path), else an
+   * op that settles with it.
+   */
+  send(peer: number, dtype: DType, values: Float32Array, issuePs: number): ChannelOp<number> | number {
     const pieceBytes = this.pieceBytes(dtype);
     const nbytes = values.length * bytesPerElement(dtype);
     const pieces = Math.max(1, Math.ceil(nbytes / pieceBytes));
     if (this.idle && !this.env.sched.jitter) {
       const head = Atomics.load(this.env.shared.ctl, this.ring.headWord);
-      if (this.seq + pieces - this.ring.nSlots <= head) {
-        return ChannelOp.done(this.channel, this.sendNow(peer, dtype, values, issuePs, pieces, pieceBytes));
-      }
+      if (this.seq + pieces - this.ring.nSlots <= head) return this.sendNow(peer, dtype, values, issuePs, pieces, pieceBytes);
     }
     // Slow path: snapshot the payload now (the kernel may reuse its tile), send piece by piece.
     const payload = new Uint8Array(this.env.plan.noData ? 0 : nbytes);
@@ -173,16 +162,20 @@ export class OutboundChannel extends Channel {
     const { env, ring } = this;
     const bpe = bytesPerElement(dtype);
     const per = pieceBytes / bpe;
+    const flight = this.linkTo(peer).flightPs;
     let t = Math.max(this.clockPs, issuePs);
     for (let i = 0; i < pieces; i++) {
       const k = this.seq;
-      t = this.pieceTiming(peer, k, t, Math.min(per, values.length - i * per) * bpe);
       const n = Math.min(per, values.length - i * per);
+      t = this.pieceTiming(peer, k, t, n * bpe);
       if (env.plan.noData) {
         // timing-only mode: the header (sizes, times) travels, the bytes do not
-      } else if (dtype === 'f32') ring.payloadF32(k).set(values.subarray(i * per, i * per + n));
-      else encode(dtype, values.subarray(i * per, i * per + n), ring.payload(k, n * bpe));
-      ring.publish(k, n * bpe, t + env.costs.flightPs(this.pe, peer), this.pe, peer);
+      } else {
+        const piece = pieces === 1 ? values : values.subarray(i * per, i * per + n);
+        if (dtype === 'f32') ring.payloadF32(k).set(piece);
+        else encode(dtype, piece, ring.payload(k, n * bpe));
+      }
+      ring.publish(k, n * bpe, t + flight, this.pe, peer);
       env.trace?.flowOut(ring.ring, k, this.pe, t);
       this.seq = k + 1;
     }
@@ -192,15 +185,35 @@ export class OutboundChannel extends Channel {
     return t;
   }
 
+  // The link to the peer, memoised: a channel sends to one peer per kernel, and the
+  // costs are asked for on every piece (credit, serialisation, flight).
+  private linkPeer = -1;
+  private link = { flightPs: 0, creditPs: 0, pieceBytes: -1, pieceSerialPs: 0 };
+
+  private linkTo(peer: number): { flightPs: number; creditPs: number; pieceBytes: number; pieceSerialPs: number } {
+    if (peer !== this.linkPeer) {
+      const { costs, plan } = this.env;
+      this.linkPeer = peer;
+      this.link = {
+        flightPs: costs.flightPs(this.pe, peer),
+        creditPs: costs.serialPs(peer, this.pe, plan.ccl.ipcq_credit_size_bytes) + costs.flightPs(peer, this.pe),
+        pieceBytes: -1,
+        pieceSerialPs: 0,
+      };
+    }
+    return this.link;
+  }
+
   /** Start time bookkeeping of one piece (credit, setup, serialisation); returns the channel clock after it. */
   private pieceTiming(peer: number, k: number, t: number, bytes: number): number {
-    const { costs, plan } = this.env;
+    const link = this.linkTo(peer);
     const nSlots = this.ring.nSlots;
-    if (k >= nSlots) {
-      const creditPs = costs.serialPs(peer, this.pe, plan.ccl.ipcq_credit_size_bytes) + costs.flightPs(peer, this.pe);
-      t = Math.max(t, this.ring.freedPs(k - nSlots) + creditPs);
+    if (k >= nSlots) t = Math.max(t, this.ring.freedPs(k - nSlots) + link.creditPs);
+    if (bytes !== link.pieceBytes) {
+      link.pieceBytes = bytes;
+      link.pieceSerialPs = this.env.costs.serialPs(this.pe, peer, bytes);
     }
-    return t + costs.dmaSetupPs + costs.serialPs(this.pe, peer, bytes);
+    return t + this.env.costs.dmaSetupPs + link.pieceSerialPs;
   }
 
   /** `payload` is empty in timing-only mode; `nbytes` is what the pieces say they carry. */
@@ -220,7 +233,7 @@ export class OutboundChannel extends Channel {
       t = this.pieceTiming(peer, k, t, b);
       if (sched.jitter) await sched.jitter.point();
       if (!plan.noData) ring.payload(k, b).set(payload.subarray(i * pieceBytes, i * pieceBytes + b));
-      ring.publish(k, b, t + env.costs.flightPs(this.pe, peer), this.pe, peer);
+      ring.publish(k, b, t + this.linkTo(peer).flightPs, this.pe, peer);
       env.trace?.flowOut(ring.ring, k, this.pe, t);
       this.seq = k + 1;
       env.stats.messages++;
@@ -249,41 +262,43 @@ export class InboundChannel extends Channel {
   }
 
   /**
-   * Receive `count` elements of `dtype` from `sender` (which sends in direction
-   * `senderDir`), into `into` when given (exactly `count` long), else a new array.
+   * Receive `out.length` elements of `dtype` from `sender` (which sends in
+   * direction `senderDir`) into `out`: the time the last piece was read, as a
+   * number when every piece was already in (the fast path), else an op that
+   * settles with it once `out` holds the values.
    */
-  recv(sender: number, senderDir: number, dtype: DType, count: number, issuePs: number, into?: Float32Array): ChannelOp<Received> {
+  recv(sender: number, senderDir: number, dtype: DType, out: Float32Array, issuePs: number): ChannelOp<number> | number {
     const ring = this.ringFrom(sender, senderDir);
     const pieceBytes = this.pieceBytes(dtype);
-    const nbytes = count * bytesPerElement(dtype);
+    const nbytes = out.length * bytesPerElement(dtype);
     const pieces = Math.max(1, Math.ceil(nbytes / pieceBytes));
     if (this.idle && !this.env.sched.jitter) {
       const ctl = this.env.shared.ctl;
       if (Atomics.load(ctl, ring.tailWord) >= Atomics.load(ctl, ring.headWord) + pieces) {
-        return ChannelOp.done(this.channel, this.recvNow(ring, sender, dtype, count, issuePs, pieces, into));
+        return this.recvNow(ring, sender, dtype, out, issuePs, pieces);
       }
     }
-    return this.enqueue(() => this.run(ring, sender, dtype, count, issuePs, into));
+    return this.enqueue(() => this.run(ring, sender, dtype, out, issuePs));
   }
 
   /** Every piece is in: decode straight from the slots, free them, publish head once. */
-  private recvNow(ring: IpcqRingView, sender: number, dtype: DType, count: number, issuePs: number, pieces: number, into: Float32Array | undefined): Received {
+  private recvNow(ring: IpcqRingView, sender: number, dtype: DType, out: Float32Array, issuePs: number, pieces: number): number {
     const { env } = this;
     const bpe = bytesPerElement(dtype);
-    const out = into ?? allocF32(count);
+    const count = out.length;
     const head = Atomics.load(env.shared.ctl, ring.headWord);
     let t = Math.max(this.clockPs, issuePs);
     let at = 0;
     for (let i = 0; i < pieces; i++) {
       const k = head + i;
-      const h = ring.header(k, sender, this.pe);
-      this.checkSize(sender, count * bpe, at * bpe, h.bytes);
-      t = Math.max(t, h.arrivalPs) + env.costs.memoryPs(env.plan.ccl.buffer_kind, h.bytes);
-      const n = h.bytes / bpe;
+      const bytes = ring.checkedBytes(k, sender, this.pe);
+      this.checkSize(sender, count * bpe, at * bpe, bytes);
+      t = Math.max(t, ring.arrivalPs(k)) + this.readPs(bytes);
+      const n = bytes / bpe;
       if (env.plan.noData) {
         // timing-only mode: nothing to copy
-      } else if (dtype === 'f32') out.set(ring.payloadF32(k).subarray(0, n), at);
-      else decode(dtype, ring.payload(k, h.bytes), out.subarray(at, at + n));
+      } else if (dtype === 'f32') out.set(ring.payloadF32(k, n), at);
+      else decode(dtype, ring.payload(k, bytes), out.subarray(at, at + n));
       at += n;
       ring.setFreed(k, t);
       env.trace?.flowIn(ring.ring, k, this.pe, t);
@@ -292,26 +307,38 @@ export class InboundChannel extends Channel {
     ring.publishHead(head + pieces);
     this.wake(ring.headWord, env.plan.peExecutor[sender], ring.creditWanted(head, head + pieces));
     this.clockPs = t;
-    return { values: out, donePs: t };
+    return t;
   }
 
-  private async run(ring: IpcqRingView, sender: number, dtype: DType, count: number, issuePs: number, into: Float32Array | undefined): Promise<Received> {
+  // Staging-buffer read time per piece size, memoised (pieces are mostly vc_chunk_size).
+  private readBytes = -1;
+  private readCostPs = 0;
+
+  private readPs(bytes: number): number {
+    if (bytes !== this.readBytes) {
+      this.readBytes = bytes;
+      this.readCostPs = this.env.costs.memoryPs(this.env.plan.ccl.buffer_kind, bytes);
+    }
+    return this.readCostPs;
+  }
+
+  private async run(ring: IpcqRingView, sender: number, dtype: DType, values: Float32Array, issuePs: number): Promise<number> {
     const { env } = this;
-    const { costs, sched, plan, shared } = env;
+    const { sched, plan, shared } = env;
     const producer = plan.peExecutor[sender];
-    const nbytes = count * bytesPerElement(dtype);
-    const out = new Uint8Array(nbytes);
+    const nbytes = values.length * bytesPerElement(dtype);
+    const staged = new Uint8Array(plan.noData ? 0 : nbytes);
     let t = Math.max(this.clockPs, issuePs);
     let got = 0;
     do {
       const k = Atomics.load(shared.ctl, ring.headWord);
       ring.wantData(k);
       await sched.waitUntil(this.actor, ring.tailWord, k + 1, WAIT_KIND.IPCQ_DATA, ring.ring, t);
-      const h = ring.header(k, sender, this.pe);
-      this.checkSize(sender, nbytes, got, h.bytes);
-      t = Math.max(t, h.arrivalPs) + costs.memoryPs(plan.ccl.buffer_kind, h.bytes);
-      if (!plan.noData) out.set(ring.payload(k, h.bytes), got);
-      got += h.bytes;
+      const bytes = ring.checkedBytes(k, sender, this.pe);
+      this.checkSize(sender, nbytes, got, bytes);
+      t = Math.max(t, ring.arrivalPs(k)) + this.readPs(bytes);
+      if (!plan.noData) staged.set(ring.payload(k, bytes), got);
+      got += bytes;
       if (sched.jitter) await sched.jitter.point();
       ring.setFreed(k, t);
       env.trace?.flowIn(ring.ring, k, this.pe, t);
@@ -319,9 +346,8 @@ export class InboundChannel extends Channel {
       this.wake(ring.headWord, producer, ring.creditWanted(k, k + 1));
     } while (got < nbytes);
     this.clockPs = t;
-    const values = into ?? allocF32(count);
-    if (!plan.noData) decode(dtype, out, values);
-    return { values, donePs: t };
+    if (!plan.noData) decode(dtype, staged, values);
+    return t;
   }
 
   private checkSize(sender: number, want: number, got: number, piece: number, short = false): void {

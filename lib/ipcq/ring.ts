@@ -39,6 +39,8 @@ export class IpcqRingView {
   /** Per slot: its payload as bytes and as f32 (made once; views are objects, the hot path makes none). */
   private readonly slotBytes: Uint8Array[] = [];
   private readonly slotF32: Float32Array[] = [];
+  /** Per slot: the last f32 prefix asked for (pieces are mostly one size, so this is made once). */
+  private readonly pieceF32: Float32Array[] = [];
 
   constructor(
     private readonly sh: SharedState,
@@ -66,9 +68,17 @@ export class IpcqRingView {
     return n === whole.length ? whole : whole.subarray(0, n);
   }
 
-  /** The payload of message `seq`'s slot as f32 (payloads are 8-byte aligned), up to slot_size bytes. */
-  payloadF32(seq: number): Float32Array {
-    return this.slotF32[seq % this.slotF32.length];
+  /**
+   * The payload of message `seq`'s slot as f32 (payloads are 8-byte aligned):
+   * the whole slot, or its first `n` elements.
+   */
+  payloadF32(seq: number, n?: number): Float32Array {
+    const j = seq % this.slotF32.length;
+    const whole = this.slotF32[j];
+    if (n === undefined || n === whole.length) return whole;
+    let v = this.pieceF32[j];
+    if (v === undefined || v.length !== n) v = this.pieceF32[j] = whole.subarray(0, n);
+    return v;
   }
 
   /** Sender side: write message `seq`'s header (its payload is already in place), then publish it. */
@@ -88,24 +98,35 @@ export class IpcqRingView {
     return this.sh.ipcqF64[(this.sh.layout.slotOffset(this.ring, seq) + SLOT.FREED_PS) >> 3];
   }
 
-  /** Receiver side: header of message `seq` (valid once tail > seq). Checks the address, not the direction name. */
-  header(seq: number, expectSender: number, expectReceiver: number): PieceHeader {
+  /**
+   * Receiver side: the byte count of message `seq` (valid once tail > seq),
+   * after checking its address — the sender and receiver PEs and the sequence
+   * number, not the direction name, so a 2-rank ring works.
+   */
+  checkedBytes(seq: number, expectSender: number, expectReceiver: number): number {
     const off = this.sh.layout.slotOffset(this.ring, seq);
     const i = this.sh.ipcqI32;
-    const h: PieceHeader = {
-      bytes: i[(off + SLOT.BYTES) >> 2],
-      arrivalPs: this.sh.ipcqF64[(off + SLOT.ARRIVAL_PS) >> 3],
-      sender: i[(off + SLOT.SENDER) >> 2],
-      receiver: i[(off + SLOT.RECEIVER) >> 2],
-    };
+    const sender = i[(off + SLOT.SENDER) >> 2];
+    const receiver = i[(off + SLOT.RECEIVER) >> 2];
     const gotSeq = i[(off + SLOT.SEQ) >> 2];
-    if (h.sender !== expectSender || h.receiver !== expectReceiver || gotSeq !== seq) {
+    if (sender !== expectSender || receiver !== expectReceiver || gotSeq !== seq) {
       throw new KernbenchError(
         'ERR_IPCQ_WIRING',
-        `IPCQ ring ${this.ring} message ${seq}: expected PE ${expectSender} -> PE ${expectReceiver}, got PE ${h.sender} -> PE ${h.receiver} (seq ${gotSeq})`,
+        `IPCQ ring ${this.ring} message ${seq}: expected PE ${expectSender} -> PE ${expectReceiver}, got PE ${sender} -> PE ${receiver} (seq ${gotSeq})`,
       );
     }
-    return h;
+    return i[(off + SLOT.BYTES) >> 2];
+  }
+
+  /** Receiver side: the virtual arrival time of message `seq` (valid once tail > seq). */
+  arrivalPs(seq: number): number {
+    return this.sh.ipcqF64[(this.sh.layout.slotOffset(this.ring, seq) + SLOT.ARRIVAL_PS) >> 3];
+  }
+
+  /** Receiver side: header of message `seq` (valid once tail > seq), checked as by checkedBytes. */
+  header(seq: number, expectSender: number, expectReceiver: number): PieceHeader {
+    const bytes = this.checkedBytes(seq, expectSender, expectReceiver);
+    return { bytes, arrivalPs: this.arrivalPs(seq), sender: expectSender, receiver: expectReceiver };
   }
 
   /** Receiver side: record when message `seq`'s slot was freed (its credit's departure time). */

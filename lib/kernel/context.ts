@@ -4,7 +4,7 @@
 // local ops need no synchronisation (DESIGN §4).
 import { bytesPerElement, decode, encode, roundArray, type DType } from '../dtype/index.js';
 import { KernbenchError, formatPs } from '../errors.js';
-import { type ChannelOp, type Received } from '../ipcq/channel.js';
+import type { ChannelOp } from '../ipcq/channel.js';
 import { recvSource, sendPeer, type World } from '../ccl/world.js';
 import { DIRECTIONS, GRANT, HEADER, PE, WAIT_KIND, type Direction } from '../shm/layout.js';
 import type { PeCoord } from '../topology/machine.js';
@@ -16,15 +16,20 @@ import { allocate } from '../runtime/allocator.js';
 import { cdiv, dot, elementwise, softmax, type Operand } from './math.js';
 import { Tile, shapeSize, toShape } from './tile.js';
 
-/** A pending send: await it (or `tl.wait`) to continue once the last byte has left. */
+/**
+ * A send: await it (or `tl.wait`) to continue once the last byte has left.
+ * `op` is null when the send completed as it was issued (the fast path).
+ */
 export class SendHandle implements PromiseLike<void> {
   constructor(
     private readonly tl: KernelContext,
-    readonly op: ChannelOp<number>,
+    readonly op: ChannelOp<number> | null,
+    /** Completion time when `op` is null. */
+    readonly donePs: number,
   ) {}
   then<R1 = void, R2 = never>(ok?: ((v: void) => R1 | PromiseLike<R1>) | null, fail?: ((e: unknown) => R2 | PromiseLike<R2>) | null): PromiseLike<R1 | R2> {
-    if (this.op.settled && this.op.error === undefined && ok) {
-      // Already sent (the fast path): `await` resumes without another promise.
+    if (this.op === null && ok) {
+      // Already sent: `await` resumes without another promise.
       this.tl.waitSendNow(this);
       return Promise.resolve(ok());
     }
@@ -35,17 +40,18 @@ export class SendHandle implements PromiseLike<void> {
 /** A pending receive (tl.recvAsync): `await tl.wait(f)` gives the tile. */
 export class RecvFuture {
   constructor(
-    readonly op: ChannelOp<Received>,
-    readonly dtype: DType,
-    readonly shape: number[],
-    /** The tile the values land in, when the receive was given one. */
-    readonly out: Tile | undefined,
+    /** Null when the receive completed as it was issued (the fast path). */
+    readonly op: ChannelOp<number> | null,
+    readonly donePs: number,
+    readonly tile: Tile,
   ) {}
 }
 
 export class KernelContext {
-  /** Every channel op this kernel issued, drained before the kernel counts as finished. */
-  readonly issued: ChannelOp<number | Received>[] = [];
+  /** Every channel op this kernel queued (not those done at once), drained before the kernel counts as finished. */
+  readonly issued: ChannelOp<number>[] = [];
+  /** The latest completion among the transfers done at once: the kernel ends no earlier. */
+  private doneAtOncePs = 0;
   /** Per direction, the peer PE sent to and the source received from (the world is fixed for the kernel). */
   private readonly peers: (number | undefined)[] = [];
   private readonly sources: ({ pe: number; dir: number } | undefined)[] = [];
@@ -316,9 +322,14 @@ export class KernelContext {
   send(dir: Direction, tile: Tile): SendHandle {
     const d = this.dir(dir);
     const peer = (this.peers[d] ??= sendPeer(this.world, this.rank, d));
-    const op = this.pe.out[d].send(peer, tile.dtype, tile.data, this.pe.clockPs);
-    this.issued.push(op); // even if done already: the kernel's end waits for it either way
-    return new SendHandle(this, op);
+    const r = this.pe.out[d].send(peer, tile.dtype, tile.data, this.pe.clockPs);
+    // Either way the kernel's end waits for it (drain).
+    if (typeof r === 'number') {
+      if (r > this.doneAtOncePs) this.doneAtOncePs = r;
+      return new SendHandle(this, null, r);
+    }
+    this.issued.push(r);
+    return new SendHandle(this, r, 0);
   }
 
   /**
@@ -334,23 +345,36 @@ export class KernelContext {
   recvAsync(dir: Direction, shape: number | readonly number[], dtype: DType, out?: Tile): RecvFuture {
     const d = this.dir(dir);
     const src = (this.sources[d] ??= recvSource(this.world, this.rank, d));
-    const sh = toShape(shape);
-    const count = shapeSize(sh);
-    if (out) this.checkOut('recv', out, dtype, count);
-    const op = this.pe.in[d].recv(src.pe, src.dir, dtype, count, this.pe.clockPs, out?.data);
-    this.issued.push(op); // even if done already: the kernel's end waits for it either way
-    return new RecvFuture(op, dtype, sh, out);
+    let tile: Tile;
+    if (out) {
+      this.checkOut('recv', out, dtype, typeof shape === 'number' ? shape : shapeSize(shape));
+      tile = out;
+    } else {
+      const sh = toShape(shape);
+      tile = new Tile(dtype, sh, allocF32(shapeSize(sh)));
+    }
+    const r = this.pe.in[d].recv(src.pe, src.dir, dtype, tile.data, this.pe.clockPs);
+    // Either way the kernel's end waits for it (drain), even if never waited on.
+    if (typeof r === 'number') {
+      if (r > this.doneAtOncePs) this.doneAtOncePs = r;
+      return new RecvFuture(null, r, tile);
+    }
+    this.issued.push(r);
+    return new RecvFuture(r, 0, tile);
   }
 
   /** Wait for a receive started with recvAsync. */
   wait(f: RecvFuture): Promise<Tile> {
-    // Settled already (the common case): no async frame, one resolved promise.
-    if (f.op.settled) return Promise.resolve(this.tileOf(f, this.take(f.op)));
-    return this.settle(f.op).then((r) => this.tileOf(f, r));
-  }
-
-  private tileOf(f: RecvFuture, r: Received): Tile {
-    return f.out ?? new Tile(f.dtype, f.shape, r.values);
+    // Done at once or settled already (the common case): no async frame, one resolved promise.
+    if (f.op === null) {
+      if (f.donePs > this.pe.clockPs) this.pe.clockPs = f.donePs;
+      return Promise.resolve(f.tile);
+    }
+    if (f.op.settled) {
+      this.take(f.op);
+      return Promise.resolve(f.tile);
+    }
+    return this.settle(f.op).then(() => f.tile);
   }
 
   /** An `out` tile must hold exactly the result: `count` elements of `dtype`. */
@@ -363,13 +387,15 @@ export class KernelContext {
 
   /** @internal Account for a send that has already completed (SendHandle fast path). */
   waitSendNow(h: SendHandle): void {
-    this.take(h.op);
+    if (h.op === null) {
+      if (h.donePs > this.pe.clockPs) this.pe.clockPs = h.donePs;
+    } else this.take(h.op);
   }
 
   /** Wait for a send (what awaiting a SendHandle does). */
   waitSend(h: SendHandle): Promise<void> {
-    if (h.op.settled) {
-      this.take(h.op);
+    if (h.op === null || h.op.settled) {
+      this.waitSendNow(h);
       return Promise.resolve();
     }
     return this.settle(h.op).then(() => undefined);
@@ -377,14 +403,15 @@ export class KernelContext {
 
   /** Wait for every transfer this kernel started (the runtime does this when the kernel returns). */
   async drain(): Promise<void> {
-    // Most ops settled on the fast path long ago: only the others cost an await.
+    // Most ops settled long ago: only the others cost an await.
     for (const op of this.issued) {
       if (op.settled) this.take(op);
       else await this.settle(op);
     }
+    if (this.doneAtOncePs > this.pe.clockPs) this.pe.clockPs = this.doneAtOncePs;
   }
 
-  private async settle<T extends number | Received>(op: ChannelOp<T>): Promise<T> {
+  private async settle(op: ChannelOp<number>): Promise<number> {
     if (!op.settled) {
       if (op.index < 0) throw new Error('internal: an unsettled channel op without a queue index');
       const sched = this.pe.env.sched;
@@ -399,13 +426,12 @@ export class KernelContext {
     return this.take(op);
   }
 
-  /** A settled op's value; the PE's clock moves to its completion. */
-  private take<T extends number | Received>(op: ChannelOp<T>): T {
+  /** A settled op's completion time; the PE's clock moves to it. */
+  private take(op: ChannelOp<number>): number {
     if (op.error !== undefined) throw op.error;
-    const v = op.value as T;
-    const done = typeof v === 'number' ? v : (v as Received).donePs;
+    const done = op.value as number;
     if (done > this.pe.clockPs) this.pe.clockPs = done;
-    return v;
+    return done;
   }
 
   // ---- helpers ----------------------------------------------------------------
