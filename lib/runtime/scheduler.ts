@@ -133,6 +133,7 @@ export class Scheduler {
 
   /** Resolve this thread's waiters on `word` whose target is reached. */
   signal(word: number): void {
+    if (this.waiting === 0) return;
     const list = this.byWord.get(word);
     if (!list) return;
     const v = Atomics.load(this.ctl, word);
