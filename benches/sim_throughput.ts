@@ -58,6 +58,7 @@ export async function evaluate(ctx: BenchContext): Promise<BenchResult[]> {
     const rates: Record<string, number> = {};
     let messages = 0;
     let crit = -1;
+    let critSequence: number[] = [];
     let ok = true;
     const digests = new Set<string>();
     for (const threads of LAYOUTS) {
@@ -75,6 +76,7 @@ export async function evaluate(ctx: BenchContext): Promise<BenchResult[]> {
       const crits = run.value.map((ranks) => Math.max(...ranks.map((r) => r.critNs)));
       ok &&= run.value.every((ranks) => ranks.every((r) => r.ok));
       crit = crits[crits.length - 1];
+      critSequence = crits;
       digests.add(crits.join(','));
       rates[`threads_${threads}`] = messages / (wallMs / 1000);
       ctx.log(`  p=${p} --threads ${threads}: ${messages} messages in ${walls.map((w) => w.toFixed(1)).join(' / ')} ms, median ${(rates[`threads_${threads}`] / 1e3).toFixed(1)} k msgs/s`);
@@ -95,6 +97,8 @@ export async function evaluate(ctx: BenchContext): Promise<BenchResult[]> {
       dtype: 'f32',
       ok: ok && same,
       critNs: crit,
+      // The digest covers the simulated result: every spawn's crit_ns (the same for every layout, checked).
+      outputs: [Float64Array.from(critSequence)],
       lines: [
         `  p=${p}: ${LAYOUTS.map((l) => `--threads ${l}: ${(rates[`threads_${l}`] / 1e3).toFixed(1)} k msgs/s`).join(', ')}; best/rank = ${(Math.max(...Object.values(rates)) / rates.threads_rank).toFixed(2)}; same crit_ns across layouts: ${same}`,
         `  p=${p}: bare Atomics ring of ${p} threads: ${(bare / 1e3).toFixed(1)} k msgs/s; --threads rank reaches ${(rates.threads_rank / bare).toFixed(2)} of it`,

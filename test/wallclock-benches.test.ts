@@ -21,6 +21,7 @@ t.test('sim_throughput at p = 4: correct on every rank, one crit_ns across layou
   t.equal(r.worldSize, 4);
   t.equal(r.ok, true, 'every rank holds p on every element, and crit_ns is the same under --threads 1, 2 and rank');
   t.ok(r.critNs > 0, `crit_ns ${r.critNs}`);
+  t.match(r.digest, /^[0-9a-f]{16}$/, 'the digest hashes the simulated result (every spawn\'s crit_ns), not nothing');
   for (const k of ['threads_1_msgs_per_s', 'threads_2_msgs_per_s', 'threads_rank_msgs_per_s', 'bare_ring_msgs_per_s']) {
     t.ok(Number(r.extra?.[k]) > 0, `${k} reported`);
   }
