@@ -9,6 +9,7 @@ import { bytesPerElement, type DType } from '../lib/dtype/index.js';
 import type { ReduceOp } from '../lib/ccl/reduce-op.js';
 import { UsageError } from '../lib/errors.js';
 import type { Torch } from '../lib/host/torch.js';
+import { tabulate, tabulateF32 } from '../lib/tabulate.js';
 
 export const description = 'nccl-tests style all-reduce table over sizes: time (virtual us), algbw, busbw, #wrong (--min-bytes --max-bytes --step-factor --op --dtype)';
 
@@ -16,7 +17,7 @@ export const description = 'nccl-tests style all-reduce table over sizes: time (
 const input = (rank: number, i: number): number => ((rank + i) % 3) + 1;
 
 function expected(op: ReduceOp, ws: number, i: number): number {
-  const vals = Array.from({ length: ws }, (_, r) => input(r, i));
+  const vals = tabulate(ws, (r) => input(r, i));
   switch (op) {
     case 'sum':
       return vals.reduce((a, b) => a + b, 0);
@@ -47,7 +48,7 @@ export async function worker(rank: number, sizes: number[], dtype: DType, op: Re
   for (const bytes of sizes) {
     const count = bytes / bytesPerElement(dtype);
     const t = torch.zeros([count], { dtype });
-    await t.copy_(torch.fromArray(Float32Array.from({ length: count }, (_, i) => input(rank, i))));
+    await t.copy_(torch.fromArray(tabulateF32(count, (i) => input(rank, i))));
     const work = await torch.distributed.allReduce(t, { op });
     const out = (await t.numpy()).data;
     let wrong = 0;

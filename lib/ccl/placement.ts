@@ -14,6 +14,7 @@ import type { Machine } from '../topology/machine.js';
 import type { ProcessGroup } from './process-group.js';
 import type { Arrangement } from './registry.js';
 import { shapeOf, type World, type WorldShape } from './world.js';
+import { tabulate } from '../tabulate.js';
 
 /** A shard's position inside its SIP. */
 export interface ShardPosition {
@@ -53,7 +54,7 @@ export function placeCollective(m: Machine, name: string, shards: readonly Shard
   const shape = flatShape(m, name, p, arr);
   return {
     pes: shards.map((s) => peAt(me, s)),
-    worlds: shards.map((s) => ({ ...shape, pes: Array.from({ length: p }, (_, q) => peAt(q, s)) })),
+    worlds: shards.map((s) => ({ ...shape, pes: tabulate(p, (q) => peAt(q, s)) })),
     ranks: shards.map(() => me),
     shape,
   };

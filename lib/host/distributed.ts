@@ -19,6 +19,7 @@ import { KernbenchError } from '../errors.js';
 import type { Kernel } from '../kernel/define.js';
 import type { HostRuntime, LaunchHandle } from './host-runtime.js';
 import type { Tensor } from './tensor.js';
+import { tabulate } from '../tabulate.js';
 
 export const BACKENDS = ['ahbm'] as const;
 
@@ -67,7 +68,7 @@ export class Distributed {
     if (this.world) throw new KernbenchError('ERR_INVALID_ARG', `initProcessGroup: already initialised with backend '${this.world.backend}'`);
     const ws = opts.worldSize ?? this.rankInfo.nprocs;
     if (ws !== this.rankInfo.nprocs) throw new KernbenchError('ERR_INVALID_ARG', `initProcessGroup: worldSize must equal the spawned ranks (${this.rankInfo.nprocs}), got ${ws}`);
-    this.world = { backend: opts.backend, group: new ProcessGroup(Array.from({ length: ws }, (_, r) => r), ws) };
+    this.world = { backend: opts.backend, group: new ProcessGroup(tabulate(ws, (r) => r), ws) };
     await this.barrier();
   }
 
@@ -108,7 +109,7 @@ export class Distributed {
     const ws = this.world?.group.size ?? this.rankInfo.nprocs;
     const group = opts.group;
     if (!group || group.size === ws) {
-      await this.host.barrier(ws, Array.from({ length: ws }, (_, r) => r));
+      await this.host.barrier(ws, tabulate(ws, (r) => r));
       return;
     }
     const me = this.memberRank('barrier', group);

@@ -7,6 +7,7 @@ import type { Topology } from '../config/topology-schema.js';
 import { UsageError } from '../errors.js';
 import type { LayoutDims } from '../shm/layout.js';
 import { Machine } from '../topology/machine.js';
+import { tabulate } from '../tabulate.js';
 
 /** `rank` (one executor per SIP), `pe` (one per PE), or a fixed number of executors (1 is the reference). */
 export type ThreadLayout = 'rank' | 'pe' | number;
@@ -56,16 +57,16 @@ export function buildPlan(opts: {
   let peExecutor: number[];
   if (opts.threads === 'rank') {
     executors = m.sips;
-    peExecutor = Array.from({ length: m.totalPes }, (_, id) => m.coord(id).sip);
+    peExecutor = tabulate(m.totalPes, (id) => m.coord(id).sip);
   } else if (opts.threads === 'pe') {
     executors = m.totalPes;
-    peExecutor = Array.from({ length: m.totalPes }, (_, id) => id);
+    peExecutor = tabulate(m.totalPes, (id) => id);
   } else {
     executors = Math.min(opts.threads, m.totalPes);
     // Spread PEs evenly: contiguous blocks keep a SIP's PEs together where possible.
-    peExecutor = Array.from({ length: m.totalPes }, (_, id) => Math.floor((id * executors) / m.totalPes));
+    peExecutor = tabulate(m.totalPes, (id) => Math.floor((id * executors) / m.totalPes));
   }
-  const hostExecutor = Array.from({ length: m.sips }, (_, sip) => peExecutor[m.peId({ sip, cube: 0, pe: 0 })]);
+  const hostExecutor = tabulate(m.sips, (sip) => peExecutor[m.peId({ sip, cube: 0, pe: 0 })]);
   return {
     topologyName: opts.topologyName,
     topology: opts.topology,

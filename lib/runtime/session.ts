@@ -23,6 +23,7 @@ import { unreachable, type ExecutorReport, type FromCoordinator, type FromExecut
 import type { SessionPlan } from './plan.js';
 import type { ThreadTraceData } from '../trace/recorder.js';
 import { ThreadEnv } from './thread-env.js';
+import { tabulate } from '../tabulate.js';
 
 const EXECUTOR_FILE = new URL('./executor-worker.js', import.meta.url).href;
 
@@ -236,7 +237,7 @@ export class Session implements Spawner {
     const settled0 = Atomics.load(this.shared.ctl, HEADER.RANKS_SETTLED);
     // Earlier spawns' barriers are all complete (their ranks joined): this spawn counts from here.
     const barrierBase = Atomics.load(this.shared.ctl, HEADER.BARRIER_ARRIVALS);
-    const results = Array.from({ length: opts.nprocs }, (_, rank) => {
+    const results = tabulate(opts.nprocs, (rank) => {
       const p = new Promise<unknown>((resolve, reject) => this.rankWaiters.set(rank, { resolve, reject }));
       this.env.sched.setState(L.hostActor(rank), ACTOR_STATE.RUNNING);
       const msg: ToExecutor = { type: 'spawn-rank', rank, nprocs: opts.nprocs, module: where.module, exportName: where.exportName, args: opts.args, barrierBase, startPs: this.host.clockPs };

@@ -30,6 +30,7 @@ import type { Tensor } from '../host/tensor.js';
 import type { Torch } from '../host/torch.js';
 import { addBias, gemm } from './gemm-kernel.js';
 import { getTensorModelParallelRank, getTensorModelParallelWorldSize } from './parallel-state.js';
+import { tabulateF32 } from '../tabulate.js';
 
 /** Options of both parallel linear layers; defaults are declared here, once. */
 export const ParallelLinearOptionsSchema = z
@@ -99,7 +100,7 @@ export class ColumnParallelLinear {
     const bias = requireBias('ColumnParallelLinear', this.bias);
     requireLength('ColumnParallelLinear.loadFullBias', 'bias', full, [this.outFeatures]);
     const n = this.outputSizePerPartition;
-    const slice = Float32Array.from({ length: n }, (_, j) => full[this.rank * n + j]);
+    const slice = tabulateF32(n, (j) => full[this.rank * n + j]);
     await bias.copy_(this.torch.fromArray(slice, { shape: [n], dtype: this.dtype }));
   }
 }
@@ -154,7 +155,7 @@ export class RowParallelLinear {
     requireLength('RowParallelLinear.loadFullWeight', 'weight', full, [this.inFeatures, this.outFeatures]);
     const k = this.inputSizePerPartition;
     const start = this.rank * k * this.outFeatures;
-    const slice = Float32Array.from({ length: k * this.outFeatures }, (_, i) => full[start + i]);
+    const slice = tabulateF32(k * this.outFeatures, (i) => full[start + i]);
     await this.weight.copy_(this.torch.fromArray(slice, { shape: [k, this.outFeatures], dtype: this.dtype }));
   }
 
