@@ -116,8 +116,21 @@ export function arrangementOf(module: string, topology: SipTopologyKind): Arrang
   }
 }
 
+/** Loaded algorithms by module and topology: every allReduce asks, and import() walks the ESM loader each time. */
+const loaded = new Map<string, AllReduceAlgorithm>();
+
 /** Load the all-reduce of `module` (ERR_CONFIG for unknown modules and for modules that are not all-reduces). */
 export async function loadAlgorithm(module: string, topology: SipTopologyKind): Promise<AllReduceAlgorithm> {
+  const key = `${module} ${topology}`;
+  let algo = loaded.get(key);
+  if (!algo) {
+    algo = await importAlgorithm(module, topology);
+    loaded.set(key, algo);
+  }
+  return algo;
+}
+
+async function importAlgorithm(module: string, topology: SipTopologyKind): Promise<AllReduceAlgorithm> {
   const info = infoOf(module);
   if (info.provides !== 'all_reduce') {
     throw new KernbenchError('ERR_CONFIG', `CCL module '${module}' is not an all-reduce (${info.summary}); choose one of ${allReduceModules().join(', ')}, got '${module}'`);
