@@ -22,7 +22,7 @@ const LAYOUTS: ThreadLayout[] = [1, 2, 'rank'];
  * isolate optimising the same code; ~250 s per spawn, docs/benchmarks.md).
  */
 function spawnsFor(p: number): { warmUp: number; timed: number } {
-  return p >= 256 ? { warmUp: 1, timed: 1 } : { warmUp: 2, timed: 3 };
+  return p >= 256 ? { warmUp: 1, timed: 1 } : { warmUp: 2, timed: 7 };
 }
 
 interface RankRun {
