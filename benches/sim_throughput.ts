@@ -3,12 +3,15 @@
 // rank, reported as simulated IPCQ messages per wall-clock second, under the
 // reference layout (--threads 1), two threads, and one thread per rank
 // (--threads rank), next to a bare Atomics ring of p threads (./sim/bare-ring.ts):
-// the same cross-thread wakes as --threads rank with nothing simulated.
+// the same cross-thread wakes as --threads rank with nothing simulated, and a
+// one-thread model (./sim/model-floor.ts): the same steps, data and awaits as p
+// coroutines on one thread, with nothing simulated.
 // Wall time is measured here, in a bench, never in a test.
 import type { BenchContext, BenchResult } from '../lib/bench/contract.js';
 import type { Torch } from '../lib/host/torch.js';
 import type { ThreadLayout } from '../lib/runtime/plan.js';
 import { bareRing } from './sim/bare-ring.js';
+import { modelFloor } from './sim/model-floor.js';
 
 export const description = 'simulator speed: ring all-reduce on an ideal ring of 8/64/256 PEs, 64 KiB per rank, IPCQ messages per wall-second under --threads 1 and rank';
 
@@ -87,6 +90,16 @@ export async function evaluate(ctx: BenchContext): Promise<BenchResult[]> {
     const bareMs = bareWalls.sort((a, b) => a - b)[timed >> 1];
     const bare = messages / (bareMs / 1000);
     ctx.log(`  p=${p} bare Atomics ring of ${p} threads (wakes only, no simulation): ${messages} messages in ${bareMs.toFixed(1)} ms = ${(bare / 1e3).toFixed(1)} k msgs/s`);
+    // The floor for one thread: the same steps, data and awaits as p coroutines, nothing simulated.
+    const floorWalls: number[] = [];
+    for (let i = 0; i < warmUp + timed; i++) {
+      const f = await modelFloor(p, nElem, Math.floor(ctx.ccl.vc_chunk_size / 4));
+      ok &&= f.ok;
+      if (i >= warmUp) floorWalls.push(f.ms);
+    }
+    const floorMs = floorWalls.sort((a, b) => a - b)[timed >> 1];
+    const floor = messages / (floorMs / 1000);
+    ctx.log(`  p=${p} one-thread model (${p} coroutines, same data and awaits, nothing simulated): ${messages} messages in ${floorMs.toFixed(1)} ms = ${(floor / 1e3).toFixed(1)} k msgs/s`);
     const same = digests.size === 1;
     results.push({
       bench: ctx.bench,
@@ -102,9 +115,10 @@ export async function evaluate(ctx: BenchContext): Promise<BenchResult[]> {
       lines: [
         `  p=${p}: ${LAYOUTS.map((l) => `--threads ${l}: ${(rates[`threads_${l}`] / 1e3).toFixed(1)} k msgs/s`).join(', ')}; best/rank = ${(Math.max(...Object.values(rates)) / rates.threads_rank).toFixed(2)}; same crit_ns across layouts: ${same}`,
         `  p=${p}: bare Atomics ring of ${p} threads: ${(bare / 1e3).toFixed(1)} k msgs/s; --threads rank reaches ${(rates.threads_rank / bare).toFixed(2)} of it`,
+        `  p=${p}: one-thread model: ${(floor / 1e3).toFixed(1)} k msgs/s; --threads 1 reaches ${(rates.threads_1 / floor).toFixed(2)} of it`,
         `  p=${p}: median of ${timed} timed spawn(s) after ${warmUp} warm-up(s) per layout${p >= 256 ? ' (later spawns with --threads rank hit the compile storm: docs/benchmarks.md)' : ''}`,
       ],
-      extra: { ...Object.fromEntries(Object.entries(rates).map(([k, v]) => [`${k}_msgs_per_s`, Math.round(v)])), bare_ring_msgs_per_s: Math.round(bare) },
+      extra: { ...Object.fromEntries(Object.entries(rates).map(([k, v]) => [`${k}_msgs_per_s`, Math.round(v)])), bare_ring_msgs_per_s: Math.round(bare), model_floor_msgs_per_s: Math.round(floor) },
     });
   }
   results[0]?.lines.unshift('  (reproduce: node bin/kernbench.js run --bench sim_throughput)');

@@ -1,9 +1,11 @@
 // The two wall-clock benches are measured by hand (docs/benchmarks.md), never
 // timed here. This runs sim_throughput at one small ring size to check what it
 // computes besides time: every rank's all-reduce result, the same crit_ns under
-// every layout, and a bare Atomics ring that completes.
+// every layout, a bare Atomics ring that completes, and the one-thread model's
+// all-reduce result.
 import t from 'tap';
 import { bareRing } from '../benches/sim/bare-ring.js';
+import { modelFloor } from '../benches/sim/model-floor.js';
 import { TestRuntime } from './helpers/run.js';
 
 const rt = new TestRuntime();
@@ -22,7 +24,7 @@ t.test('sim_throughput at p = 4: correct on every rank, one crit_ns across layou
   t.equal(r.ok, true, 'every rank holds p on every element, and crit_ns is the same under --threads 1, 2 and rank');
   t.ok(r.critNs > 0, `crit_ns ${r.critNs}`);
   t.match(r.digest, /^[0-9a-f]{16}$/, 'the digest hashes the simulated result (every spawn\'s crit_ns), not nothing');
-  for (const k of ['threads_1_msgs_per_s', 'threads_2_msgs_per_s', 'threads_rank_msgs_per_s', 'bare_ring_msgs_per_s']) {
+  for (const k of ['threads_1_msgs_per_s', 'threads_2_msgs_per_s', 'threads_rank_msgs_per_s', 'bare_ring_msgs_per_s', 'model_floor_msgs_per_s']) {
     t.ok(Number(r.extra?.[k]) > 0, `${k} reported`);
   }
 });
@@ -30,4 +32,16 @@ t.test('sim_throughput at p = 4: correct on every rank, one crit_ns across layou
 t.test('the bare Atomics ring passes every step around every thread and stops its threads', async (t) => {
   const ms = await bareRing(3, 50);
   t.ok(Number.isFinite(ms) && ms >= 0, `finished in ${ms.toFixed(1)} ms`);
+});
+
+t.test('the one-thread model all-reduces correctly, whatever the sizes (chunks and pieces uneven)', async (t) => {
+  for (const [p, n, piece] of [
+    [2, 8, 4],
+    [5, 1001, 7],
+    [8, 16384, 256],
+    [3, 2, 1],
+  ]) {
+    const r = await modelFloor(p, n, piece);
+    t.equal(r.ok, true, `p = ${p}, n = ${n}, pieces of ${piece}: every element is p on every rank`);
+  }
 });
