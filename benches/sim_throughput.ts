@@ -8,6 +8,7 @@
 // coroutines on one thread, with nothing simulated.
 // Wall time is measured here, in a bench, never in a test.
 import type { BenchContext, BenchResult } from '../lib/bench/contract.js';
+import { KernbenchError } from '../lib/errors.js';
 import type { Torch } from '../lib/host/torch.js';
 import type { ThreadLayout } from '../lib/runtime/plan.js';
 import { bareRing } from './sim/bare-ring.js';
@@ -25,6 +26,14 @@ const LAYOUTS: ThreadLayout[] = [1, 2, 'rank'];
  * isolate optimising the same code; ~250 s per spawn, docs/benchmarks.md).
  */
 function spawnsFor(p: number): { warmUp: number; timed: number } {
+  const set = process.env.KERNBENCH_SIM_SPAWNS; // "warm-up,timed", e.g. 1,1 for a quick check
+  if (set) {
+    const [warmUp, timed] = set.split(',').map(Number);
+    if (!(Number.isInteger(warmUp) && warmUp >= 0 && Number.isInteger(timed) && timed >= 1)) {
+      throw new KernbenchError('ERR_CONFIG', `KERNBENCH_SIM_SPAWNS must be "warm-up,timed" (integers, timed >= 1), got '${set}'`);
+    }
+    return { warmUp, timed };
+  }
   return p >= 256 ? { warmUp: 1, timed: 1 } : { warmUp: 2, timed: 7 };
 }
 
@@ -54,6 +63,9 @@ export async function worker(rank: number, nElem: number, torch: Torch): Promise
 
 export async function evaluate(ctx: BenchContext): Promise<BenchResult[]> {
   const sizes = process.env.KERNBENCH_SIM_SIZES ? process.env.KERNBENCH_SIM_SIZES.split(',').map(Number) : RING_SIZES;
+  if (!sizes.every((p) => Number.isInteger(p) && p >= 2)) {
+    throw new KernbenchError('ERR_CONFIG', `KERNBENCH_SIM_SIZES must be ring sizes (integers >= 2) separated by commas, got '${process.env.KERNBENCH_SIM_SIZES}'`);
+  }
   const results: BenchResult[] = [];
   const nElem = BYTES_PER_RANK / 4;
   for (const p of sizes) {

@@ -12,12 +12,18 @@ const rt = new TestRuntime();
 t.teardown(() => rt.close());
 
 t.test('sim_throughput at p = 4: correct on every rank, one crit_ns across layouts, every rate reported', async (t) => {
-  const before = process.env.KERNBENCH_SIM_SIZES;
-  process.env.KERNBENCH_SIM_SIZES = '4';
-  t.teardown(() => {
-    if (before === undefined) delete process.env.KERNBENCH_SIM_SIZES;
-    else process.env.KERNBENCH_SIM_SIZES = before;
-  });
+  // One ring size, one warm-up and two timed spawns per layout (two, so the crit_ns sequence check compares spawns).
+  for (const [k, v] of [
+    ['KERNBENCH_SIM_SIZES', '4'],
+    ['KERNBENCH_SIM_SPAWNS', '1,2'],
+  ] as const) {
+    const before = process.env[k];
+    process.env[k] = v;
+    t.teardown(() => {
+      if (before === undefined) delete process.env[k];
+      else process.env[k] = before;
+    });
+  }
   const [r, ...rest] = await rt.bench('sim_throughput');
   t.equal(rest.length, 0, 'one ring size');
   t.equal(r.worldSize, 4);
@@ -43,5 +49,21 @@ t.test('the one-thread model all-reduces correctly, whatever the sizes (chunks a
   ]) {
     const r = await modelFloor(p, n, piece);
     t.equal(r.ok, true, `p = ${p}, n = ${n}, pieces of ${piece}: every element is p on every rank`);
+  }
+});
+
+t.test('sim_throughput refuses malformed KERNBENCH_SIM_SIZES and KERNBENCH_SIM_SPAWNS with the variable named', async (t) => {
+  for (const [k, v] of [
+    ['KERNBENCH_SIM_SIZES', '1,a'],
+    ['KERNBENCH_SIM_SPAWNS', '2'],
+  ] as const) {
+    const before = process.env[k];
+    process.env[k] = v;
+    try {
+      await t.rejects(rt.bench('sim_throughput'), { code: 'ERR_CONFIG', message: new RegExp(`^${k} must be .*got '${v}'`) }, `${k}=${v}`);
+    } finally {
+      if (before === undefined) delete process.env[k];
+      else process.env[k] = before;
+    }
   }
 });
