@@ -3,7 +3,7 @@
 // computes besides time: every rank's all-reduce result, the same crit_ns under
 // every layout, a bare Atomics ring that completes, and the one-thread model's
 // all-reduce result.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { bareRing } from '../benches/sim/bare-ring.js';
 import { modelFloor } from '../benches/sim/model-floor.js';
 import { TestRuntime } from './helpers/run.js';
@@ -11,19 +11,21 @@ import { TestRuntime } from './helpers/run.js';
 const rt = new TestRuntime();
 t.teardown(() => rt.close());
 
-t.test('sim_throughput at p = 4: correct on every rank, one crit_ns across layouts, every rate reported', async (t) => {
-  // One ring size, one warm-up and two timed spawns per layout (two, so the crit_ns sequence check compares spawns).
-  for (const [k, v] of [
-    ['KERNBENCH_SIM_SIZES', '4'],
-    ['KERNBENCH_SIM_SPAWNS', '1,2'],
-  ] as const) {
+/** Set environment variables for the rest of test `tt` (restored at its end). */
+function setEnv(tt: Test, vars: Record<string, string>): void {
+  for (const [k, v] of Object.entries(vars)) {
     const before = process.env[k];
     process.env[k] = v;
-    t.teardown(() => {
+    tt.teardown(() => {
       if (before === undefined) delete process.env[k];
       else process.env[k] = before;
     });
   }
+}
+
+t.test('sim_throughput at p = 4: correct on every rank, one crit_ns across layouts, every rate reported', async (t) => {
+  // One ring size, one warm-up and two timed spawns per layout (two, so the crit_ns sequence check compares spawns).
+  setEnv(t, { KERNBENCH_SIM_SIZES: '4', KERNBENCH_SIM_SPAWNS: '1,2' });
   const [r, ...rest] = await rt.bench('sim_throughput');
   t.equal(rest.length, 0, 'one ring size');
   t.equal(r.worldSize, 4);
@@ -57,13 +59,9 @@ t.test('sim_throughput refuses malformed KERNBENCH_SIM_SIZES and KERNBENCH_SIM_S
     ['KERNBENCH_SIM_SIZES', '1,a'],
     ['KERNBENCH_SIM_SPAWNS', '2'],
   ] as const) {
-    const before = process.env[k];
-    process.env[k] = v;
-    try {
-      await t.rejects(rt.bench('sim_throughput'), { code: 'ERR_CONFIG', message: new RegExp(`^${k} must be .*got '${v}'`) }, `${k}=${v}`);
-    } finally {
-      if (before === undefined) delete process.env[k];
-      else process.env[k] = before;
-    }
+    await t.test(`${k}=${v}`, async (tt) => {
+      setEnv(tt, { [k]: v });
+      await tt.rejects(rt.bench('sim_throughput'), { code: 'ERR_CONFIG', message: new RegExp(`^${k} must be .*got '${v}'`) });
+    });
   }
 });
