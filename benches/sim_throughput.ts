@@ -14,7 +14,7 @@ import type { ThreadLayout } from '../lib/runtime/plan.js';
 import { bareRing } from './sim/bare-ring.js';
 import { modelFloor } from './sim/model-floor.js';
 
-export const description = 'simulator speed: ring all-reduce on an ideal ring of 8/64/256 PEs, 64 KiB per rank, IPCQ messages per wall-second under --threads 1 and rank';
+export const description = 'simulator speed: ring all-reduce on an ideal ring of 8/64/256 PEs, 64 KiB per rank, IPCQ messages per wall-second under --threads 1, 2 and rank, against a bare Atomics ring and a one-thread model';
 
 const BYTES_PER_RANK = 64 * 1024;
 const RING_SIZES = [8, 64, 256];
