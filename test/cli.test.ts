@@ -99,6 +99,12 @@ t.test('run --json prints one JSON object per result line with typed fields', as
   t.ok((result.critNs as number) > 0, 'critNs is positive');
 });
 
+t.test('node flags that Workers refuse (V8 options) do not stop a run: they apply to the process', async (t) => {
+  const { exitCode, stdout, stderr } = await execa('node', ['--max-old-space-size=1024', '--stack-trace-limit=20', '--enable-source-maps', BIN, 'run', '--bench', 'ccl_allreduce', '--threads', 'rank'], { reject: false, cwd: ROOT });
+  t.equal(exitCode, 0, `exit 0 (stderr: ${String(stderr)})`);
+  t.match(String(stdout), /ring_allreduce \(ws=2\): 2 OK/);
+});
+
 t.test('run --json gives the same digest and critical-path time as the text output', async (t) => {
   const [text, json] = await Promise.all([runDefault(), kernbench('run', '--bench', 'ccl_allreduce', '--json')]);
   const result = JSON.parse(json.stdout) as { critNs: number; digest: string };
