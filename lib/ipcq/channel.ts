@@ -28,7 +28,7 @@ import { ACTOR_STATE, PE, WAIT_KIND, ringId } from '../shm/layout.js';
 import type { ThreadEnv } from '../runtime/thread-env.js';
 import { IpcqRingView } from './ring.js';
 
-/** A channel operation: its result (completion time, or received values) once settled. */
+/** A queued channel operation: its completion time once settled (a receive's values are then in its array). */
 export class ChannelOp<T> {
   settled = false;
   value: T | undefined;

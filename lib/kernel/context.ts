@@ -42,7 +42,9 @@ export class RecvFuture {
   constructor(
     /** Null when the receive completed as it was issued (the fast path). */
     readonly op: ChannelOp<number> | null,
+    /** Completion time when `op` is null. */
     readonly donePs: number,
+    /** Where the values land: the receive's `out` tile or a new one. Read it through `tl.wait`. */
     readonly tile: Tile,
   ) {}
 }
