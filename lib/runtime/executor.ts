@@ -87,8 +87,12 @@ async function runRank(env: ThreadEnv, m: Extract<ToExecutor, { type: 'spawn-ran
   } catch (e) {
     outcome = { type: 'rank-failed', rank: m.rank, error: serializeError(e) };
   }
-  env.sched.setState(host.actor, ACTOR_STATE.DONE);
+  // Count the rank settled before it stops being RUNNING: the deadlock detector
+  // takes an actor that is not RUNNING to publish nothing more, so with the other
+  // order a pass between the two saw every rank DONE, main waiting for one more
+  // settled rank, and reported a deadlock (seen once in CI, on the first spawn).
   Atomics.add(env.shared.ctl, HEADER.RANKS_SETTLED, 1);
+  env.sched.setState(host.actor, ACTOR_STATE.DONE);
   try {
     post(outcome);
   } catch (e) {
