@@ -6,12 +6,14 @@
 // steps as ring_allreduce: put the outgoing chunk into a slot of its ring
 // (n_slots slots, a copy), take the incoming chunk (a copy; if it is not there
 // yet, wait on a plain promise its predecessor resolves), add it in
-// (reduce-scatter, the same unrolled loop as tl.add) or keep it (all-gather),
+// (reduce-scatter, the same add as tl.add: addTiles on slab tiles, the SIMD path) or keep it (all-gather),
 // and await a thenable standing for the send handle — the two awaits per step
 // of lib/ccl/steps.ts. No virtual time, no SharedArrayBuffer, no Atomics, no
 // launches, no deadlock bookkeeping. bench sim_throughput prints --threads 1 as
 // a fraction of it.
-import { addInto } from '../../lib/kernel/math.js';
+import { addTiles } from '../../lib/kernel/math.js';
+import { allocTile } from '../../lib/kernel/slab.js';
+import type { Tile } from '../../lib/kernel/tile.js';
 
 /** A send handle that is already complete: awaiting it costs what awaiting tl.send's handle costs. */
 class Sent implements PromiseLike<void> {
@@ -32,15 +34,21 @@ export async function modelFloor(p: number, n: number, pieceElems: number): Prom
   const piecesPerChunk = Math.max(1, Math.ceil(maxChunk / pieceElems));
   // Room for four chunks in flight per ring (no credits here; two were enough at every p tried).
   const nSlots = 4 * piecesPerChunk;
-  const data = Array.from({ length: p }, () => new Float32Array(n).fill(1));
-  const scratch = Array.from({ length: p }, () => new Float32Array(maxChunk));
+  const data = Array.from({ length: p }, () => {
+    const d = allocTile('f32', [n], n);
+    d.data.fill(1);
+    return d;
+  });
+  // Chunk views made once, as lib/ccl/steps.ts Chunks does; a scratch tile per rank and chunk length.
+  const chunks = data.map((d) => Array.from({ length: p }, (_, c) => d.slice(bounds[c], bounds[c + 1] - bounds[c])));
+  const scratch = Array.from({ length: p }, () => allocTile('f32', [maxChunk], maxChunk));
+  const scratchOf = scratch.map((sc) => new Map<number, Tile>(Array.from({ length: 2 }, (_, k) => [maxChunk - k, sc.slice(0, maxChunk - k)])));
   // Ring r carries rank r's sends to rank r + 1.
   const slots = Array.from({ length: p }, () => Array.from({ length: nSlots }, () => new Float32Array(pieceElems)));
   const sizes = Array.from({ length: p }, () => new Int32Array(nSlots));
   const tail = new Int32Array(p);
   const head = new Int32Array(p);
   const waiting: ((() => void) | null)[] = Array.from({ length: p }, () => null);
-  const chunk = (d: Float32Array, c: number): Float32Array => d.subarray(bounds[c], bounds[c + 1]);
   const mod = (a: number): number => ((a % p) + p) % p;
   const piecesOf = (len: number): number => Math.max(1, Math.ceil(len / pieceElems));
 
@@ -77,17 +85,18 @@ export async function modelFloor(p: number, n: number, pieceElems: number): Prom
   };
 
   const rank = async (r: number): Promise<void> => {
-    const d = data[r];
+    const cs = chunks[r];
     for (let s = 0; s < p - 1; s++) {
-      send(r, chunk(d, mod(r - s)));
-      const mine = chunk(d, mod(r - s - 1));
-      const incoming = await recv(r, scratch[r].subarray(0, mine.length));
-      addInto(mine, incoming, mine);
+      send(r, cs[mod(r - s)].data);
+      const mine = cs[mod(r - s - 1)];
+      const into = scratchOf[r].get(mine.size) as Tile;
+      await recv(r, into.data);
+      addTiles(mine, into, mine);
       await new Sent();
     }
     for (let s = 0; s < p - 1; s++) {
-      send(r, chunk(d, mod(r + 1 - s)));
-      await recv(r, chunk(d, mod(r - s)));
+      send(r, cs[mod(r + 1 - s)].data);
+      await recv(r, cs[mod(r - s)].data);
       await new Sent();
     }
   };
@@ -95,5 +104,5 @@ export async function modelFloor(p: number, n: number, pieceElems: number): Prom
   const t0 = performance.now();
   await Promise.all(Array.from({ length: p }, (_, r) => rank(r)));
   const ms = performance.now() - t0;
-  return { ms, ok: data.every((d) => d.every((v) => v === p)) };
+  return { ms, ok: data.every((d) => d.data.every((v) => v === p)) };
 }

@@ -10,10 +10,10 @@ import { DIRECTIONS, GRANT, HEADER, PE, WAIT_KIND, type Direction } from '../shm
 import type { PeCoord } from '../topology/machine.js';
 import type { PeRuntime } from '../runtime/pe-runtime.js';
 import type { ShardDesc, TensorDesc } from '../runtime/tensor-desc.js';
-import { allocF32 } from './slab.js';
+import { allocF32, allocTile } from './slab.js';
 import { allocate } from '../runtime/allocator.js';
 
-import { addInto, cdiv, dot, elementwise, softmax, type Operand } from './math.js';
+import { addTiles, cdiv, dot, elementwise, softmax, type Operand } from './math.js';
 import { Tile, shapeSize, toShape } from './tile.js';
 
 /**
@@ -121,10 +121,11 @@ export class KernelContext {
     const count = opts.count ?? s.nbytes / bpe - offset;
     this.checkBounds('load', t, s, offset, count);
     const at = s.arenaOffset + offset * bpe;
-    const data = this.pe.env.plan.noData ? allocF32(count) : decode(t.dtype, this.pe.env.shared.arena.subarray(at, at + count * bpe), allocF32(count));
-    await this.memoryAccess(s, count * bpe);
     const shape = whole ? (t.shape.length === 1 ? [s.cols[1]] : [s.rows[1], s.cols[1]]) : [count];
-    return new Tile(t.dtype, shape, data);
+    const tile = allocTile(t.dtype, shape, count);
+    if (!this.pe.env.plan.noData) decode(t.dtype, this.pe.env.shared.arena.subarray(at, at + count * bpe), tile.data);
+    await this.memoryAccess(s, count * bpe);
+    return tile;
   }
 
   /**
@@ -206,7 +207,7 @@ export class KernelContext {
   /** A tile of zeros. */
   zeros(shape: number | readonly number[], dtype: DType): Tile {
     const sh = toShape(shape);
-    return new Tile(dtype, sh, allocF32(shapeSize(sh)));
+    return allocTile(dtype, sh, shapeSize(sh));
   }
 
   /**
@@ -218,10 +219,10 @@ export class KernelContext {
     if (a instanceof Tile && b instanceof Tile && a.size === b.size && !this.pe.env.plan.noData) {
       // The collectives' hot path: one monomorphic loop, no closure per element.
       if (out) this.checkOut('add', out, a.dtype, a.size);
-      const o = out ? out.data : allocF32(a.size);
-      addInto(a.data, b.data, o);
-      roundArray(a.dtype, o);
-      return this.vector(out ?? new Tile(a.dtype, a.shape, o));
+      const o = out ?? allocTile(a.dtype, a.shape, a.size);
+      addTiles(a, b, o);
+      roundArray(a.dtype, o.data);
+      return this.vector(o);
     }
     return this.into('add', this.vector(this.ew('add', [a, b], (x, y) => x + y)), out);
   }
@@ -352,7 +353,7 @@ export class KernelContext {
       tile = out;
     } else {
       const sh = toShape(shape);
-      tile = new Tile(dtype, sh, allocF32(shapeSize(sh)));
+      tile = allocTile(dtype, sh, shapeSize(sh));
     }
     const r = this.pe.in[d].recv(src.pe, src.dir, dtype, tile.data, this.pe.clockPs);
     // Either way the kernel's end waits for it (drain), even if never waited on.

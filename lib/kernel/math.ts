@@ -30,6 +30,33 @@ export function addInto(x: Float32Array, y: Float32Array, o: Float32Array): void
   for (; i < n; i++) o[i] = x[i] + y[i];
 }
 
+/** Whether byte ranges [a, a + bytes) and [b, b + bytes) are the same range or disjoint. */
+const sameOrApart = (a: number, b: number, bytes: number): boolean => a === b || a + bytes <= b || b + bytes <= a;
+
+/**
+ * o = x + y elementwise (all three the same size; o may be x or y). In one
+ * slab, and with o not partly overlapping an input, the SIMD add does every
+ * whole group of four and the loop the rest; otherwise addInto does it all.
+ * Both give the same bits (lib/kernel/simd.ts).
+ */
+export function addTiles(x: Tile, y: Tile, o: Tile): void {
+  const s = o.slab;
+  const n = o.size;
+  const whole = n & ~3;
+  if (s !== null && x.slab === s && y.slab === s && whole !== 0) {
+    const bytes = whole << 2;
+    if (sameOrApart(o.at, x.at, bytes) && sameOrApart(o.at, y.at, bytes)) {
+      s.add(o.at, x.at, y.at, bytes);
+      const od = o.data;
+      const xd = x.data;
+      const yd = y.data;
+      for (let i = whole; i < n; i++) od[i] = xd[i] + yd[i];
+      return;
+    }
+  }
+  addInto(x.data, y.data, o.data);
+}
+
 /** The tile that fixes shape and dtype of an elementwise op (the first tile operand). */
 function lead(op: string, xs: Operand[]): Tile {
   const t = xs.find((x): x is Tile => x instanceof Tile);

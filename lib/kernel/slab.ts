@@ -1,23 +1,105 @@
-// Runs on: executor threads. Owns: allocation of tile storage. Small typed
-// arrays each with their own ArrayBuffer cost an off-heap allocation apiece
-// (measured: it dominated the per-message cost in bench sim_throughput);
-// carving tiles out of a shared slab makes an allocation a bump of an offset.
-// A slab is freed by the GC once no tile views it.
+// Runs on: executor threads. Owns: allocation of tile storage, and its reuse.
+//
+// Small typed arrays each with their own ArrayBuffer cost an off-heap
+// allocation apiece (measured: it dominated the per-message cost in bench
+// sim_throughput); carving tiles out of a slab makes an allocation a bump of
+// an offset. A slab is a WebAssembly memory so that the SIMD add
+// (lib/kernel/simd.ts) can work on tiles in place.
+//
+// Reuse. Fresh memory costs a page fault per 4 KiB on first touch (~1.5-3 us
+// each on this VM: a 64 KiB tl.load spent most of its ~30 us there). Tiles,
+// like Triton's block tensors, live only while their kernel runs: nothing a
+// kernel returns is kept, and tl.drain() has finished every transfer into or
+// out of its tiles before the kernel ends. So slabs are recycled per thread
+// by epoch: an epoch is a period in which at least one kernel runs on the
+// thread; when the last one ends and every kernel of the epoch succeeded, the
+// epoch's slabs are zeroed (the part used) and kept for the next epoch. A
+// failed kernel may leave transfers queued on its tiles, so an epoch with a
+// failure leaves its slabs to the GC instead. A kernel must not keep a tile
+// (or its data) past its own end, e.g. in a module-level variable: the
+// memory will hold another kernel's values.
+import type { DType } from '../dtype/index.js';
+import { simdMemory, type SimdMemory } from './simd.js';
+import { Tile } from './tile.js';
 
 const SLAB_BYTES = 4 * 1024 * 1024;
+/** Larger allocations get their own plain ArrayBuffer (and the scalar add). */
+const MAX_IN_SLAB = SLAB_BYTES / 4;
+/** Zeroed slabs a thread keeps between epochs; more are left to the GC. */
+const MAX_KEPT = 16;
 
-let slab = new ArrayBuffer(SLAB_BYTES);
+/** The slab being carved (its bytes below `top` are handed out; the rest are zero). */
+let slab: SimdMemory | undefined;
 let top = 0;
+/** Slabs filled earlier in this epoch, with how many bytes of each were handed out. */
+const filled: { s: SimdMemory; used: number }[] = [];
+/** Zeroed slabs ready for use. */
+const kept: SimdMemory[] = [];
+let running = 0;
+let failed = false;
+/** Whether the current slab holds allocations made while no kernel ran (tests, the bench model): never recycled. */
+let outside = false;
+
+/** Byte offset in `slab` of `bytes` fresh zeroed bytes (bytes <= MAX_IN_SLAB). */
+function carve(bytes: number): number {
+  if (slab === undefined || top + bytes > SLAB_BYTES) {
+    if (slab !== undefined && !outside) filled.push({ s: slab, used: top });
+    slab = kept.pop() ?? simdMemory(SLAB_BYTES);
+    top = 0;
+    outside = false;
+  }
+  if (running === 0) outside = true;
+  const at = top;
+  top += (bytes + 15) & ~15;
+  return at;
+}
 
 /** A zeroed Float32Array of n elements. */
 export function allocF32(n: number): Float32Array {
   const bytes = n * 4;
-  if (bytes > SLAB_BYTES / 4) return new Float32Array(n);
-  if (top + bytes > SLAB_BYTES) {
-    slab = new ArrayBuffer(SLAB_BYTES);
-    top = 0;
+  if (bytes > MAX_IN_SLAB) return new Float32Array(n);
+  const at = carve(bytes);
+  return new Float32Array((slab as SimdMemory).buffer, at, n);
+}
+
+/** A zeroed tile of `shape` (n elements), placed in a slab when small enough so the SIMD add applies. */
+export function allocTile(dtype: DType, shape: readonly number[], n: number): Tile {
+  const bytes = n * 4;
+  if (bytes > MAX_IN_SLAB) return new Tile(dtype, shape, new Float32Array(n));
+  const at = carve(bytes);
+  const s = slab as SimdMemory;
+  return new Tile(dtype, shape, new Float32Array(s.buffer, at, n), s, at);
+}
+
+/** A kernel starts on this thread (lib/runtime/pe-runtime.ts). */
+export function kernelStarted(): void {
+  running++;
+}
+
+/** A kernel ended on this thread; `ok` is false if it threw. The last one of an epoch recycles its slabs. */
+export function kernelEnded(ok: boolean): void {
+  running--;
+  if (!ok) failed = true;
+  if (running > 0) return;
+  // Transfers of a failed kernel may still target this epoch's slabs, and
+  // memory handed out while no kernel ran may still be in use: those slabs go
+  // to the GC. The rest are zeroed where used and kept.
+  if (slab !== undefined && !outside) filled.push({ s: slab, used: top });
+  slab = undefined;
+  top = 0;
+  outside = false;
+  if (!failed) {
+    for (const f of filled) {
+      if (kept.length === MAX_KEPT) break;
+      new Uint8Array(f.s.buffer, 0, f.used).fill(0);
+      kept.push(f.s);
+    }
   }
-  const a = new Float32Array(slab, top, n);
-  top += (bytes + 15) & ~15;
-  return a;
+  filled.length = 0;
+  failed = false;
+}
+
+/** Slabs this thread holds for reuse, and bytes handed out of the current one (for tests). */
+export function slabStats(): { kept: number; filled: number; top: number } {
+  return { kept: kept.length, filled: filled.length, top };
 }

@@ -2,12 +2,17 @@
 // block tensor). Values are held as f32 already rounded to the tile's dtype, so
 // arithmetic is exact f32 followed by one rounding into the dtype per op.
 import type { DType } from '../dtype/index.js';
+import type { SimdMemory } from './simd.js';
 
 export class Tile {
   constructor(
     readonly dtype: DType,
     readonly shape: readonly number[],
     readonly data: Float32Array,
+    /** The slab whose memory `data` views (lib/kernel/slab.ts), or null; lets the SIMD add work in place. */
+    readonly slab: SimdMemory | null = null,
+    /** Byte offset of `data` in `slab` (meaningful only with a slab). */
+    readonly at = 0,
   ) {
     const n = shape.length === 1 ? shape[0] : shapeSize(shape); // hot path: most tiles are 1-D
     if (n !== data.length) throw new RangeError(`tile shape [${shape.join(', ')}] holds ${n} elements, got ${data.length} values`);
@@ -19,7 +24,7 @@ export class Tile {
 
   /** A 1-D view of elements [start, start + count) (shares storage). */
   slice(start: number, count: number): Tile {
-    return new Tile(this.dtype, [count], this.data.subarray(start, start + count));
+    return new Tile(this.dtype, [count], this.data.subarray(start, start + count), this.slab, this.at + start * 4);
   }
 }
 

@@ -5,6 +5,7 @@ import { serializeError } from '../errors.js';
 import { InboundChannel, OutboundChannel } from '../ipcq/channel.js';
 import { KernelContext } from '../kernel/context.js';
 import { isKernel, type Kernel } from '../kernel/define.js';
+import { kernelEnded, kernelStarted } from '../kernel/slab.js';
 import { KernbenchError } from '../errors.js';
 import { ACTOR_STATE, DIR_COUNT, ERROR_SLOT_BYTES, PE, RECORD } from '../shm/layout.js';
 import type { PeCoord } from '../topology/machine.js';
@@ -66,6 +67,7 @@ export class PeRuntime {
     env.sched.setState(L.peActor(this.id), ACTOR_STATE.RUNNING);
     const tl = new KernelContext(this, cmd.name, cmd.world, cmd.rank);
     let status = 0;
+    kernelStarted();
     try {
       const kernel = await importKernel(cmd);
       await kernel.fn(tl, ...cmd.args);
@@ -74,6 +76,8 @@ export class PeRuntime {
       status = 1;
       env.shared.writeErrorSlot(this.id, { error: serializeError(e), atPs: this.clockPs }, ERROR_SLOT_BYTES);
     }
+    // Its tiles are dead now (lib/kernel/slab.ts recycles them once the thread has no kernel running).
+    kernelEnded(status === 0);
     // Release the kernel's TCM scratch (only this PE's kernels allocate it while the kernel runs).
     if (tl.scratchBytes > 0) Atomics.sub(env.shared.ctl, L.pe(this.id, PE.TCM_TOP), tl.scratchBytes);
     const t = env.shared.times;

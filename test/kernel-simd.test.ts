@@ -1,0 +1,132 @@
+// Runs on: main thread (tap). Covers: lib/kernel/simd.ts and lib/kernel/slab.ts
+// — the WebAssembly f32x4 add gives the scalar loop's bits for every kind of
+// f32 (it is chosen by where tiles happen to be allocated, which differs
+// between thread layouts), falls back correctly when it cannot apply, and
+// slabs are recycled zeroed after a kernel epoch, but not after a failed one.
+import t from 'tap';
+import { addInto, addTiles } from '../lib/kernel/math.js';
+import { allocF32, allocTile, kernelEnded, kernelStarted, slabStats } from '../lib/kernel/slab.js';
+import { Tile } from '../lib/kernel/tile.js';
+
+/** Bit patterns of a Float32Array (so -0, NaN payloads and subnormals compare exactly). */
+const bits = (a: Float32Array): number[] => [...new Uint32Array(a.buffer, a.byteOffset, a.length)];
+
+/** Deterministic awkward f32 values: specials, subnormals, huge and tiny, both signs, ties. */
+function awkward(n: number, seed: number): Float32Array {
+  const specials = [0, -0, Infinity, -Infinity, 1.4e-45, -1.4e-45, 1.1754942e-38, 3.4028235e38, -3.4028235e38, 16777216, 1, 0.1];
+  const out = new Float32Array(n);
+  let s = seed >>> 0;
+  for (let i = 0; i < n; i++) {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    out[i] = s % 5 === 0 ? specials[s % specials.length] : (s / 2 ** 32 - 0.5) * 2 ** ((s % 60) - 30);
+  }
+  return out;
+}
+
+function slabTileOf(values: Float32Array): Tile {
+  const tile = allocTile('f32', [values.length], values.length);
+  tile.data.set(values);
+  return tile;
+}
+
+t.test('the SIMD add gives the scalar add bit for bit, at every length around the vector width', async (t) => {
+  for (let n = 0; n <= 37; n++) {
+    const x = slabTileOf(awkward(n, n + 1));
+    const y = slabTileOf(awkward(n, 1000 + n));
+    const o = allocTile('f32', [n], n);
+    t.ok(n === 0 || (o.slab !== null && o.slab === x.slab && x.slab === y.slab), `length ${n}: all three in one slab`);
+    addTiles(x, y, o);
+    const want = new Float32Array(n);
+    addInto(x.data, y.data, want);
+    t.same(bits(o.data), bits(want), `length ${n}`);
+  }
+});
+
+t.test('infinities of opposite sign give NaN on both paths', async (t) => {
+  const x = slabTileOf(new Float32Array([Infinity, -Infinity, 1, 2, Infinity]));
+  const y = slabTileOf(new Float32Array([-Infinity, Infinity, 3, 4, -Infinity]));
+  const o = allocTile('f32', [5], 5);
+  addTiles(x, y, o);
+  t.ok(Number.isNaN(o.data[0]) && Number.isNaN(o.data[1]) && Number.isNaN(o.data[4]), 'SIMD lanes and the scalar tail');
+  t.same([o.data[2], o.data[3]], [4, 6]);
+});
+
+t.test('the result may be written over either operand, and over chunk views at odd offsets', async (t) => {
+  const x = slabTileOf(awkward(64, 7));
+  const y = slabTileOf(awkward(64, 8));
+  const want = new Float32Array(64);
+  addInto(x.data, y.data, want);
+  const x2 = slabTileOf(x.data);
+  addTiles(x2, y, x2);
+  t.same(bits(x2.data), bits(want), 'o is x');
+  const y2 = slabTileOf(y.data);
+  addTiles(x, y2, y2);
+  t.same(bits(y2.data), bits(want), 'o is y');
+  // Chunk views as the collectives make them: 1-element offsets, not 16-byte aligned.
+  const a = slabTileOf(awkward(41, 9)).slice(3, 29);
+  const b = slabTileOf(awkward(41, 10)).slice(5, 29);
+  const wantAb = new Float32Array(29);
+  addInto(a.data, b.data, wantAb);
+  addTiles(a, b, a);
+  t.same(bits(a.data), bits(wantAb), 'unaligned chunk views');
+});
+
+t.test('a result partly overlapping an operand, or tiles outside one slab, take the scalar loop', async (t) => {
+  const base = slabTileOf(awkward(40, 11));
+  const ref = base.data.slice();
+  const y = slabTileOf(awkward(32, 12));
+  // o starts one element after x: the scalar loop reads each x[i] after writing o[i - 1] over it.
+  const x = base.slice(0, 32);
+  const o = base.slice(1, 32);
+  addTiles(x, y, o);
+  const want = ref.slice();
+  const wx = want.subarray(0, 32);
+  addInto(wx, y.data, want.subarray(1, 33));
+  t.same(bits(base.data), bits(want), 'partial overlap: index order');
+  const plainX = new Tile('f32', [32], awkward(32, 13));
+  const out = allocTile('f32', [32], 32);
+  addTiles(plainX, y, out);
+  const want2 = new Float32Array(32);
+  addInto(plainX.data, y.data, want2);
+  t.same(bits(out.data), bits(want2), 'an operand outside any slab');
+});
+
+t.test('slabs are recycled, zeroed, when the last kernel of an epoch ends', async (t) => {
+  kernelStarted();
+  kernelStarted();
+  // 1 MB each, the largest that goes in a slab: five fill more than one.
+  const tiles = [1, 2, 3, 4, 5].map(() => allocTile('f32', [250_000], 250_000));
+  t.ok(tiles.every((x) => x.slab !== null), 'slab tiles');
+  for (const x of tiles) x.data.fill(-1);
+  const buffers = new Set(tiles.map((x) => x.data.buffer));
+  t.ok(buffers.size >= 2, 'the allocations span slabs');
+  kernelEnded(true);
+  t.ok(slabStats().top > 0, 'nothing is recycled while another kernel of the epoch runs');
+  kernelEnded(true);
+  t.equal(slabStats().top, 0, 'the current slab starts over');
+  t.ok(slabStats().kept >= 1, 'filled slabs are kept');
+  kernelStarted();
+  const again = [1, 2, 3, 4, 5].map(() => allocF32(250_000));
+  t.ok(again.some((x) => buffers.has(x.buffer)), 'the next epoch reuses them');
+  t.ok(again.every((x) => x.every((v) => v === 0)), 'reused memory is zero');
+  kernelEnded(true);
+});
+
+t.test('an epoch with a failed kernel leaves its slabs to the GC', async (t) => {
+  kernelStarted();
+  const first = allocTile('f32', [16], 16);
+  kernelEnded(true);
+  kernelStarted();
+  const reused = allocTile('f32', [16], 16);
+  t.equal(reused.data.buffer, first.data.buffer, 'a clean epoch hands the same slab on');
+  reused.data.fill(5);
+  kernelStarted();
+  kernelEnded(false);
+  kernelEnded(true);
+  kernelStarted();
+  const after = allocTile('f32', [16], 16);
+  t.not(after.data.buffer, reused.data.buffer, 'the failed epoch\'s slab is not handed out again');
+  t.same([...after.data], new Array(16).fill(0));
+  t.same([...reused.data], new Array(16).fill(5), 'and its contents were left alone');
+  kernelEnded(true);
+});
