@@ -3,7 +3,7 @@
 // overflow and is released when the kernel returns.
 import t from 'tap';
 import { SpawnError } from '../lib/errors.js';
-import { allOps, greedyScratch, neighbourSumWorker, outOfBounds, recvWrongOutWorker, scratchRoundTrip } from './fixtures/kernels.js';
+import { allOps, dirtyTiles, greedyScratch, storeZeros, neighbourSumWorker, outOfBounds, recvWrongOutWorker, scratchRoundTrip } from './fixtures/kernels.js';
 import { TestRuntime } from './helpers/run.js';
 
 const rt = new TestRuntime();
@@ -74,6 +74,20 @@ t.test('a kernel\'s scratch is released when it returns, so it can be used again
     await x.copy_(torch.fromArray(new Float32Array(n).fill(1)));
     for (let i = 0; i < 3; i++) await torch.launch('scratch', scratchRoundTrip, x, n);
     t.equal((await x.numpy()).data[n - 1], 8, '1 doubled three times');
+  });
+});
+
+t.test('tile memory reused after earlier kernels comes back zeroed, and adds over it are exact', async (t) => {
+  await rt.session({}, async (torch) => {
+    const n = 3000;
+    const x = torch.zeros([2 * n]);
+    const ramp = Float32Array.from({ length: 2 * n }, (_, i) => i * 0.5 - 7);
+    for (let i = 0; i < 3; i++) await torch.launch('dirty', dirtyTiles, x, n, 99 + i);
+    await x.copy_(torch.fromArray(ramp));
+    await torch.launch('store_zeros', storeZeros, x, n);
+    const got = (await x.numpy()).data;
+    t.ok(got.subarray(0, n).every((v) => v === 0), 'tl.zeros after kernels that dirtied their tiles');
+    t.same(Array.from(got.subarray(n)), Array.from(ramp.subarray(n)), 'x + zeros is x');
   });
 });
 
