@@ -6,21 +6,14 @@
 // steps as ring_allreduce: put the outgoing chunk into a slot of its ring
 // (n_slots slots, a copy), take the incoming chunk (a copy; if it is not there
 // yet, wait on a plain promise its predecessor resolves), add it in
-// (reduce-scatter, the same add as tl.add: addTiles on slab tiles, the SIMD path) or keep it (all-gather),
-// and await a thenable standing for the send handle — the two awaits per step
-// of lib/ccl/steps.ts. No virtual time, no SharedArrayBuffer, no Atomics, no
+// (reduce-scatter, the same add as tl.add: addTiles on slab tiles, the SIMD
+// path) or keep it (all-gather), and await undefined for the send — the two
+// awaits per step of lib/ccl/steps.ts when sends complete as issued (sendDone). No virtual time, no SharedArrayBuffer, no Atomics, no
 // launches, no deadlock bookkeeping. bench sim_throughput prints --threads 1 as
 // a fraction of it.
 import { addTiles } from '../../lib/kernel/math.js';
 import { allocTile } from '../../lib/kernel/slab.js';
 import type { Tile } from '../../lib/kernel/tile.js';
-
-/** A send handle that is already complete: awaiting it costs what awaiting tl.send's handle costs. */
-class Sent implements PromiseLike<void> {
-  then<R1 = void, R2 = never>(ok?: ((v: void) => R1 | PromiseLike<R1>) | null): PromiseLike<R1 | R2> {
-    return Promise.resolve(ok ? ok() : (undefined as R1));
-  }
-}
 
 /**
  * Run the model ring all-reduce of p ranks with n elements each once, chunks
@@ -92,12 +85,12 @@ export async function modelFloor(p: number, n: number, pieceElems: number): Prom
       const into = scratchOf[r].get(mine.size) as Tile;
       await recv(r, into.data);
       addTiles(mine, into, mine);
-      await new Sent();
+      await undefined;
     }
     for (let s = 0; s < p - 1; s++) {
       send(r, cs[mod(r + 1 - s)].data);
       await recv(r, cs[mod(r - s)].data);
-      await new Sent();
+      await undefined;
     }
   };
 

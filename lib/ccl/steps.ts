@@ -3,7 +3,7 @@
 // the ring reduce-scatter and all-gather steps over any pair of directions,
 // and the line all-reduce of a dimension without wrap-around. Each works in
 // place on a tile the kernel loaded once; the kernel stores it once at the end.
-import type { KernelContext } from '../kernel/context.js';
+import type { KernelContext, SendHandle } from '../kernel/context.js';
 import type { Tile } from '../kernel/tile.js';
 import type { Direction } from '../shm/layout.js';
 import type { ReduceOp } from './reduce-op.js';
@@ -84,6 +84,20 @@ export interface RingLinks {
 }
 
 /**
+ * What to await for a send: the handle itself, or, when the send completed as
+ * it was issued, nothing (its completion time is applied now, exactly as
+ * awaiting the handle would). \`await undefined\` is one microtask turn; awaiting
+ * the handle, a thenable, is three plus ~400 bytes of promise machinery
+ * (measured: ~8 % of a 64-rank all-reduce on one thread). Either way the
+ * kernel yields once here, which keeps the ranks of a thread in step.
+ */
+export function sendDone(tl: KernelContext, sent: SendHandle): SendHandle | undefined {
+  if (sent.op !== null) return sent;
+  tl.waitSendNow(sent);
+  return undefined;
+}
+
+/**
  * Reduce-scatter `seg` of `data` around `ring`: p - 1 steps; in step s send
  * chunk (pos - s + shift), receive chunk (pos - s - 1 + shift) and reduce it
  * into the local copy. Returns the chunk this rank then owns fully reduced,
@@ -100,7 +114,7 @@ export async function ringReduceScatter(tl: KernelContext, data: Tile, seg: Chun
     const mine = seg.of(data, into);
     const incoming = await tl.recv(ring.recv, mine.size, data.dtype, scratch.of(mine.size));
     tl.reduce(op, mine, incoming, mine);
-    await sent;
+    await sendDone(tl, sent);
   }
   return mod(pos + 1 + shift, p);
 }
@@ -116,7 +130,7 @@ export async function ringAllGather(tl: KernelContext, data: Tile, seg: Chunks, 
     const sent = tl.send(ring.send, seg.of(data, mod(pos + 1 + shift - s, p)));
     const into = seg.of(data, mod(pos + shift - s, p));
     await tl.recv(ring.recv, into.size, data.dtype, into);
-    await sent;
+    await sendDone(tl, sent);
   }
 }
 
