@@ -340,29 +340,43 @@ export class KernelContext {
    * what the receive gives; otherwise a new tile. Same virtual time either way.
    */
   recv(dir: Direction, shape: number | readonly number[], dtype: DType, out?: Tile): Promise<Tile> {
-    return this.wait(this.recvAsync(dir, shape, dtype, out));
+    const tile = this.recvTile(shape, dtype, out);
+    const r = this.recvIssue(dir, dtype, tile);
+    // Done at once (the common case): what wait() does, without a RecvFuture.
+    if (typeof r === 'number') {
+      if (r > this.pe.clockPs) this.pe.clockPs = r;
+      return Promise.resolve(tile);
+    }
+    return this.wait(new RecvFuture(r, 0, tile));
   }
 
   /** Start a receive; `await tl.wait(future)` gives the tile. Leave `out` alone until then. */
   recvAsync(dir: Direction, shape: number | readonly number[], dtype: DType, out?: Tile): RecvFuture {
-    const d = this.dir(dir);
-    const src = (this.sources[d] ??= recvSource(this.world, this.rank, d));
-    let tile: Tile;
+    const tile = this.recvTile(shape, dtype, out);
+    const r = this.recvIssue(dir, dtype, tile);
+    return typeof r === 'number' ? new RecvFuture(null, r, tile) : new RecvFuture(r, 0, tile);
+  }
+
+  /** Where a receive lands: `out` (checked) or a new tile. */
+  private recvTile(shape: number | readonly number[], dtype: DType, out: Tile | undefined): Tile {
     if (out) {
       this.checkOut('recv', out, dtype, typeof shape === 'number' ? shape : shapeSize(shape));
-      tile = out;
-    } else {
-      const sh = toShape(shape);
-      tile = allocTile(dtype, sh, shapeSize(sh));
+      return out;
     }
+    const sh = toShape(shape);
+    return allocTile(dtype, sh, shapeSize(sh));
+  }
+
+  /** Issue a receive into `tile`: its completion time if done at once, else the queued op. */
+  private recvIssue(dir: Direction, dtype: DType, tile: Tile): ChannelOp<number> | number {
+    const d = this.dir(dir);
+    const src = (this.sources[d] ??= recvSource(this.world, this.rank, d));
     const r = this.pe.in[d].recv(src.pe, src.dir, dtype, tile.data, this.pe.clockPs);
     // Either way the kernel's end waits for it (drain), even if never waited on.
     if (typeof r === 'number') {
       if (r > this.doneAtOncePs) this.doneAtOncePs = r;
-      return new RecvFuture(null, r, tile);
-    }
-    this.issued.push(r);
-    return new RecvFuture(r, 0, tile);
+    } else this.issued.push(r);
+    return r;
   }
 
   /** Wait for a receive started with recvAsync. */
