@@ -130,3 +130,18 @@ t.test('an epoch with a failed kernel leaves its slabs to the GC', async (t) => 
   t.same([...reused.data], new Array(16).fill(5), 'and its contents were left alone');
   kernelEnded(true);
 });
+
+t.test('slices of slab tiles view the same memory and refuse ranges outside the tile', async (t) => {
+  const whole = slabTileOf(awkward(20, 21));
+  const part = whole.slice(4, 8);
+  t.equal(part.slab, whole.slab);
+  t.equal(part.at, whole.at + 16);
+  part.data[0] = 1234;
+  t.equal(whole.data[4], 1234, 'a view, not a copy');
+  t.same(Array.from(whole.slice(19, 1).data), [whole.data[19]]);
+  t.throws(() => whole.slice(18, 3), RangeError);
+  t.throws(() => whole.slice(-1, 2), RangeError);
+  const plain = new Tile('f32', [6], new Float32Array([1, 2, 3, 4, 5, 6]));
+  t.same(Array.from(plain.slice(2, 3).data), [3, 4, 5]);
+  t.equal(plain.slice(2, 3).slab, null);
+});
