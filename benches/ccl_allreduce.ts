@@ -9,6 +9,9 @@ import type { Torch } from '../lib/host/torch.js';
 
 export const description = 'all-reduce (ccl.yaml algorithm) through spawn -> initProcessGroup -> allReduce, every element checked on every rank';
 
+/** Largest n such that every integer in [0, n] is exact in the dtype (f32's 2^24 is beyond any world size here). */
+const EXACT_INTEGERS: Partial<Record<DType, number>> = { f16: 2048, bf16: 256 };
+
 interface RankResult {
   rank: number;
   critNs: number;
@@ -44,6 +47,10 @@ export async function run(torch: Torch, ctx: BenchContext): Promise<BenchResult[
   const expected = (ws * (ws + 1)) / 2;
   const failed = ranks.filter((r) => r.wrong > 0);
   const lines = failed.slice(0, 5).map((r) => `  [FAIL] rank ${r.rank} (ws=${ws}, algo=${algo}): ${r.wrong} of ${nElem} wrong, got mean=${r.mean.toFixed(3)}, expected=${expected.toFixed(3)}`);
+  const exactUpTo = EXACT_INTEGERS[dtype];
+  if (failed.length > 0 && exactUpTo !== undefined && expected > exactUpTo) {
+    lines.push(`  note: ${dtype} holds integers exactly only up to ${exactUpTo}; partial sums here reach ${expected}, and each step rounds to ${dtype}, so exact equality may fail (try --dtype f32)`);
+  }
   if (noData) lines.push(`  ${algo} (ws=${ws}): timing only (--no-data), results not checked`);
   else lines.push(failed.length === 0 ? `  ${algo} (ws=${ws}): ${ws} OK` : `  ${algo} (ws=${ws}): ${ws - failed.length} OK / ${failed.length} FAIL`);
   return [

@@ -71,6 +71,17 @@ t.test('run --bench ccl_allreduce reports the ring all-reduce OK on 2 ranks with
   t.match(r.stdout, /^ {2}crit_ns: \d+\.\d{3} {2}\(topology default, ws=2, n_elem=\d+, f16, digest [0-9a-f]{16}\)$/m);
 });
 
+t.test('an f16 all-reduce whose sums pass 2048 fails the exact check and says why; f32 passes', async (t) => {
+  const args = ['run', '--bench', 'ccl_allreduce', '--topology', 'ideal', '--set', 'system.sips.count=64', '--threads', '1'];
+  const [f16, f32] = await Promise.all([kernbench(...args), kernbench(...args, '--dtype', 'f32')]);
+  t.equal(f16.exitCode, 1, 'a failed check exits 1');
+  t.match(f16.stdout, /^ {2}ring_allreduce \(ws=64\): 0 OK \/ 64 FAIL$/m);
+  t.match(f16.stdout, /^ {2}note: f16 holds integers exactly only up to 2048; partial sums here reach 2080, .* \(try --dtype f32\)$/m);
+  t.equal(f32.exitCode, 0);
+  t.match(f32.stdout, /^ {2}ring_allreduce \(ws=64\): 64 OK$/m);
+  t.notMatch(f32.stdout, 'note:', 'no note when the check passes');
+});
+
 t.test('run --bench ccl_allreduce prints exactly the golden output', async (t) => {
   const r = await runDefault();
   t.equal(r.exitCode, 0);
