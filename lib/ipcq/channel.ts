@@ -27,6 +27,9 @@ import { bytesPerElement, decode, encode, type DType } from '../dtype/index.js';
 import { ACTOR_STATE, PE, WAIT_KIND, ringId } from '../shm/layout.js';
 import type { ThreadEnv } from '../runtime/thread-env.js';
 import { IpcqRingView } from './ring.js';
+import { allocBytes } from '../kernel/slab.js';
+
+const EMPTY = new Uint8Array(0);
 
 /** A queued channel operation: its completion time once settled (a receive's values are then in its array). */
 export class ChannelOp<T> {
@@ -152,7 +155,8 @@ export class OutboundChannel extends Channel {
       if (this.seq + pieces - this.ring.nSlots <= head) return this.sendNow(peer, dtype, values, issuePs, pieces, pieceBytes);
     }
     // Slow path: snapshot the payload now (the kernel may reuse its tile), send piece by piece.
-    const payload = new Uint8Array(this.env.plan.noData ? 0 : nbytes);
+    // The snapshot is tile memory: the send ends before its kernel does (lib/kernel/slab.ts).
+    const payload = this.env.plan.noData ? EMPTY : allocBytes(nbytes);
     if (!this.env.plan.noData) encode(dtype, values, payload);
     return this.enqueue(() => this.run(peer, payload, nbytes, issuePs, pieces, pieceBytes));
   }
@@ -226,7 +230,8 @@ export class OutboundChannel extends Channel {
     for (let i = 0; i < pieces; i++) {
       const k = this.seq;
       const b = Math.min(pieceBytes, nbytes - i * pieceBytes);
-      if (k >= nSlots) {
+      // Wait for the slot's credit, unless it is back already (jitter mode always goes through the wait).
+      if (k >= nSlots && (sched.jitter || Atomics.load(env.shared.ctl, ring.headWord) < k - nSlots + 1)) {
         ring.wantCredit(k - nSlots + 1);
         await sched.waitUntil(this.actor, ring.headWord, k - nSlots + 1, WAIT_KIND.IPCQ_CREDIT, ring.ring, t);
       }
@@ -322,22 +327,30 @@ export class InboundChannel extends Channel {
     return this.readCostPs;
   }
 
+  /** The queued path: piece by piece as they arrive, each decoded straight into `values` (left alone by the kernel until the receive is waited for). */
   private async run(ring: IpcqRingView, sender: number, dtype: DType, values: Float32Array, issuePs: number): Promise<number> {
     const { env } = this;
     const { sched, plan, shared } = env;
     const producer = plan.peExecutor[sender];
-    const nbytes = values.length * bytesPerElement(dtype);
-    const staged = new Uint8Array(plan.noData ? 0 : nbytes);
+    const bpe = bytesPerElement(dtype);
+    const nbytes = values.length * bpe;
     let t = Math.max(this.clockPs, issuePs);
     let got = 0;
     do {
       const k = Atomics.load(shared.ctl, ring.headWord);
-      ring.wantData(k);
-      await sched.waitUntil(this.actor, ring.tailWord, k + 1, WAIT_KIND.IPCQ_DATA, ring.ring, t);
+      // Wait for the piece, unless it is in already (jitter mode always goes through the wait).
+      if (sched.jitter || Atomics.load(shared.ctl, ring.tailWord) < k + 1) {
+        ring.wantData(k);
+        await sched.waitUntil(this.actor, ring.tailWord, k + 1, WAIT_KIND.IPCQ_DATA, ring.ring, t);
+      }
       const bytes = ring.checkedBytes(k, sender, this.pe);
       this.checkSize(sender, nbytes, got, bytes);
       t = Math.max(t, ring.arrivalPs(k)) + this.readPs(bytes);
-      if (!plan.noData) staged.set(ring.payload(k, bytes), got);
+      if (!plan.noData) {
+        const at = got / bpe;
+        if (dtype === 'f32') values.set(ring.payloadF32(k, bytes / 4), at);
+        else decode(dtype, ring.payload(k, bytes), values.subarray(at, at + bytes / bpe));
+      }
       got += bytes;
       if (sched.jitter) await sched.jitter.point();
       ring.setFreed(k, t);
@@ -346,7 +359,6 @@ export class InboundChannel extends Channel {
       this.wake(ring.headWord, producer, ring.creditWanted(k, k + 1));
     } while (got < nbytes);
     this.clockPs = t;
-    if (!plan.noData) decode(dtype, staged, values);
     return t;
   }
 

@@ -62,6 +62,13 @@ export function allocF32(n: number): Float32Array {
   return new Float32Array((slab as SimdMemory).buffer, at, n);
 }
 
+/** n zeroed bytes of tile memory (a queued send's snapshot of its payload). */
+export function allocBytes(n: number): Uint8Array {
+  if (n > MAX_IN_SLAB) return new Uint8Array(n);
+  const at = carve(n);
+  return new Uint8Array((slab as SimdMemory).buffer, at, n);
+}
+
 /** A zeroed tile of `shape` (n elements), placed in a slab when small enough so the SIMD add applies. */
 export function allocTile(dtype: DType, shape: readonly number[], n: number): Tile {
   const bytes = n * 4;
