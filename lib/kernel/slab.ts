@@ -26,7 +26,7 @@ const SLAB_BYTES = 4 * 1024 * 1024;
 /** Larger allocations get their own plain ArrayBuffer (and the scalar add). */
 const MAX_IN_SLAB = SLAB_BYTES / 4;
 /** Zeroed slabs a thread keeps between epochs; more are left to the GC. */
-const MAX_KEPT = 16;
+const MAX_KEPT = 8;
 
 /** The slab being carved (its bytes below `top` are handed out; the rest are zero). */
 let slab: SimdMemory | undefined;
