@@ -134,6 +134,7 @@ export class Scheduler {
   /** Resolve this thread's waiters on `word` whose target is reached. */
   signal(word: number): void {
     if (this.waiting === 0) return;
+    this.pollDoorbell();
     const list = this.byWord.get(word);
     if (!list) return;
     const v = Atomics.load(this.ctl, word);
@@ -148,6 +149,20 @@ export class Scheduler {
     if (kept === 0) this.byWord.delete(word);
     else list.length = kept;
   }
+
+  /**
+   * Sweep now if another thread rang since the last look. The wake loop only
+   * gets a turn once the thread's microtasks drain, so a waiter woken from
+   * another thread would otherwise wait until every local actor is blocked;
+   * every local publish looks here first (one Atomics.load).
+   */
+  private pollDoorbell(): void {
+    const db = Atomics.load(this.ctl, this.doorbell);
+    if (db === this.polled) return;
+    this.polled = db;
+    this.sweep();
+  }
+  private polled = 0;
 
   /** Wake executor `e` (another thread): bump its doorbell; notify only if it is parked. */
   ring(e: number): void {
