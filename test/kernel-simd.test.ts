@@ -1,6 +1,6 @@
 // Runs on: main thread (tap). Covers: lib/kernel/simd.ts and lib/kernel/slab.ts
 // — the WebAssembly f32x4 add gives the scalar loop's bits for every kind of
-// f32 (it is chosen by where tiles happen to be allocated, which differs
+// f32, NaN payloads included (it is chosen by where tiles happen to be allocated, which differs
 // between thread layouts), falls back correctly when it cannot apply, and
 // slabs are recycled zeroed after a kernel epoch, but not after a failed one.
 import t from 'tap';
@@ -40,6 +40,24 @@ t.test('the SIMD add gives the scalar add bit for bit, at every length around th
     addInto(x.data, y.data, want);
     t.same(bits(o.data), bits(want), `length ${n}`);
   }
+});
+
+t.test('NaN payloads come out the same on both paths, whichever operand carries them', async (t) => {
+  const pats = [0x7fc00001, 0x7f800123, 0xffc12345, 0x7fbfffff, 0x3f800000, 0xff800000, 0x80000000, 0x00000001];
+  const n = 64;
+  const x = allocTile('f32', [n], n);
+  const y = allocTile('f32', [n], n);
+  const xb = new Uint32Array(x.data.buffer, x.data.byteOffset, n);
+  const yb = new Uint32Array(y.data.buffer, y.data.byteOffset, n);
+  for (let i = 0; i < n; i++) {
+    xb[i] = pats[i % pats.length];
+    yb[i] = pats[Math.floor(i / pats.length) % pats.length];
+  }
+  const o = allocTile('f32', [n], n);
+  addTiles(x, y, o);
+  const want = new Float32Array(n);
+  addInto(x.data, y.data, want);
+  t.same(bits(o.data), bits(want), 'every pair of NaN, infinity, signed zero and subnormal');
 });
 
 t.test('infinities of opposite sign give NaN on both paths', async (t) => {

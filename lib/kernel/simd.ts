@@ -10,8 +10,10 @@
 //
 // f32x4.add rounds each lane exactly as the scalar path does (a + b computed
 // exactly, rounded once to f32), so both paths give the same bits for every
-// finite or infinite input; the choice of path depends on where tiles were
-// allocated, which differs between thread layouts, and must not change results.
+// finite or infinite input, and NaN payloads match when the caller passes the
+// operands in the order lib/kernel/math.ts addTiles does; the choice of path
+// depends on where tiles were allocated, which differs between thread layouts,
+// and must not change results.
 
 /**
  * The module, hand-assembled (no toolchain needed to rebuild it). Its text:
