@@ -35,6 +35,10 @@ t.test('sim_throughput at p = 4: correct on every rank, one crit_ns across layou
   for (const k of ['threads_1_msgs_per_s', 'threads_2_msgs_per_s', 'threads_rank_msgs_per_s', 'bare_ring_msgs_per_s', 'model_floor_msgs_per_s']) {
     t.ok(Number(r.extra?.[k]) > 0, `${k} reported`);
   }
+  for (const l of ['1', '2', 'rank']) {
+    const best = Number(r.extra?.[`threads_${l}_best_msgs_per_s`]);
+    t.ok(best >= Number(r.extra?.[`threads_${l}_msgs_per_s`]), `--threads ${l}: the best spawn (${best}) is at least the median`);
+  }
 });
 
 t.test('the bare Atomics ring passes every step around every thread and stops its threads', async (t) => {
