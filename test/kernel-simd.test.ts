@@ -5,7 +5,7 @@
 // slabs are recycled zeroed after a kernel epoch, but not after a failed one.
 import t from 'tap';
 import { addInto, addTiles } from '../lib/kernel/math.js';
-import { allocF32, allocTile, kernelEnded, kernelStarted, slabStats } from '../lib/kernel/slab.js';
+import { allocF32, allocTile, kernelEnded, kernelStarted, resetSlabs, slabStats } from '../lib/kernel/slab.js';
 import { Tile } from '../lib/kernel/tile.js';
 
 /** Bit patterns of a Float32Array (so -0, NaN payloads and subnormals compare exactly). */
@@ -110,43 +110,61 @@ t.test('a result partly overlapping an operand, or tiles outside one slab, take 
 });
 
 t.test('slabs are recycled, zeroed, when the last kernel of an epoch ends', async (t) => {
-  kernelStarted();
-  kernelStarted();
+  const e1 = kernelStarted();
+  const e2 = kernelStarted();
   // 1 MB each, the largest that goes in a slab: five fill more than one.
   const tiles = [1, 2, 3, 4, 5].map(() => allocTile('f32', [250_000], 250_000));
   t.ok(tiles.every((x) => x.slab !== null), 'slab tiles');
   for (const x of tiles) x.data.fill(-1);
   const buffers = new Set(tiles.map((x) => x.data.buffer));
   t.ok(buffers.size >= 2, 'the allocations span slabs');
-  kernelEnded(true);
+  kernelEnded(e1, true);
   t.ok(slabStats().top > 0, 'nothing is recycled while another kernel of the epoch runs');
-  kernelEnded(true);
+  kernelEnded(e2, true);
   t.equal(slabStats().top, 0, 'the current slab starts over');
   t.ok(slabStats().kept >= 1, 'filled slabs are kept');
-  kernelStarted();
+  const e3 = kernelStarted();
   const again = [1, 2, 3, 4, 5].map(() => allocF32(250_000));
   t.ok(again.some((x) => buffers.has(x.buffer)), 'the next epoch reuses them');
   t.ok(again.every((x) => x.every((v) => v === 0)), 'reused memory is zero');
-  kernelEnded(true);
+  kernelEnded(e3, true);
 });
 
 t.test('an epoch with a failed kernel leaves its slabs to the GC', async (t) => {
-  kernelStarted();
+  const a = kernelStarted();
   const first = allocTile('f32', [16], 16);
-  kernelEnded(true);
-  kernelStarted();
+  kernelEnded(a, true);
+  const b = kernelStarted();
   const reused = allocTile('f32', [16], 16);
   t.equal(reused.data.buffer, first.data.buffer, 'a clean epoch hands the same slab on');
   reused.data.fill(5);
-  kernelStarted();
-  kernelEnded(false);
-  kernelEnded(true);
-  kernelStarted();
+  const c = kernelStarted();
+  kernelEnded(c, false);
+  kernelEnded(b, true);
+  const d = kernelStarted();
   const after = allocTile('f32', [16], 16);
   t.not(after.data.buffer, reused.data.buffer, 'the failed epoch\'s slab is not handed out again');
   t.same([...after.data], new Array(16).fill(0));
   t.same([...reused.data], new Array(16).fill(5), 'and its contents were left alone');
-  kernelEnded(true);
+  kernelEnded(d, true);
+});
+
+t.test('a kernel that never ends does not hold the epoch open past resetSlabs (a new session)', async (t) => {
+  const hung = kernelStarted();
+  const held = allocTile('f32', [16], 16);
+  held.data.fill(3);
+  resetSlabs();
+  t.same(slabStats(), { kept: slabStats().kept, filled: 0, top: 0 }, 'nothing handed out in the new generation');
+  const k = kernelStarted();
+  const fresh = allocTile('f32', [16], 16);
+  t.not(fresh.data.buffer, held.data.buffer, 'the hung kernel\'s slab is not reused');
+  kernelEnded(k, true);
+  t.equal(slabStats().top, 0, 'the new epoch ended and recycled, though the old kernel never ended');
+  kernelEnded(hung, true); // late: ignored
+  t.equal(slabStats().top, 0);
+  const again = allocTile('f32', [16], 16);
+  t.same([...held.data], new Array(16).fill(3), 'the hung kernel\'s tile was never handed out again');
+  t.same([...again.data], new Array(16).fill(0));
 });
 
 t.test('slices of slab tiles view the same memory and refuse ranges outside the tile', async (t) => {

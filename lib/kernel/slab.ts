@@ -37,6 +37,8 @@ const filled: { s: SimdMemory; used: number }[] = [];
 const kept: SimdMemory[] = [];
 let running = 0;
 let failed = false;
+/** Bumped by resetSlabs: a kernel that started before it no longer counts. */
+let generation = 0;
 /** Whether the current slab holds allocations made while no kernel ran (tests, the bench model): never recycled. */
 let outside = false;
 
@@ -78,13 +80,18 @@ export function allocTile(dtype: DType, shape: readonly number[], n: number): Ti
   return new Tile(dtype, shape, new Float32Array(s.buffer, at, n), s, at);
 }
 
-/** A kernel starts on this thread (lib/runtime/pe-runtime.ts). */
-export function kernelStarted(): void {
+/** A kernel starts on this thread (lib/runtime/pe-runtime.ts); pass what it returns to kernelEnded. */
+export function kernelStarted(): number {
   running++;
+  return generation;
 }
 
-/** A kernel ended on this thread; `ok` is false if it threw. The last one of an epoch recycles its slabs. */
-export function kernelEnded(ok: boolean): void {
+/**
+ * A kernel ended on this thread; `ok` is false if it threw. The last one of
+ * an epoch recycles its slabs. A kernel from before the last resetSlabs is ignored.
+ */
+export function kernelEnded(started: number, ok: boolean): void {
+  if (started !== generation) return;
   running--;
   if (!ok) failed = true;
   if (running > 0) return;
@@ -104,6 +111,24 @@ export function kernelEnded(ok: boolean): void {
   }
   filled.length = 0;
   failed = false;
+}
+
+/**
+ * Forget every slab handed out so far and start counting kernels afresh (an
+ * executor calls it when a session starts on its thread). A kernel of an
+ * earlier session that never ended, e.g. one still awaiting something the
+ * runtime does not control after an abort, would otherwise hold the epoch
+ * open for good, and every slab after it would be kept for recycling that
+ * never comes. Its own tiles stay alive as long as it references them.
+ */
+export function resetSlabs(): void {
+  generation++;
+  running = 0;
+  failed = false;
+  outside = false;
+  filled.length = 0;
+  slab = undefined;
+  top = 0;
 }
 
 /** Slabs this thread holds for reuse, and bytes handed out of the current one (for tests). */

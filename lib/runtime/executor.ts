@@ -5,6 +5,7 @@
 //
 // Start-up handshake: attach to the session's buffers, create the PEs, post
 // `ready`. The task resolves with an ExecutorReport when main posts `end`.
+import { resetSlabs } from '../kernel/slab.js';
 import { pathToFileURL } from 'node:url';
 import { serializeError } from '../errors.js';
 import { ACTOR_STATE, HEADER } from '../shm/layout.js';
@@ -17,6 +18,8 @@ import { PeRuntime } from './pe-runtime.js';
 import { ThreadEnv } from './thread-env.js';
 
 export async function runExecutor(init: ExecutorInit): Promise<ExecutorReport> {
+  // Kernels of an earlier session on this thread are over (or abandoned): tile memory starts afresh.
+  resetSlabs();
   const shared = SharedState.attach(init.dims, init.buffers);
   const env = new ThreadEnv(init.plan, shared, init.executor);
   const pes = new Map<number, PeRuntime>();

@@ -67,7 +67,7 @@ export class PeRuntime {
     env.sched.setState(L.peActor(this.id), ACTOR_STATE.RUNNING);
     const tl = new KernelContext(this, cmd.name, cmd.world, cmd.rank);
     let status = 0;
-    kernelStarted();
+    const epoch = kernelStarted();
     try {
       const kernel = await importKernel(cmd);
       await kernel.fn(tl, ...cmd.args);
@@ -77,7 +77,7 @@ export class PeRuntime {
       env.shared.writeErrorSlot(this.id, { error: serializeError(e), atPs: this.clockPs }, ERROR_SLOT_BYTES);
     }
     // Its tiles are dead now (lib/kernel/slab.ts recycles them once the thread has no kernel running).
-    kernelEnded(status === 0);
+    kernelEnded(epoch, status === 0);
     // Release the kernel's TCM scratch (only this PE's kernels allocate it while the kernel runs).
     if (tl.scratchBytes > 0) Atomics.sub(env.shared.ctl, L.pe(this.id, PE.TCM_TOP), tl.scratchBytes);
     const t = env.shared.times;
