@@ -86,7 +86,7 @@ export interface RingLinks {
 /**
  * What to await for a send: the handle itself, or, when the send completed as
  * it was issued, nothing (its completion time is applied now, exactly as
- * awaiting the handle would). \`await undefined\` is one microtask turn; awaiting
+ * awaiting the handle would). `await undefined` is one microtask turn; awaiting
  * the handle, a thenable, is three plus ~400 bytes of promise machinery
  * (measured: ~8 % of a 64-rank all-reduce on one thread). Either way the
  * kernel yields once here, which keeps the ranks of a thread in step.

@@ -52,6 +52,8 @@ export class Scheduler {
   private readonly doorbell: number;
   private readonly sleepGen: number;
   private stopped = false;
+  /** DOORBELL as of the last pollDoorbell. */
+  private polled = 0;
 
   constructor(
     readonly shared: SharedState,
@@ -162,7 +164,6 @@ export class Scheduler {
     this.polled = db;
     this.sweep();
   }
-  private polled = 0;
 
   /** Wake executor `e` (another thread): bump its doorbell; notify only if it is parked. */
   ring(e: number): void {
