@@ -1,0 +1,40 @@
+// Runs on: main thread (tap). Covers: lib/runtime/scheduler.ts — a waiter
+// woken from another thread resumes at this thread's next local publish, not
+// only when the wake loop gets its turn after every local actor has blocked.
+// Two Schedulers on one SharedState stand for two executor threads.
+import t from 'tap';
+import { NO_ACTOR, Scheduler } from '../lib/runtime/scheduler.js';
+import { PE, WAIT_KIND } from '../lib/shm/layout.js';
+import { SharedState } from '../lib/shm/shared-state.js';
+
+const microtasks = async (n: number): Promise<void> => {
+  for (let i = 0; i < n; i++) await Promise.resolve();
+};
+
+t.test('a remote wake is picked up by the next local signal, before any macrotask', async (t) => {
+  const sh = SharedState.create({ executors: 2, pes: 2, hosts: 2, nSlots: 2, slotSize: 64, cubes: 1, arenaBytes: 4096 });
+  const here = new Scheduler(sh, 0, false, null);
+  const there = new Scheduler(sh, 1, false, null);
+  const remoteWord = sh.layout.pe(0, PE.DONE_SEQ);
+  const localWord = sh.layout.pe(1, PE.DONE_SEQ);
+  let woke = false;
+  const waiting = here.waitUntil(NO_ACTOR, remoteWord, 1, WAIT_KIND.KERNEL_DONE, 0, 0).then(() => {
+    woke = true;
+  });
+  t.equal(here.waiterCount, 1, 'the waiter is parked');
+
+  // The other thread publishes and rings this one (it wants the counter: a waiter is registered).
+  Atomics.store(sh.ctl, remoteWord, 1);
+  there.ring(0);
+  await microtasks(10);
+  t.notOk(woke, 'without a local publish the wake loop has not had its turn yet (it waits for a macrotask)');
+
+  // Any local publish on this thread, on another word, looks at the doorbell first.
+  here.signal(localWord);
+  await microtasks(10);
+  t.ok(woke, 'the remote waiter resumed within microtasks of the local publish');
+  await waiting;
+  t.equal(here.waiterCount, 0);
+  here.stop(new Error('test over'));
+  there.stop(new Error('test over'));
+});
