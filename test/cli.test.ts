@@ -116,6 +116,18 @@ t.test('node flags that Workers refuse (V8 options) do not stop a run: they appl
   t.match(String(stdout), /ring_allreduce \(ws=2\): 2 OK/);
 });
 
+t.test('without WebAssembly (node --jitless) tiles take the scalar add and the result is the same', async (t) => {
+  const [jitless, plain] = await Promise.all([
+    execa('node', ['--jitless', BIN, 'run', '--bench', 'ccl_allreduce', '--json'], { reject: false, cwd: ROOT }),
+    kernbench('run', '--bench', 'ccl_allreduce', '--json'),
+  ]);
+  t.equal(jitless.exitCode, 0, `exit 0 (stderr: ${String(jitless.stderr)})`);
+  const a = JSON.parse(String(jitless.stdout)) as { ok: boolean; digest: string; critNs: number };
+  const b = JSON.parse(plain.stdout) as { ok: boolean; digest: string; critNs: number };
+  t.equal(a.ok, true);
+  t.same([a.digest, a.critNs], [b.digest, b.critNs], 'same digest and crit_ns as with WebAssembly');
+});
+
 t.test('run --json gives the same digest and critical-path time as the text output', async (t) => {
   const [text, json] = await Promise.all([runDefault(), kernbench('run', '--bench', 'ccl_allreduce', '--json')]);
   const result = JSON.parse(json.stdout) as { critNs: number; digest: string };

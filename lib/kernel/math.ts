@@ -43,12 +43,13 @@ export function addTiles(x: Tile, y: Tile, o: Tile): void {
   const s = o.slab;
   const n = o.size;
   const whole = n & ~3;
-  if (s !== null && x.slab === s && y.slab === s && whole !== 0) {
+  const add = s === null ? null : s.add;
+  if (add !== null && x.slab === s && y.slab === s && whole !== 0) {
     const bytes = whole << 2;
     if (sameOrApart(o.at, x.at, bytes) && sameOrApart(o.at, y.at, bytes)) {
       // y first: when both lanes are NaN, x86 keeps the first operand's payload, and the scalar
       // loop (V8's addsd) keeps y's; a + b is otherwise commutative, signed zeros included.
-      s.add(o.at, y.at, x.at, bytes);
+      add(o.at, y.at, x.at, bytes);
       const od = o.data;
       const xd = x.data;
       const yd = y.data;

@@ -76,10 +76,10 @@ const MODULE_BYTES = new Uint8Array([
 /** o[i] = x[i] + y[i] over `bytes` bytes at the given byte offsets of the memory (bytes a multiple of 16). */
 export type AddF32x4 = (o: number, x: number, y: number, bytes: number) => void;
 
-/** A WebAssembly memory of tile storage and the add that works in it. */
+/** A WebAssembly memory of tile storage and the add that works in it (null where Node runs without WebAssembly). */
 export interface SimdMemory {
   readonly buffer: ArrayBuffer;
-  readonly add: AddF32x4;
+  readonly add: AddF32x4 | null;
 }
 
 /**
@@ -91,15 +91,20 @@ interface WasmApi {
   Memory: new (descriptor: { initial: number; maximum: number }) => { readonly buffer: ArrayBuffer };
   Instance: new (module: object, imports: object) => { readonly exports: Record<string, unknown> };
 }
-const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+const wasm = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
 
 let compiled: object | undefined;
 
 const PAGE_BYTES = 65536;
 
-/** A fresh zeroed memory of `bytes` (a multiple of 64 KiB) with its own instance of the add. */
+/**
+ * A fresh zeroed memory of `bytes` (a multiple of 64 KiB) with its own instance
+ * of the add. Without WebAssembly (`node --jitless` turns it off) it is a plain
+ * ArrayBuffer and `add` is null: tiles then take the scalar loop.
+ */
 export function simdMemory(bytes: number): SimdMemory {
   if (bytes % PAGE_BYTES !== 0) throw new RangeError(`simdMemory: bytes must be a multiple of ${PAGE_BYTES}, got ${bytes}`);
+  if (wasm === undefined) return { buffer: new ArrayBuffer(bytes), add: null };
   compiled ??= new wasm.Module(MODULE_BYTES);
   const pages = bytes / PAGE_BYTES;
   const memory = new wasm.Memory({ initial: pages, maximum: pages });
