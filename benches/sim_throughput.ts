@@ -43,6 +43,23 @@ interface RankRun {
   /** Wall clock (ms since the epoch) around this rank's all-reduce: set-up and checks are not timed. */
   t0: number;
   t1: number;
+  /**
+   * Process-wide CPU (user + system, us) and voluntary context switches (a
+   * thread going to sleep: roughly one per cross-thread wake), read by rank 0
+   * as its all-reduce starts and by the last rank as its own ends: the spawn's
+   * window, approximately. Two reads per spawn, so the timing is not disturbed.
+   */
+  usage: { cpuUs: number; sleeps: number } | null;
+}
+
+/** The middle value (the upper middle for an even count). */
+function median(xs: number[]): number {
+  return [...xs].sort((a, b) => a - b)[xs.length >> 1];
+}
+
+function usageNow(): { cpuUs: number; sleeps: number } {
+  const u = process.resourceUsage();
+  return { cpuUs: u.userCPUTime + u.systemCPUTime, sleeps: u.voluntaryContextSwitches };
 }
 
 export async function worker(rank: number, nElem: number, torch: Torch): Promise<RankRun> {
@@ -51,14 +68,16 @@ export async function worker(rank: number, nElem: number, torch: Torch): Promise
   const t = torch.zeros([nElem], { dtype: 'f32' });
   await t.copy_(torch.fromArray(new Float32Array(nElem).fill(1)));
   await torch.distributed.barrier();
+  const ws = torch.distributed.getWorldSize();
   const t0 = performance.timeOrigin + performance.now();
+  const start = rank === 0 ? usageNow() : null;
   const work = await torch.distributed.allReduce(t, { op: 'sum' });
   const t1 = performance.timeOrigin + performance.now();
+  const end = rank === ws - 1 ? usageNow() : null;
   // Ranks may share a thread: no rank checks its result until every rank's all-reduce is timed.
   await torch.distributed.barrier();
-  const ws = torch.distributed.getWorldSize();
   const out = await t.numpy();
-  return { ok: out.data.every((v) => v === ws), critNs: work.critNs, t0, t1 };
+  return { ok: out.data.every((v) => v === ws), critNs: work.critNs, t0, t1, usage: start ?? end };
 }
 
 export async function evaluate(ctx: BenchContext): Promise<BenchResult[]> {
@@ -72,6 +91,7 @@ export async function evaluate(ctx: BenchContext): Promise<BenchResult[]> {
     const { warmUp, timed } = spawnsFor(p);
     const rates: Record<string, number> = {};
     const bests: Record<string, number> = {};
+    const cpus: Record<string, number> = {};
     let messages = 0;
     let critSequence: number[] = [];
     let ok = true;
@@ -85,21 +105,30 @@ export async function evaluate(ctx: BenchContext): Promise<BenchResult[]> {
       });
       messages = run.report.messages / (warmUp + timed);
       const walls = run.value.slice(warmUp).map((ranks) => Math.max(...ranks.map((r) => r.t1)) - Math.min(...ranks.map((r) => r.t0)));
-      const wallMs = [...walls].sort((a, b) => a - b)[timed >> 1];
+      const wallMs = median(walls);
       // A spawn starts while the previous one's last credits are still in flight, so the
       // first spawn's crit_ns differs from the later ones'; each layout must give the same sequence.
       const crits = run.value.map((ranks) => Math.max(...ranks.map((r) => r.critNs)));
       ok &&= run.value.every((ranks) => ranks.every((r) => r.ok));
       critSequence = crits;
       digests.add(crits.join(','));
+      // CPU and sleeps per message over the timed spawns' windows (rank 0's start to the last rank's end).
+      const costs = run.value.slice(warmUp).map((ranks) => {
+        const a = ranks[0].usage;
+        const b = ranks[ranks.length - 1].usage;
+        return a && b ? { cpuUs: (b.cpuUs - a.cpuUs) / messages, sleeps: (b.sleeps - a.sleeps) / messages } : { cpuUs: NaN, sleeps: NaN };
+      });
+      const cpuUs = median(costs.map((c) => c.cpuUs));
+      const sleeps = median(costs.map((c) => c.sleeps));
+      cpus[`threads_${threads}`] = cpuUs;
       rates[`threads_${threads}`] = messages / (wallMs / 1000);
       bests[`threads_${threads}`] = messages / (Math.min(...walls) / 1000);
-      ctx.log(`  p=${p} --threads ${threads}: ${messages} messages in ${walls.map((w) => w.toFixed(1)).join(' / ')} ms, median ${(rates[`threads_${threads}`] / 1e3).toFixed(1)} k msgs/s, best spawn ${(bests[`threads_${threads}`] / 1e3).toFixed(1)} k`);
+      ctx.log(`  p=${p} --threads ${threads}: ${messages} messages in ${walls.map((w) => w.toFixed(1)).join(' / ')} ms, median ${(rates[`threads_${threads}`] / 1e3).toFixed(1)} k msgs/s, best spawn ${(bests[`threads_${threads}`] / 1e3).toFixed(1)} k; per message: ${cpuUs.toFixed(1)} us of process CPU, ${sleeps.toFixed(2)} thread sleeps`);
     }
     // The floor for one thread per rank: the same number of cross-thread wakes, and nothing else.
     const bareWalls: number[] = [];
     for (let i = 0; i < timed; i++) bareWalls.push(await bareRing(p, messages / p));
-    const bareMs = bareWalls.sort((a, b) => a - b)[timed >> 1];
+    const bareMs = median(bareWalls);
     const bare = messages / (bareMs / 1000);
     ctx.log(`  p=${p} bare Atomics ring of ${p} threads (wakes only, no simulation): ${messages} messages in ${bareMs.toFixed(1)} ms = ${(bare / 1e3).toFixed(1)} k msgs/s`);
     // The floor for one thread: the same steps, data and awaits as p coroutines, nothing simulated.
@@ -109,7 +138,7 @@ export async function evaluate(ctx: BenchContext): Promise<BenchResult[]> {
       ok &&= f.ok;
       if (i >= warmUp) floorWalls.push(f.ms);
     }
-    const floorMs = floorWalls.sort((a, b) => a - b)[timed >> 1];
+    const floorMs = median(floorWalls);
     const floor = messages / (floorMs / 1000);
     ctx.log(`  p=${p} one-thread model (${p} coroutines, same data and awaits, nothing simulated): ${messages} messages in ${floorMs.toFixed(1)} ms = ${(floor / 1e3).toFixed(1)} k msgs/s`);
     const same = digests.size === 1;
@@ -133,6 +162,7 @@ export async function evaluate(ctx: BenchContext): Promise<BenchResult[]> {
       extra: {
         ...Object.fromEntries(Object.entries(rates).map(([k, v]) => [`${k}_msgs_per_s`, Math.round(v)])),
         ...Object.fromEntries(Object.entries(bests).map(([k, v]) => [`${k}_best_msgs_per_s`, Math.round(v)])),
+        ...Object.fromEntries(Object.entries(cpus).map(([k, v]) => [`${k}_cpu_us_per_msg`, Math.round(v * 10) / 10])),
         bare_ring_msgs_per_s: Math.round(bare), model_floor_msgs_per_s: Math.round(floor) },
     });
   }

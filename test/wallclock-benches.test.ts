@@ -38,6 +38,9 @@ t.test('sim_throughput at p = 4: correct on every rank, one crit_ns across layou
   for (const l of ['1', '2', 'rank']) {
     const best = Number(r.extra?.[`threads_${l}_best_msgs_per_s`]);
     t.ok(best >= Number(r.extra?.[`threads_${l}_msgs_per_s`]), `--threads ${l}: the best spawn (${best}) is at least the median`);
+    // Read by rank 0 at its start and by the last rank at its end: NaN if either read is missing.
+    const cpu = r.extra?.[`threads_${l}_cpu_us_per_msg`];
+    t.ok(typeof cpu === 'number' && Number.isFinite(cpu) && cpu >= 0, `--threads ${l}: process CPU per message reported (${String(cpu)} us)`);
   }
 });
 
