@@ -123,7 +123,7 @@ export async function evaluate(ctx: BenchContext): Promise<BenchResult[]> {
       cpus[`threads_${threads}`] = cpuUs;
       rates[`threads_${threads}`] = messages / (wallMs / 1000);
       bests[`threads_${threads}`] = messages / (Math.min(...walls) / 1000);
-      ctx.log(`  p=${p} --threads ${threads}: ${messages} messages in ${walls.map((w) => w.toFixed(1)).join(' / ')} ms, median ${(rates[`threads_${threads}`] / 1e3).toFixed(1)} k msgs/s, best spawn ${(bests[`threads_${threads}`] / 1e3).toFixed(1)} k; per message: ${cpuUs.toFixed(1)} us of process CPU, ${sleeps.toFixed(2)} thread sleeps`);
+      ctx.log(`  p=${p} --threads ${threads}: ${messages} messages in ${walls.map((w) => w.toFixed(1)).join(' / ')} ms, median ${(rates[`threads_${threads}`] / 1e3).toFixed(1)} k msgs/s, best spawn ${(bests[`threads_${threads}`] / 1e3).toFixed(1)} k; per message: ${cpuUs.toFixed(1)} us of process CPU, ${sleeps.toFixed(2)} thread sleeps; ${run.report.epochGcs} idle-time scavenges over the session (decision 0009)`);
     }
     // The floor for one thread per rank: the same number of cross-thread wakes, and nothing else.
     const bareWalls: number[] = [];

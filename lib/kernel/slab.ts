@@ -88,13 +88,14 @@ export function kernelStarted(): number {
 
 /**
  * A kernel ended on this thread; `ok` is false if it threw. The last one of
- * an epoch recycles its slabs. A kernel from before the last resetSlabs is ignored.
+ * an epoch recycles its slabs and makes this return true. A kernel from
+ * before the last resetSlabs is ignored.
  */
-export function kernelEnded(started: number, ok: boolean): void {
-  if (started !== generation) return;
+export function kernelEnded(started: number, ok: boolean): boolean {
+  if (started !== generation) return false;
   running--;
   if (!ok) failed = true;
-  if (running > 0) return;
+  if (running > 0) return false;
   // Transfers of a failed kernel may still target this epoch's slabs, and
   // memory handed out while no kernel ran may still be in use: those slabs go
   // to the GC. The rest are zeroed where used and kept.
@@ -111,6 +112,7 @@ export function kernelEnded(started: number, ok: boolean): void {
   }
   filled.length = 0;
   failed = false;
+  return true;
 }
 
 /**

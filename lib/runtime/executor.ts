@@ -16,10 +16,12 @@ import { CommandReader } from './commands.js';
 import { unreachable, type ExecutorInit, type ExecutorReport, type FromExecutor, type ToExecutor } from './messages.js';
 import { PeRuntime } from './pe-runtime.js';
 import { ThreadEnv } from './thread-env.js';
+import { configureYoungGc, youngCollections } from './young-gc.js';
 
 export async function runExecutor(init: ExecutorInit): Promise<ExecutorReport> {
   // Kernels of an earlier session on this thread are over (or abandoned): tile memory starts afresh.
   resetSlabs();
+  configureYoungGc(init.epochGc);
   const shared = SharedState.attach(init.dims, init.buffers);
   const env = new ThreadEnv(init.plan, shared, init.executor);
   const pes = new Map<number, PeRuntime>();
@@ -53,7 +55,7 @@ export async function runExecutor(init: ExecutorInit): Promise<ExecutorReport> {
   await serving;
   await Promise.allSettled(ranks);
   port.close();
-  return { executor: init.executor, messages: env.stats.messages, trace: env.trace?.data ?? null };
+  return { executor: init.executor, messages: env.stats.messages, epochGcs: youngCollections(), trace: env.trace?.data ?? null };
 }
 
 /** Hand each launch command to its PE, in queue order. Ends when the session ends or aborts. */

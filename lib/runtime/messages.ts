@@ -33,12 +33,16 @@ export interface ExecutorInit {
   dims: LayoutDims;
   buffers: SharedBuffers;
   port: MessagePort;
+  /** Collect the young generation at kernel-epoch ends (./young-gc.ts). */
+  epochGc: boolean;
 }
 
 /** What an executor session task returns at session end. */
 export interface ExecutorReport {
   executor: number;
   messages: number;
+  /** Young-generation collections at kernel-epoch ends. */
+  epochGcs: number;
   /** What the thread recorded, when the run is traced. */
   trace: ThreadTraceData | null;
 }

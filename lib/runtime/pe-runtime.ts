@@ -6,6 +6,7 @@ import { InboundChannel, OutboundChannel } from '../ipcq/channel.js';
 import { KernelContext } from '../kernel/context.js';
 import { isKernel, type Kernel } from '../kernel/define.js';
 import { kernelEnded, kernelStarted } from '../kernel/slab.js';
+import { epochEnded } from './young-gc.js';
 import { KernbenchError } from '../errors.js';
 import { ACTOR_STATE, DIR_COUNT, ERROR_SLOT_BYTES, PE, RECORD } from '../shm/layout.js';
 import type { PeCoord } from '../topology/machine.js';
@@ -76,8 +77,9 @@ export class PeRuntime {
       status = 1;
       env.shared.writeErrorSlot(this.id, { error: serializeError(e), atPs: this.clockPs }, ERROR_SLOT_BYTES);
     }
-    // Its tiles are dead now (lib/kernel/slab.ts recycles them once the thread has no kernel running).
-    kernelEnded(epoch, status === 0);
+    // Its tiles are dead now (lib/kernel/slab.ts recycles them once the thread has no kernel
+    // running; the thread then collects its young generation when next idle, ./young-gc.ts).
+    if (kernelEnded(epoch, status === 0)) epochEnded();
     // Release the kernel's TCM scratch (only this PE's kernels allocate it while the kernel runs).
     if (tl.scratchBytes > 0) Atomics.sub(env.shared.ctl, L.pe(this.id, PE.TCM_TOP), tl.scratchBytes);
     const t = env.shared.times;

@@ -30,6 +30,7 @@ import { AbortError, DeadlockError, reviveError, type SerializedError } from '..
 import { ABORT_KIND, ACTOR, ACTOR_STATE, EXEC, HEADER } from '../shm/layout.js';
 import type { SharedState } from '../shm/shared-state.js';
 import type { Jitter } from './jitter.js';
+import { collectIfIdle } from './young-gc.js';
 
 /** Setimmediate rounds a `poll` thread spins before parking (spin only with a budget: DESIGN §8). */
 const POLL_SPIN_BUDGET = 64;
@@ -218,6 +219,8 @@ export class Scheduler {
           await new Promise<void>((r) => setImmediate(r));
           if (Atomics.load(this.ctl, this.doorbell) !== seen || this.waiting === 0) continue;
         }
+        // Nothing here can run until another thread publishes: a moment for housekeeping.
+        if (collectIfIdle() && Atomics.load(this.ctl, this.doorbell) !== seen) continue;
         Atomics.add(this.ctl, this.sleepGen, 1); // odd: parked
         const r = Atomics.waitAsync(this.ctl, this.doorbell, seen);
         if (r.async) await r.value;

@@ -19,6 +19,7 @@ import { Torch, type Spawner } from '../host/torch.js';
 import { ABORT_KIND, ACTOR_STATE, HEADER, PE, RECORD, WAIT_KIND } from '../shm/layout.js';
 import { SharedState } from '../shm/shared-state.js';
 import { wakeAllThreads } from './wake.js';
+import { enableYoungGc, epochGcFromEnv } from './young-gc.js';
 import { unreachable, type ExecutorReport, type FromCoordinator, type FromExecutor, type ToCoordinator, type ToExecutor } from './messages.js';
 import type { SessionPlan } from './plan.js';
 import type { ThreadTraceData } from '../trace/recorder.js';
@@ -86,6 +87,13 @@ export class ThreadResources {
   private pool: Piscina | undefined;
   private poolSize = 0;
   private coordinator: Worker | undefined;
+  /** Whether executors collect their young generation at kernel-epoch ends (./young-gc.ts). */
+  readonly epochGc: boolean;
+
+  constructor(opts: { epochGc?: boolean } = {}) {
+    // Before any of our threads exists: the threads created afterwards get V8's gc.
+    this.epochGc = (opts.epochGc ?? epochGcFromEnv()) && enableYoungGc();
+  }
 
   executorPool(n: number): Piscina {
     if (!this.pool || this.poolSize < n) {
@@ -142,6 +150,8 @@ export interface SessionReport {
   /** Every thread's trace records (main's first), when traced. */
   trace: ThreadTraceData[];
   messages: number;
+  /** Young-generation collections the executors ran at kernel-epoch ends (./young-gc.ts). */
+  epochGcs: number;
   coordinatorPasses: number;
 }
 
@@ -224,7 +234,7 @@ export class Session implements Spawner {
         }),
       );
       port1.on('message', (m: FromExecutor) => this.onExecutorMessage(m));
-      this.tasks.push(pool.run({ executor: e, plan: this.plan, dims: this.plan.dims, buffers: this.shared.buffers, port: port2 }, { transferList: [port2] }) as Promise<ExecutorReport>);
+      this.tasks.push(pool.run({ executor: e, plan: this.plan, dims: this.plan.dims, buffers: this.shared.buffers, port: port2, epochGc: this.resources.epochGc }, { transferList: [port2] }) as Promise<ExecutorReport>);
     }
     const failed = Promise.race(this.tasks.map((t) => t.then(() => new Promise<never>(() => undefined))));
     await Promise.race([Promise.all(ready), failed]);
@@ -343,6 +353,7 @@ export class Session implements Spawner {
       trace,
       records: this.readRecords(),
       messages: reports.reduce((n, r) => n + r.messages, 0),
+      epochGcs: reports.reduce((n, r) => n + r.epochGcs, 0),
       coordinatorPasses: coord?.type === 'session-done' ? coord.passes : 0,
     };
   }

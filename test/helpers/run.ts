@@ -16,13 +16,16 @@ export function config(over: Partial<RunConfig> = {}): RunConfig {
 export interface TestRuntimeOptions {
   /** More module URLs whose exports spawn may run, registered after the fixtures (test/fixtures/kernels.js). */
   modules?: string[];
+  /** Epoch-end young-generation collections (lib/runtime/young-gc.ts); default: KERNBENCH_EPOCH_GC. */
+  epochGc?: boolean;
 }
 
 export class TestRuntime {
-  readonly resources = new ThreadResources();
+  readonly resources: ThreadResources;
   private readonly modules: string[];
 
   constructor(opts: TestRuntimeOptions = {}) {
+    this.resources = new ThreadResources({ epochGc: opts.epochGc });
     this.modules = [FIXTURES, ...(opts.modules ?? [])];
   }
 
