@@ -28,7 +28,7 @@ async function run(epochGc: boolean) {
 t.test('an executor idle after a kernel epoch collects its young generation; turned off, it never does; results and virtual times are the same', async (t) => {
   const on = await run(true);
   const off = await run(false);
-  t.ok(on.epochGcs >= 1, `collections at epoch ends when on (got ${on.epochGcs})`);
+  t.ok(on.epochGcs >= 1, `idle-time collections when on (got ${on.epochGcs})`);
   t.equal(off.epochGcs, 0, 'none when off');
   t.same(on.values, new Array(64).fill(5), 'five launches added 1 each');
   t.same(on.values, off.values);

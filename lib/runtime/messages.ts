@@ -33,7 +33,7 @@ export interface ExecutorInit {
   dims: LayoutDims;
   buffers: SharedBuffers;
   port: MessagePort;
-  /** Collect the young generation at kernel-epoch ends (./young-gc.ts). */
+  /** Collect the young generation when idle after a kernel epoch (./young-gc.ts). */
   epochGc: boolean;
 }
 
@@ -41,7 +41,7 @@ export interface ExecutorInit {
 export interface ExecutorReport {
   executor: number;
   messages: number;
-  /** Young-generation collections at kernel-epoch ends. */
+  /** Young-generation collections when idle after a kernel epoch. */
   epochGcs: number;
   /** What the thread recorded, when the run is traced. */
   trace: ThreadTraceData | null;

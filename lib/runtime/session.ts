@@ -87,7 +87,7 @@ export class ThreadResources {
   private pool: Piscina | undefined;
   private poolSize = 0;
   private coordinator: Worker | undefined;
-  /** Whether executors collect their young generation at kernel-epoch ends (./young-gc.ts). */
+  /** Whether executors collect their young generation when idle after a kernel epoch (./young-gc.ts). */
   readonly epochGc: boolean;
 
   constructor(opts: { epochGc?: boolean } = {}) {
@@ -150,7 +150,7 @@ export interface SessionReport {
   /** Every thread's trace records (main's first), when traced. */
   trace: ThreadTraceData[];
   messages: number;
-  /** Young-generation collections the executors ran at kernel-epoch ends (./young-gc.ts). */
+  /** Young-generation collections the executors ran when idle after a kernel epoch (./young-gc.ts). */
   epochGcs: number;
   coordinatorPasses: number;
 }

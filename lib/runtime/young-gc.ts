@@ -44,7 +44,7 @@ export function enableYoungGc(): boolean {
   }
 }
 
-/** Whether epoch-end collections are on: KERNBENCH_EPOCH_GC=0 turns them off (for A/B measurements). */
+/** Whether the idle-time collections are on: KERNBENCH_EPOCH_GC=0 turns them off (for A/B measurements). */
 export function epochGcFromEnv(env: NodeJS.ProcessEnv = process.env): boolean {
   return env.KERNBENCH_EPOCH_GC !== '0';
 }
@@ -55,7 +55,7 @@ let pending = false;
 let lastCheck = -Infinity;
 let collections = 0;
 
-/** An executor thread, at session start: collect at epoch ends or not. */
+/** An executor thread, at session start: collect when idle after an epoch, or not. */
 export function configureYoungGc(on: boolean): void {
   const g = (globalThis as { gc?: unknown }).gc;
   gc = on && typeof g === 'function' ? (g as MinorGc) : null;

@@ -16,7 +16,7 @@ export function config(over: Partial<RunConfig> = {}): RunConfig {
 export interface TestRuntimeOptions {
   /** More module URLs whose exports spawn may run, registered after the fixtures (test/fixtures/kernels.js). */
   modules?: string[];
-  /** Epoch-end young-generation collections (lib/runtime/young-gc.ts); default: KERNBENCH_EPOCH_GC. */
+  /** Young-generation collections when idle after a kernel epoch (lib/runtime/young-gc.ts); default: KERNBENCH_EPOCH_GC. */
   epochGc?: boolean;
 }
 
