@@ -5,7 +5,11 @@
 // (--threads rank), next to a bare Atomics ring of p threads (./sim/bare-ring.ts):
 // the same cross-thread wakes as --threads rank with nothing simulated, and a
 // one-thread model (./sim/model-floor.ts): the same steps, data and awaits as p
-// coroutines on one thread, with nothing simulated.
+// coroutines on one thread, with nothing simulated. Each spawn is followed at
+// once by its floor run (the bare ring for --threads rank, the model for the
+// others), and each ratio is the median over spawns of the pair's ratio: on
+// this shared host the same code runs up to 2x faster or slower from one
+// minute to the next, so only runs of the same seconds compare.
 // Wall time is measured here, in a bench, never in a test.
 import type { BenchContext, BenchResult } from '../lib/bench/contract.js';
 import { KernbenchError } from '../lib/errors.js';
@@ -37,7 +41,7 @@ function spawnsFor(p: number): { warmUp: number; timed: number } {
   return p >= 256 ? { warmUp: 1, timed: 1 } : { warmUp: 2, timed: 7 };
 }
 
-interface RankRun {
+export interface RankRun {
   ok: boolean;
   critNs: number;
   /** Wall clock (ms since the epoch) around this rank's all-reduce: set-up and checks are not timed. */
@@ -80,6 +84,30 @@ export async function worker(rank: number, nElem: number, torch: Torch): Promise
   return { ok: out.data.every((v) => v === ws), critNs: work.critNs, t0, t1, usage: start ?? end };
 }
 
+/**
+ * IPCQ messages of one ring all-reduce of p ranks with n elements each, cut in
+ * pieces of `pieceElems` (lib/ccl/steps.ts): every rank sends every chunk but
+ * one in each half, so 2 (p - 1) times the pieces of all p chunks.
+ */
+export function ringMessages(p: number, n: number, pieceElems: number): number {
+  let pieces = 0;
+  for (let c = 0; c < p; c++) {
+    const count = Math.floor(((c + 1) * n) / p) - Math.floor((c * n) / p);
+    pieces += Math.max(1, Math.ceil(count / pieceElems));
+  }
+  return 2 * (p - 1) * pieces;
+}
+
+/** What a layout is compared with: one thread per rank with the bare Atomics ring, the others with the one-thread model. */
+type Floor = 'bare' | 'model';
+const floorOf = (threads: ThreadLayout): Floor => (threads === 'rank' ? 'bare' : 'model');
+
+/** One spawn of a layout and the floor run right after it. */
+interface PairedRun {
+  ranks: RankRun[];
+  floorMs: number;
+}
+
 export async function evaluate(ctx: BenchContext): Promise<BenchResult[]> {
   const sizes = process.env.KERNBENCH_SIM_SIZES ? process.env.KERNBENCH_SIM_SIZES.split(',').map(Number) : RING_SIZES;
   if (!sizes.every((p) => Number.isInteger(p) && p >= 2)) {
@@ -87,33 +115,52 @@ export async function evaluate(ctx: BenchContext): Promise<BenchResult[]> {
   }
   const results: BenchResult[] = [];
   const nElem = BYTES_PER_RANK / 4;
+  const pieceElems = Math.floor(ctx.ccl.vc_chunk_size / 4);
   for (const p of sizes) {
     const { warmUp, timed } = spawnsFor(p);
+    const messages = ringMessages(p, nElem, pieceElems);
     const rates: Record<string, number> = {};
     const bests: Record<string, number> = {};
     const cpus: Record<string, number> = {};
-    let messages = 0;
+    const vsFloor: Record<string, number> = {};
+    const floorMs: Record<Floor, number[]> = { bare: [], model: [] };
     let critSequence: number[] = [];
     let ok = true;
     const digests = new Set<string>();
+    const runFloor = async (kind: Floor): Promise<number> => {
+      if (kind === 'bare') return bareRing(p, messages / p);
+      const f = await modelFloor(p, nElem, pieceElems);
+      ok &&= f.ok;
+      return f.ms;
+    };
     for (const threads of LAYOUTS) {
       // Identical spawns in one session (the same threads): warm-ups, then the timed ones.
+      // Each spawn is followed at once by its floor, so that each ratio compares two runs
+      // of the same seconds: this host's speed moves by up to 2x between minutes.
       const run = await ctx.session({ topology: 'ideal', threads, sets: [...ctx.config.sets, `system.sips.count=${p}`] }, async (torch) => {
-        const runs: RankRun[][] = [];
-        for (let i = 0; i < warmUp + timed; i++) runs.push((await torch.multiprocessing.spawn(worker, { args: [nElem], nprocs: p })) as RankRun[]);
+        const runs: PairedRun[] = [];
+        for (let i = 0; i < warmUp + timed; i++) {
+          const ranks = (await torch.multiprocessing.spawn(worker, { args: [nElem], nprocs: p })) as RankRun[];
+          runs.push({ ranks, floorMs: await runFloor(floorOf(threads)) });
+        }
         return runs;
       });
-      messages = run.report.messages / (warmUp + timed);
-      const walls = run.value.slice(warmUp).map((ranks) => Math.max(...ranks.map((r) => r.t1)) - Math.min(...ranks.map((r) => r.t0)));
+      // The simulator sent exactly the all-reduce's messages, no more and no fewer.
+      ok &&= run.report.messages === messages * (warmUp + timed);
+      const pairs = run.value.slice(warmUp);
+      const walls = pairs.map(({ ranks }) => Math.max(...ranks.map((r) => r.t1)) - Math.min(...ranks.map((r) => r.t0)));
       const wallMs = median(walls);
+      floorMs[floorOf(threads)].push(...pairs.map((r) => r.floorMs));
+      // Rate over floor rate, pair by pair: floor time over spawn time.
+      vsFloor[`threads_${threads}`] = median(pairs.map((r, i) => r.floorMs / walls[i]));
       // A spawn starts while the previous one's last credits are still in flight, so the
       // first spawn's crit_ns differs from the later ones'; each layout must give the same sequence.
-      const crits = run.value.map((ranks) => Math.max(...ranks.map((r) => r.critNs)));
-      ok &&= run.value.every((ranks) => ranks.every((r) => r.ok));
+      const crits = run.value.map(({ ranks }) => Math.max(...ranks.map((r) => r.critNs)));
+      ok &&= run.value.every(({ ranks }) => ranks.every((r) => r.ok));
       critSequence = crits;
       digests.add(crits.join(','));
       // CPU and sleeps per message over the timed spawns' windows (rank 0's start to the last rank's end).
-      const costs = run.value.slice(warmUp).map((ranks) => {
+      const costs = pairs.map(({ ranks }) => {
         const a = ranks[0].usage;
         const b = ranks[ranks.length - 1].usage;
         return a && b ? { cpuUs: (b.cpuUs - a.cpuUs) / messages, sleeps: (b.sleeps - a.sleeps) / messages } : { cpuUs: NaN, sleeps: NaN };
@@ -123,24 +170,12 @@ export async function evaluate(ctx: BenchContext): Promise<BenchResult[]> {
       cpus[`threads_${threads}`] = cpuUs;
       rates[`threads_${threads}`] = messages / (wallMs / 1000);
       bests[`threads_${threads}`] = messages / (Math.min(...walls) / 1000);
-      ctx.log(`  p=${p} --threads ${threads}: ${messages} messages in ${walls.map((w) => w.toFixed(1)).join(' / ')} ms, median ${(rates[`threads_${threads}`] / 1e3).toFixed(1)} k msgs/s, best spawn ${(bests[`threads_${threads}`] / 1e3).toFixed(1)} k; per message: ${cpuUs.toFixed(1)} us of process CPU, ${sleeps.toFixed(2)} thread sleeps; ${run.report.epochGcs} idle-time scavenges over the session (decision 0009)`);
+      const floorName = floorOf(threads) === 'bare' ? 'the bare ring' : 'the one-thread model';
+      ctx.log(`  p=${p} --threads ${threads}: ${messages} messages in ${walls.map((w) => w.toFixed(1)).join(' / ')} ms, median ${(rates[`threads_${threads}`] / 1e3).toFixed(1)} k msgs/s, best spawn ${(bests[`threads_${threads}`] / 1e3).toFixed(1)} k, ${vsFloor[`threads_${threads}`].toFixed(2)} of ${floorName} run after each spawn (${pairs.map((r) => r.floorMs.toFixed(1)).join(' / ')} ms); per message: ${cpuUs.toFixed(1)} us of process CPU, ${sleeps.toFixed(2)} thread sleeps; ${run.report.epochGcs} idle-time scavenges over the session (decision 0009)`);
     }
-    // The floor for one thread per rank: the same number of cross-thread wakes, and nothing else.
-    const bareWalls: number[] = [];
-    for (let i = 0; i < timed; i++) bareWalls.push(await bareRing(p, messages / p));
-    const bareMs = median(bareWalls);
-    const bare = messages / (bareMs / 1000);
-    ctx.log(`  p=${p} bare Atomics ring of ${p} threads (wakes only, no simulation): ${messages} messages in ${bareMs.toFixed(1)} ms = ${(bare / 1e3).toFixed(1)} k msgs/s`);
-    // The floor for one thread: the same steps, data and awaits as p coroutines, nothing simulated.
-    const floorWalls: number[] = [];
-    for (let i = 0; i < warmUp + timed; i++) {
-      const f = await modelFloor(p, nElem, Math.floor(ctx.ccl.vc_chunk_size / 4));
-      ok &&= f.ok;
-      if (i >= warmUp) floorWalls.push(f.ms);
-    }
-    const floorMs = median(floorWalls);
-    const floor = messages / (floorMs / 1000);
-    ctx.log(`  p=${p} one-thread model (${p} coroutines, same data and awaits, nothing simulated): ${messages} messages in ${floorMs.toFixed(1)} ms = ${(floor / 1e3).toFixed(1)} k msgs/s`);
+    // The floors' own rates: the median of their runs paired with the timed spawns.
+    const bare = messages / (median(floorMs.bare) / 1000);
+    const floor = messages / (median(floorMs.model) / 1000);
     const same = digests.size === 1;
     results.push({
       bench: ctx.bench,
@@ -155,15 +190,18 @@ export async function evaluate(ctx: BenchContext): Promise<BenchResult[]> {
       outputs: [Float64Array.from(critSequence)],
       lines: [
         `  p=${p}: ${LAYOUTS.map((l) => `--threads ${l}: ${(rates[`threads_${l}`] / 1e3).toFixed(1)} k msgs/s (best spawn ${(bests[`threads_${l}`] / 1e3).toFixed(0)} k)`).join(', ')}; best/rank = ${(Math.max(...Object.values(rates)) / rates.threads_rank).toFixed(2)}; same crit_ns across layouts: ${same}`,
-        `  p=${p}: bare Atomics ring of ${p} threads: ${(bare / 1e3).toFixed(1)} k msgs/s; --threads rank reaches ${(rates.threads_rank / bare).toFixed(2)} of it`,
-        `  p=${p}: one-thread model: ${(floor / 1e3).toFixed(1)} k msgs/s; --threads 1 reaches ${(rates.threads_1 / floor).toFixed(2)} of it`,
-        `  p=${p}: median of ${timed} timed spawn(s) after ${warmUp} warm-up(s) per layout${p >= 256 ? ' (later spawns with --threads rank hit the compile storm: docs/benchmarks.md)' : ''}`,
+        `  p=${p}: bare Atomics ring of ${p} threads (wakes only, no simulation): ${(bare / 1e3).toFixed(1)} k msgs/s; --threads rank reaches ${vsFloor.threads_rank.toFixed(2)} of it`,
+        `  p=${p}: one-thread model (${p} coroutines, same data and awaits, nothing simulated): ${(floor / 1e3).toFixed(1)} k msgs/s; --threads 1 reaches ${vsFloor.threads_1.toFixed(2)} of it, --threads 2 ${vsFloor.threads_2.toFixed(2)}`,
+        `  p=${p}: median of ${timed} timed spawn(s) after ${warmUp} warm-up(s) per layout, each ratio the median over spawns of (floor run right after the spawn) / (spawn)${p >= 256 ? ' (later spawns with --threads rank hit the compile storm: docs/benchmarks.md)' : ''}`,
       ],
       extra: {
         ...Object.fromEntries(Object.entries(rates).map(([k, v]) => [`${k}_msgs_per_s`, Math.round(v)])),
         ...Object.fromEntries(Object.entries(bests).map(([k, v]) => [`${k}_best_msgs_per_s`, Math.round(v)])),
         ...Object.fromEntries(Object.entries(cpus).map(([k, v]) => [`${k}_cpu_us_per_msg`, Math.round(v * 10) / 10])),
-        bare_ring_msgs_per_s: Math.round(bare), model_floor_msgs_per_s: Math.round(floor) },
+        ...Object.fromEntries(LAYOUTS.map((l) => [`threads_${l}_vs_${floorOf(l)}`, Math.round(vsFloor[`threads_${l}`] * 1000) / 1000])),
+        bare_ring_msgs_per_s: Math.round(bare),
+        model_floor_msgs_per_s: Math.round(floor),
+      },
     });
   }
   results[0]?.lines.unshift('  (reproduce: node bin/kernbench.js run --bench sim_throughput)');

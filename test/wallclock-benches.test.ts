@@ -6,9 +6,10 @@
 import t, { type Test } from 'tap';
 import { bareRing } from '../benches/sim/bare-ring.js';
 import { modelFloor } from '../benches/sim/model-floor.js';
+import { ringMessages, worker, type RankRun } from '../benches/sim_throughput.js';
 import { TestRuntime } from './helpers/run.js';
 
-const rt = new TestRuntime();
+const rt = new TestRuntime({ modules: [new URL('../benches/sim_throughput.js', import.meta.url).href] });
 t.teardown(() => rt.close());
 
 /** Set environment variables for the rest of test `tt` (restored at its end). */
@@ -35,12 +36,34 @@ t.test('sim_throughput at p = 4: correct on every rank, one crit_ns across layou
   for (const k of ['threads_1_msgs_per_s', 'threads_2_msgs_per_s', 'threads_rank_msgs_per_s', 'bare_ring_msgs_per_s', 'model_floor_msgs_per_s']) {
     t.ok(Number(r.extra?.[k]) > 0, `${k} reported`);
   }
+  // Each layout against the floor run right after each of its spawns (median of the pairs' ratios).
+  for (const k of ['threads_1_vs_model', 'threads_2_vs_model', 'threads_rank_vs_bare']) {
+    const v = r.extra?.[k];
+    t.ok(typeof v === 'number' && Number.isFinite(v) && v > 0, `${k} reported (${String(v)})`);
+  }
   for (const l of ['1', '2', 'rank']) {
     const best = Number(r.extra?.[`threads_${l}_best_msgs_per_s`]);
     t.ok(best >= Number(r.extra?.[`threads_${l}_msgs_per_s`]), `--threads ${l}: the best spawn (${best}) is at least the median`);
     // Read by rank 0 at its start and by the last rank at its end: NaN if either read is missing.
     const cpu = r.extra?.[`threads_${l}_cpu_us_per_msg`];
     t.ok(typeof cpu === 'number' && Number.isFinite(cpu) && cpu >= 0, `--threads ${l}: process CPU per message reported (${String(cpu)} us)`);
+  }
+});
+
+t.test('the all-reduce message count the bench expects is the one the simulator sends, for even and uneven chunks', async (t) => {
+  // The bench checks its sessions against ringMessages; here the simulator's own count, over one all-reduce each.
+  for (const [p, n, pieceElems] of [
+    [4, 16384, 256],
+    [3, 1000, 64],
+    [5, 7, 2],
+  ]) {
+    const sets = [`system.sips.count=${p}`, `ccl.vc_chunk_size=${pieceElems * 4}`];
+    const run = await rt.session({ topology: 'ideal', threads: 1, sets }, async (torch) => {
+      const ranks = (await torch.multiprocessing.spawn(worker, { args: [n], nprocs: p })) as RankRun[];
+      return ranks.every((r) => r.ok);
+    });
+    t.equal(run.value, true, `p = ${p}, n = ${n}: every rank holds p on every element`);
+    t.equal(run.report.messages, ringMessages(p, n, pieceElems), `p = ${p}, n = ${n}, pieces of ${pieceElems} elements`);
   }
 });
 
