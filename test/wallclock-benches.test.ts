@@ -1,15 +1,17 @@
-// The two wall-clock benches are measured by hand (docs/benchmarks.md), never
+// The wall-clock benches are measured by hand (docs/benchmarks.md), never
 // timed here. This runs sim_throughput at one small ring size to check what it
 // computes besides time: every rank's all-reduce result, the same crit_ns under
-// every layout, a bare Atomics ring that completes, and the one-thread model's
-// all-reduce result.
+// every layout, the message count, a bare Atomics ring that completes, and the
+// one-thread model's all-reduce result; and barrier_throughput at small sizes,
+// whose bare barriers check that no thread passes a barrier early.
 import t, { type Test } from 'tap';
+import { bareBarrier } from '../benches/barrier/bare-barriers.js';
 import { bareRing } from '../benches/sim/bare-ring.js';
 import { modelFloor } from '../benches/sim/model-floor.js';
 import { ringMessages, worker, type RankRun } from '../benches/sim_throughput.js';
 import { TestRuntime } from './helpers/run.js';
 
-const rt = new TestRuntime({ modules: [new URL('../benches/sim_throughput.js', import.meta.url).href] });
+const rt = new TestRuntime({ modules: [new URL('../benches/sim_throughput.js', import.meta.url).href, new URL('../benches/barrier_throughput.js', import.meta.url).href] });
 t.teardown(() => rt.close());
 
 /** Set environment variables for the rest of test `tt` (restored at its end). */
@@ -92,6 +94,43 @@ t.test('sim_throughput refuses malformed KERNBENCH_SIM_SIZES and KERNBENCH_SIM_S
     await t.test(`${k}=${v}`, async (tt) => {
       setEnv(tt, { [k]: v });
       await tt.rejects(rt.bench('sim_throughput'), { code: 'ERR_CONFIG', message: new RegExp(`^${k} must be .*got '${v}'`) });
+    });
+  }
+});
+
+t.test('barrier_throughput at n = 2 and 3: no thread passes a barrier early, every figure reported', async (t) => {
+  setEnv(t, { KERNBENCH_BARRIER_SIZES: '2,3', KERNBENCH_BARRIER_RUNS: '50,1' });
+  const results = await rt.bench('barrier_throughput');
+  t.same(results.map((r) => r.worldSize), [2, 3], 'one result per size');
+  for (const r of results) {
+    t.equal(r.ok, true, `n = ${r.worldSize}: ok`);
+    t.equal(r.extra?.violations, 0, `n = ${r.worldSize}: no thread of the bare barriers saw another short of a barrier it had passed`);
+    for (const k of ['host_us_per_barrier', 'atomics_us_per_barrier', 'message_us_per_barrier', 'ratio_message_atomics', 'host_vs_atomics']) {
+      const v = r.extra?.[k];
+      t.ok(typeof v === 'number' && Number.isFinite(v) && v > 0, `n = ${r.worldSize}: ${k} reported (${String(v)})`);
+    }
+  }
+});
+
+t.test('the bare barriers hold every thread at every barrier, and the check catches threads that are not held', async (t) => {
+  for (const kind of ['atomics', 'message'] as const) {
+    const run = await bareBarrier(kind, 5, 200);
+    t.equal(run.violations, 0, `${kind}: 5 threads, 200 barriers, none passed early`);
+  }
+  // The negative control: with no barrier, 4 threads on 2 cores run ahead of each other.
+  const none = await bareBarrier('none', 4, 200);
+  t.ok(none.violations > 0, `no barrier: ${none.violations} threads seen short of a barrier another had passed`);
+});
+
+t.test('barrier_throughput refuses a malformed KERNBENCH_BARRIER_SIZES or KERNBENCH_BARRIER_RUNS with the variable named', async (t) => {
+  for (const [k, v] of [
+    ['KERNBENCH_BARRIER_SIZES', '1,4'],
+    ['KERNBENCH_BARRIER_RUNS', '100'],
+    ['KERNBENCH_BARRIER_RUNS', '100,x'],
+  ] as const) {
+    await t.test(`${k}=${v}`, async (tt) => {
+      setEnv(tt, { [k]: v });
+      await tt.rejects(rt.bench('barrier_throughput'), { code: 'ERR_CONFIG', message: new RegExp(`^${k} must be .*got '${v}'`) });
     });
   }
 });

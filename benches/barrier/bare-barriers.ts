@@ -1,0 +1,138 @@
+// Runs on: main (atomicsBarrier, messageBarrier: start the threads, time them,
+// and, for the message barrier, act as its hub) and on their own worker threads
+// (this file, started as a worker). Owns: the two barriers bench
+// barrier_throughput compares kernbench's host barrier with, with nothing else
+// on their threads.
+//
+//   atomics  the host barrier's protocol (lib/host/host-runtime.ts barrier) on
+//            bare threads: the k-th barrier of n threads completes when a
+//            shared arrivals counter, which only goes up, reaches (k + 1) n.
+//            A thread adds its arrival and waits with Atomics.waitAsync, as the
+//            executors do; the last to arrive notifies.
+//   message  the same barrier over postMessage: each thread posts its arrival
+//            to main, which posts 'go' to every thread once all n have arrived.
+//   none     no barrier at all: the negative control of the check below (its
+//            test expects violations), never timed by the bench.
+//
+// Both check what a barrier promises: before arriving at barrier k a thread
+// stores k + 1 in its own word; after passing it, it reads every thread's word
+// and counts a violation for each one still below k + 1.
+import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
+
+export type BareBarrierKind = 'atomics' | 'message' | 'none';
+
+interface BarrierThreadInit {
+  kind: BareBarrierKind;
+  sab: SharedArrayBuffer;
+  index: number;
+  n: number;
+  count: number;
+}
+
+/** Messages from a barrier thread to main. */
+type FromThread = { type: 'ready' } | { type: 'arrive' } | { type: 'done'; at: number; violations: number };
+
+/** Words per thread (one cache line each, so threads do not share one). */
+const STRIDE = 16;
+/** ctl words after the per-thread ones. */
+const GO = 0;
+const ARRIVALS = STRIDE;
+
+export interface BareBarrierRun {
+  /** Wall ms from the start signal to the last thread's end. */
+  ms: number;
+  /** Threads seen short of a barrier by a thread that had passed it (0 for a correct barrier). */
+  violations: number;
+}
+
+/** Run `count` barriers of `kind` across n threads. */
+export async function bareBarrier(kind: BareBarrierKind, n: number, count: number): Promise<BareBarrierRun> {
+  const base = 2 * STRIDE;
+  const sab = new SharedArrayBuffer(4 * (base + n * STRIDE));
+  const ctl = new Int32Array(sab);
+  const workers: Worker[] = [];
+  try {
+    const ready: Promise<void>[] = [];
+    const done: Promise<{ at: number; violations: number }>[] = [];
+    let arrived = 0;
+    for (let index = 0; index < n; index++) {
+      const w = new Worker(new URL(import.meta.url), { workerData: { kind, sab, index, n, count } satisfies BarrierThreadInit });
+      workers.push(w);
+      let onReady: () => void = () => undefined;
+      ready.push(new Promise<void>((resolve) => (onReady = resolve)));
+      done.push(
+        new Promise((resolve, reject) => {
+          w.on('error', reject);
+          w.on('exit', (code) => reject(new Error(`${kind} barrier thread ${index} exited early, got exit code ${code}`)));
+          w.on('message', (m: FromThread) => {
+            switch (m.type) {
+              case 'ready':
+                onReady();
+                break;
+              case 'arrive':
+                // The message barrier's hub: release everyone once all n have arrived.
+                if (++arrived === n) {
+                  arrived = 0;
+                  for (const x of workers) x.postMessage('go');
+                }
+                break;
+              case 'done':
+                resolve(m);
+                break;
+              default: {
+                const never: never = m;
+                reject(new Error(`unknown message from a barrier thread, got ${JSON.stringify(never)}`));
+              }
+            }
+          });
+        }),
+      );
+    }
+    await Promise.all(ready);
+    const t0 = performance.timeOrigin + performance.now();
+    Atomics.store(ctl, GO, 1);
+    Atomics.notify(ctl, GO);
+    const ends = await Promise.all(done);
+    return { ms: Math.max(...ends.map((e) => e.at)) - t0, violations: ends.reduce((s, e) => s + e.violations, 0) };
+  } finally {
+    await Promise.all(workers.map((w) => w.terminate()));
+  }
+}
+
+/** Wait (without blocking the event loop) until ctl[word] >= target. */
+async function waitAtLeast(ctl: Int32Array, word: number, target: number): Promise<void> {
+  let v: number;
+  while ((v = Atomics.load(ctl, word)) < target) {
+    const r = Atomics.waitAsync(ctl, word, v);
+    if (r.async) await r.value;
+  }
+}
+
+async function thread({ kind, sab, index, n, count }: BarrierThreadInit): Promise<void> {
+  const ctl = new Int32Array(sab);
+  const port = parentPort!;
+  const word = (i: number): number => 2 * STRIDE + i * STRIDE;
+  // A pending waitAsync does not keep a thread's event loop alive; this does, until main terminates the thread.
+  setInterval(() => undefined, 1 << 30);
+  let released: () => void = () => undefined;
+  port.on('message', () => released());
+  port.postMessage({ type: 'ready' } satisfies FromThread);
+  await waitAtLeast(ctl, GO, 1);
+  let violations = 0;
+  for (let k = 0; k < count; k++) {
+    Atomics.store(ctl, word(index), k + 1);
+    if (kind === 'atomics') {
+      const target = (k + 1) * n;
+      if (Atomics.add(ctl, ARRIVALS, 1) + 1 === target) Atomics.notify(ctl, ARRIVALS);
+      else await waitAtLeast(ctl, ARRIVALS, target);
+    } else if (kind === 'message') {
+      const go = new Promise<void>((resolve) => (released = resolve));
+      port.postMessage({ type: 'arrive' } satisfies FromThread);
+      await go;
+    }
+    for (let i = 0; i < n; i++) if (Atomics.load(ctl, word(i)) < k + 1) violations++;
+  }
+  port.postMessage({ type: 'done', at: performance.timeOrigin + performance.now(), violations } satisfies FromThread);
+}
+
+if (!isMainThread && (workerData as Partial<BarrierThreadInit> | null)?.sab instanceof SharedArrayBuffer) void thread(workerData as BarrierThreadInit);

@@ -1,0 +1,108 @@
+// Runs on: main (evaluate) and executor threads (worker, one call per rank).
+// Barrier latency: kernbench's host barrier (torch.distributed.barrier, one
+// thread per rank: --threads rank) against the same counter protocol on bare
+// threads (an Atomics barrier) and a postMessage barrier with main as the hub
+// (./barrier/bare-barriers.ts), for 2, 4, 8 and 16 participants. The three are
+// run in rounds, one after another, and each ratio is the median of the rounds'
+// ratios: on this shared host the same code runs up to 2x faster or slower from
+// one minute to the next, so only runs of the same seconds compare.
+// Wall time is measured here, in a bench, never in a test.
+import type { BenchContext, BenchResult } from '../lib/bench/contract.js';
+import { KernbenchError } from '../lib/errors.js';
+import type { Torch } from '../lib/host/torch.js';
+import { bareBarrier } from './barrier/bare-barriers.js';
+
+export const description = 'barrier latency: the host barrier (one thread per rank) vs the same Atomics counter on bare threads vs a postMessage barrier, 2/4/8/16 participants';
+
+const SIZES = [2, 4, 8, 16];
+/** Barriers per timed run (each contender), and timed rounds after one warm-up round. */
+const COUNT = 1000;
+const ROUNDS = 5;
+
+/** A comma-separated list of positive integers from the environment, or the default. */
+function intsFromEnv(name: string, fallback: number[], min: number): number[] {
+  const set = process.env[name];
+  if (set === undefined) return fallback;
+  const xs = set.split(',').map(Number);
+  if (!xs.every((x) => Number.isInteger(x) && x >= min)) {
+    throw new KernbenchError('ERR_CONFIG', `${name} must be integers >= ${min} separated by commas, got '${set}'`);
+  }
+  return xs;
+}
+
+export interface RankWindow {
+  /** Wall clock (ms since the epoch) before this rank's first timed barrier and after its last. */
+  t0: number;
+  t1: number;
+}
+
+export async function worker(rank: number, count: number, torch: Torch): Promise<RankWindow> {
+  torch.ahbm.setDevice(rank);
+  await torch.distributed.initProcessGroup({ backend: 'ahbm' });
+  // Start together: the timed barriers then measure barriers, not the ranks' start-up skew.
+  await torch.distributed.barrier();
+  const t0 = performance.timeOrigin + performance.now();
+  for (let i = 0; i < count; i++) await torch.distributed.barrier();
+  return { t0, t1: performance.timeOrigin + performance.now() };
+}
+
+/** The middle value (the upper middle for an even count). */
+function median(xs: number[]): number {
+  return [...xs].sort((a, b) => a - b)[xs.length >> 1];
+}
+
+const us = (ms: number, count: number): number => (ms * 1000) / count;
+
+export async function evaluate(ctx: BenchContext): Promise<BenchResult[]> {
+  const sizes = intsFromEnv('KERNBENCH_BARRIER_SIZES', SIZES, 2);
+  const [count, rounds] = intsFromEnv('KERNBENCH_BARRIER_RUNS', [COUNT, ROUNDS], 1);
+  if (rounds === undefined) throw new KernbenchError('ERR_CONFIG', `KERNBENCH_BARRIER_RUNS must be "barriers,rounds", got '${process.env.KERNBENCH_BARRIER_RUNS}'`);
+  const results: BenchResult[] = [];
+  for (const n of sizes) {
+    // Per round: ms for `count` barriers of each contender.
+    const host: number[] = [];
+    const bare = { atomics: [] as number[], message: [] as number[] };
+    let violations = 0;
+    await ctx.session({ topology: 'ideal', threads: 'rank', sets: [...ctx.config.sets, `system.sips.count=${n}`] }, async (torch) => {
+      // Round 0 warms every contender up (modules, JIT) and is not counted.
+      for (let r = 0; r <= rounds; r++) {
+        const ranks = (await torch.multiprocessing.spawn(worker, { args: [count], nprocs: n })) as RankWindow[];
+        const runs = { atomics: await bareBarrier('atomics', n, count), message: await bareBarrier('message', n, count) };
+        violations += runs.atomics.violations + runs.message.violations;
+        if (r === 0) continue;
+        host.push(Math.max(...ranks.map((x) => x.t1)) - Math.min(...ranks.map((x) => x.t0)));
+        bare.atomics.push(runs.atomics.ms);
+        bare.message.push(runs.message.ms);
+      }
+    });
+    const perBarrier = { host: us(median(host), count), atomics: us(median(bare.atomics), count), message: us(median(bare.message), count) };
+    // Pair by pair: how many times longer a message barrier takes than an Atomics one, and the host barrier's share of the bare Atomics barrier's speed.
+    const messageOverAtomics = median(bare.message.map((m, i) => m / bare.atomics[i]));
+    const hostVsAtomics = median(host.map((h, i) => bare.atomics[i] / h));
+    ctx.log(`  n=${n}: ${count} barriers x ${rounds} rounds; host barrier ${host.map((x) => us(x, count).toFixed(1)).join(' / ')} us, Atomics ${bare.atomics.map((x) => us(x, count).toFixed(1)).join(' / ')} us, postMessage ${bare.message.map((x) => us(x, count).toFixed(1)).join(' / ')} us per barrier`);
+    results.push({
+      bench: ctx.bench,
+      algorithm: 'host barrier',
+      topology: `ideal (n=${n})`,
+      worldSize: n,
+      nElem: count,
+      dtype: 'none',
+      ok: violations === 0,
+      critNs: 0,
+      lines: [
+        `  n=${n}: per barrier (median of ${rounds} rounds): host barrier (--threads rank) ${perBarrier.host.toFixed(1)} us, bare Atomics ${perBarrier.atomics.toFixed(1)} us, postMessage ${perBarrier.message.toFixed(1)} us`,
+        `  n=${n}: postMessage / Atomics = ${messageOverAtomics.toFixed(1)}x; the host barrier reaches ${hostVsAtomics.toFixed(2)} of the bare Atomics barrier (medians of the rounds' ratios); threads passing a barrier early: ${violations}`,
+      ],
+      extra: {
+        host_us_per_barrier: Math.round(perBarrier.host * 10) / 10,
+        atomics_us_per_barrier: Math.round(perBarrier.atomics * 10) / 10,
+        message_us_per_barrier: Math.round(perBarrier.message * 10) / 10,
+        ratio_message_atomics: Math.round(messageOverAtomics * 100) / 100,
+        host_vs_atomics: Math.round(hostVsAtomics * 1000) / 1000,
+        violations,
+      },
+    });
+  }
+  results[0]?.lines.unshift('  (reproduce: node bin/kernbench.js run --bench barrier_throughput)');
+  return results;
+}
