@@ -18,6 +18,7 @@
 // stores k + 1 in its own word; after passing it, it reads every thread's word
 // and counts a violation for each one still below k + 1.
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { threadExecArgv } from '../../lib/runtime/thread-flags.js';
 
 export type BareBarrierKind = 'atomics' | 'message' | 'none';
 
@@ -56,7 +57,7 @@ export async function bareBarrier(kind: BareBarrierKind, n: number, count: numbe
     const done: Promise<{ at: number; violations: number }>[] = [];
     let arrived = 0;
     for (let index = 0; index < n; index++) {
-      const w = new Worker(new URL(import.meta.url), { workerData: { kind, sab, index, n, count } satisfies BarrierThreadInit });
+      const w = new Worker(new URL(import.meta.url), { workerData: { kind, sab, index, n, count } satisfies BarrierThreadInit, execArgv: threadExecArgv() });
       workers.push(w);
       let onReady: () => void = () => undefined;
       ready.push(new Promise<void>((resolve) => (onReady = resolve)));

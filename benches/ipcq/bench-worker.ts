@@ -4,6 +4,7 @@
 // worker's error, revived with its class and code.
 import { Worker, type TransferListItem } from 'node:worker_threads';
 import { reviveError } from '../../lib/errors.js';
+import { threadExecArgv } from '../../lib/runtime/thread-flags.js';
 import type { FromBenchWorker, ToBenchWorker } from './messages.js';
 
 type Reply = Exclude<FromBenchWorker, { type: 'failed' }>;
@@ -15,7 +16,7 @@ export class BenchWorker {
   private broken: Error | undefined;
 
   constructor(readonly name: string) {
-    this.worker = new Worker(new URL('./ipcq-worker.js', import.meta.url), { name });
+    this.worker = new Worker(new URL('./ipcq-worker.js', import.meta.url), { name, execArgv: threadExecArgv() });
     this.worker.on('message', (m: FromBenchWorker) => {
       if (m.type === 'failed') this.break(reviveError(m.error));
       else {

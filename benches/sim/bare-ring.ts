@@ -8,6 +8,7 @@
 // nothing else: no kernel, no IPCQ, no virtual time. bench sim_throughput
 // compares --threads rank against it.
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { threadExecArgv } from '../../lib/runtime/thread-flags.js';
 
 interface BareRingInit {
   sab: SharedArrayBuffer;
@@ -29,7 +30,7 @@ export async function bareRing(p: number, steps: number): Promise<number> {
     const ready: Promise<void>[] = [];
     const done: Promise<number>[] = [];
     for (let index = 0; index < p; index++) {
-      const w = new Worker(new URL(import.meta.url), { workerData: { sab, index, p, steps } satisfies BareRingInit });
+      const w = new Worker(new URL(import.meta.url), { workerData: { sab, index, p, steps } satisfies BareRingInit, execArgv: threadExecArgv() });
       workers.push(w);
       const replies = new Promise<number>((resolve, reject) => {
         w.on('error', reject);

@@ -24,6 +24,7 @@ import { unreachable, type ExecutorReport, type FromCoordinator, type FromExecut
 import type { SessionPlan } from './plan.js';
 import type { ThreadTraceData } from '../trace/recorder.js';
 import { ThreadEnv } from './thread-env.js';
+import { threadExecArgv } from './thread-flags.js';
 import { tabulate } from '../tabulate.js';
 
 const EXECUTOR_FILE = new URL('./executor-worker.js', import.meta.url).href;
@@ -31,55 +32,6 @@ const EXECUTOR_FILE = new URL('./executor-worker.js', import.meta.url).href;
 /** Present on Node versions that have require(esm) (20.19+, 22.12+); older ones reject the flag. */
 const REQUIRE_ESM_OFF = process.allowedNodeEnvironmentFlags.has('--no-experimental-require-module') ? ['--no-experimental-require-module'] : [];
 
-/**
- * Node flags for our threads: the parent's, minus module hooks (--import,
- * --loader, --require) and minus the flags Workers refuse. A test runner's
- * instrumentation hooks would otherwise load into every executor and made each
- * thread's start-up seconds long.
- */
-function threadExecArgv(): string[] {
-  return (threadFlags ??= acceptedByWorkers(withoutHooks(process.execArgv)));
-}
-let threadFlags: string[] | undefined;
-
-/**
- * The flags a Worker accepts. Workers refuse V8 options and process-wide ones
- * in execArgv (`node --max-old-space-size=8192 bin/kernbench.js ...` made
- * every run fail with ERR_WORKER_INVALID_EXEC_ARGV); those apply to the whole
- * process anyway. Ask Node once: a probe Worker given the flags plus one it
- * always refuses throws before it starts a thread, naming every refused flag.
- */
-function acceptedByWorkers(flags: string[]): string[] {
-  if (flags.length === 0) return flags;
-  try {
-    const probe = new Worker('', { eval: true, execArgv: [...flags, ALWAYS_REFUSED] });
-    void probe.terminate(); // not expected: Node took the refused flag, so we cannot tell
-  } catch (e) {
-    const refused = /invalid execArgv flags: (.*)$/s.exec(e instanceof Error ? e.message : '');
-    if ((e as { code?: unknown }).code === 'ERR_WORKER_INVALID_EXEC_ARGV' && refused) {
-      const names = new Set(refused[1].split(', '));
-      return flags.filter((f) => !names.has(f));
-    }
-  }
-  return [];
-}
-/** A V8 option: Workers take heap limits through resourceLimits, never execArgv. */
-const ALWAYS_REFUSED = '--max-old-space-size=64';
-
-function withoutHooks(execArgv: readonly string[]): string[] {
-  const out: string[] = [];
-  const hooks = ['--import', '--loader', '--experimental-loader', '--require', '-r'];
-  for (let i = 0; i < execArgv.length; i++) {
-    const a = execArgv[i];
-    if (hooks.includes(a)) {
-      i++; // the flag's value is the next argument
-      continue;
-    }
-    if (hooks.some((h) => a.startsWith(`${h}=`))) continue;
-    out.push(a);
-  }
-  return out;
-}
 const COORDINATOR_FILE = new URL('../coordinator/coordinator-worker.js', import.meta.url);
 
 /** The threads of this process: reused across launches, sweep points and sessions. */
