@@ -1,12 +1,16 @@
 // Runs on: main. Owns: the evaluation figures, as SVG rendered headless from
 // Vega-Lite specs (vega-lite compiles, vega renders with no canvas), so
 // plotting is a maintained library's job, not hand-drawn SVG.
-import * as vega from 'vega';
-import { compile, type TopLevelSpec } from 'vega-lite';
+import type { TopLevelSpec } from 'vega-lite';
 import type { Machine } from '../topology/machine.js';
 
+// vega and vega-lite take ~0.5 s to import here; they load with the first figure, so
+// that importing this module (every bench is imported by `kernbench list`) costs nothing.
+let libraries: Promise<[typeof import('vega'), typeof import('vega-lite')]> | undefined;
+
 export async function renderSvg(spec: TopLevelSpec): Promise<string> {
-  const view = new vega.View(vega.parse(compile(spec).spec), { renderer: 'none' });
+  const [vega, vegaLite] = await (libraries ??= Promise.all([import('vega'), import('vega-lite')]));
+  const view = new vega.View(vega.parse(vegaLite.compile(spec).spec), { renderer: 'none' });
   const svg = await view.toSVG();
   view.finalize();
   return svg;
