@@ -4,6 +4,7 @@
 // every layout, the message count, a bare Atomics ring that completes, and the
 // one-thread model's all-reduce result; and barrier_throughput at small sizes,
 // whose bare barriers check that no thread passes a barrier early.
+import { execa } from 'execa';
 import t, { type Test } from 'tap';
 import { bareBarrier } from '../benches/barrier/bare-barriers.js';
 import { bareRing } from '../benches/sim/bare-ring.js';
@@ -123,4 +124,14 @@ t.test('the wall-clock benches refuse a malformed environment variable, naming i
       await tt.rejects(rt.bench(bench), { code: 'ERR_CONFIG', message: new RegExp(`^${k} must be .*got '${v}'`) });
     });
   }
+});
+
+t.test('the instruction-count workload runs its spawns and exits by itself; a bad count exits 2', async (t) => {
+  const script = new URL('../benches/sim/instructions.js', import.meta.url).pathname;
+  const ok = await execa('node', [script, '2', '3'], { reject: false });
+  t.equal(ok.exitCode, 0, ok.stderr);
+  t.match(ok.stdout, /^2 spawns of a ring all-reduce of 64 KiB per rank, p = 3, --threads 1: OK$/m);
+  const bad = await execa('node', [script, '0'], { reject: false });
+  t.equal(bad.exitCode, 2);
+  t.match(bad.stderr, /^instructions: spawns must be a positive integer, got '0'$/m);
 });

@@ -1,0 +1,53 @@
+// Runs on: main (a script, not a bench: `kernbench list` does not show it).
+// Owns: a fixed workload to count instructions on, for A/B tests of the
+// simulator's hot path that this host's load cannot blur. Wall time here moves
+// by 2x from minute to minute (docs/benchmarks.md); an instruction count under
+// valgrind does not depend on what else the machine is doing.
+//
+//   node dist/benches/sim/instructions.js [spawns] [p] [threads]
+//
+// runs `spawns` spawns of bench sim_throughput's worker (one ring all-reduce of
+// 64 KiB per rank on an ideal ring of p PEs; default 20 spawns, p = 64,
+// --threads 1) in one session and exits. Count it twice and subtract, so that
+// start-up and warm-up cancel:
+//
+//   valgrind --tool=callgrind --smc-check=all-non-file --callgrind-out-file=/dev/null \
+//     node --predictable dist/benches/sim/instructions.js 10      # and again with 20
+//
+// (20 - 10 spawns) / 10 is one spawn's instructions in steady state: the
+// all-reduce and its host set-up and checks. V8's --predictable runs the
+// compiler and the GC on the isolate's own thread, so the count repeats within
+// ~0.5 %; without it, ~10 % (docs/benchmarks.md).
+import { withSession } from '../../lib/bench/runner.js';
+import { parseThreadLayout } from '../../lib/runtime/plan.js';
+import { ThreadResources } from '../../lib/runtime/session.js';
+import { worker } from '../sim_throughput.js';
+
+const BYTES_PER_RANK = 64 * 1024;
+
+function positive(arg: string | undefined, fallback: number, what: string): number {
+  if (arg === undefined) return fallback;
+  const n = Number(arg);
+  if (Number.isInteger(n) && n >= 1) return n;
+  console.error(`instructions: ${what} must be a positive integer, got '${arg}'`);
+  process.exit(2);
+}
+
+const [spawnsArg, pArg, threadsArg] = process.argv.slice(2);
+const spawns = positive(spawnsArg, 20, 'spawns');
+const p = positive(pArg, 64, 'p');
+const threads = parseThreadLayout(threadsArg ?? '1');
+// No idle-time collections: they depend on wall time (lib/runtime/young-gc.ts), and so would the count.
+const resources = new ThreadResources({ epochGc: false });
+const bench = new URL('../sim_throughput.js', import.meta.url).href;
+const run = await withSession(resources, { topology: 'ideal', ccl: 'default', threads, sets: [`system.sips.count=${p}`], algorithm: undefined, dtype: undefined, jitterSeed: null }, [bench], async (torch) => {
+  let ok = true;
+  for (let i = 0; i < spawns; i++) {
+    const ranks = await torch.multiprocessing.spawn(worker, { args: [BYTES_PER_RANK / 4], nprocs: p });
+    ok &&= (ranks as { ok: boolean }[]).every((r) => r.ok);
+  }
+  return ok;
+});
+await resources.close();
+console.log(`${spawns} spawns of a ring all-reduce of 64 KiB per rank, p = ${p}, --threads ${String(threads)}: ${run.value ? 'OK' : 'FAIL'}`);
+if (!run.value) process.exitCode = 1;
