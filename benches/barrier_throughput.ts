@@ -8,6 +8,7 @@
 // one minute to the next, so only runs of the same seconds compare.
 // Wall time is measured here, in a bench, never in a test.
 import type { BenchContext, BenchResult } from '../lib/bench/contract.js';
+import { median } from '../lib/bench/stats.js';
 import { KernbenchError } from '../lib/errors.js';
 import type { Torch } from '../lib/host/torch.js';
 import { bareBarrier } from './barrier/bare-barriers.js';
@@ -46,10 +47,6 @@ export async function worker(rank: number, count: number, torch: Torch): Promise
   return { t0, t1: performance.timeOrigin + performance.now() };
 }
 
-/** The middle value (the upper middle for an even count). */
-function median(xs: number[]): number {
-  return [...xs].sort((a, b) => a - b)[xs.length >> 1];
-}
 
 const us = (ms: number, count: number): number => (ms * 1000) / count;
 

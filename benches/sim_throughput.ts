@@ -12,6 +12,7 @@
 // minute to the next, so only runs of the same seconds compare.
 // Wall time is measured here, in a bench, never in a test.
 import type { BenchContext, BenchResult } from '../lib/bench/contract.js';
+import { median } from '../lib/bench/stats.js';
 import { KernbenchError } from '../lib/errors.js';
 import type { Torch } from '../lib/host/torch.js';
 import type { ThreadLayout } from '../lib/runtime/plan.js';
@@ -56,10 +57,6 @@ export interface RankRun {
   usage: { cpuUs: number; sleeps: number } | null;
 }
 
-/** The middle value (the upper middle for an even count). */
-function median(xs: number[]): number {
-  return [...xs].sort((a, b) => a - b)[xs.length >> 1];
-}
 
 function usageNow(): { cpuUs: number; sleeps: number } {
   const u = process.resourceUsage();

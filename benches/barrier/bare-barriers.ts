@@ -1,5 +1,5 @@
-// Runs on: main (atomicsBarrier, messageBarrier: start the threads, time them,
-// and, for the message barrier, act as its hub) and on their own worker threads
+// Runs on: main (bareBarrier: starts the threads, times them,
+// and, for the message barrier, acts as its hub) and on their own worker threads
 // (this file, started as a worker). Owns: the two barriers bench
 // barrier_throughput compares kernbench's host barrier with, with nothing else
 // on their threads.
@@ -35,9 +35,10 @@ type FromThread = { type: 'ready' } | { type: 'arrive' } | { type: 'done'; at: n
 
 /** Words per thread (one cache line each, so threads do not share one). */
 const STRIDE = 16;
-/** ctl words after the per-thread ones. */
+/** ctl words, a cache line each: the start signal, the arrivals counter, then one per thread. */
 const GO = 0;
 const ARRIVALS = STRIDE;
+const wordOf = (thread: number): number => (2 + thread) * STRIDE;
 
 export interface BareBarrierRun {
   /** Wall ms from the start signal to the last thread's end. */
@@ -48,8 +49,7 @@ export interface BareBarrierRun {
 
 /** Run `count` barriers of `kind` across n threads. */
 export async function bareBarrier(kind: BareBarrierKind, n: number, count: number): Promise<BareBarrierRun> {
-  const base = 2 * STRIDE;
-  const sab = new SharedArrayBuffer(4 * (base + n * STRIDE));
+  const sab = new SharedArrayBuffer(4 * wordOf(n));
   const ctl = new Int32Array(sab);
   const workers: Worker[] = [];
   try {
@@ -112,7 +112,6 @@ async function waitAtLeast(ctl: Int32Array, word: number, target: number): Promi
 async function thread({ kind, sab, index, n, count }: BarrierThreadInit): Promise<void> {
   const ctl = new Int32Array(sab);
   const port = parentPort!;
-  const word = (i: number): number => 2 * STRIDE + i * STRIDE;
   // A pending waitAsync does not keep a thread's event loop alive; this does, until main terminates the thread.
   setInterval(() => undefined, 1 << 30);
   let released: () => void = () => undefined;
@@ -121,7 +120,7 @@ async function thread({ kind, sab, index, n, count }: BarrierThreadInit): Promis
   await waitAtLeast(ctl, GO, 1);
   let violations = 0;
   for (let k = 0; k < count; k++) {
-    Atomics.store(ctl, word(index), k + 1);
+    Atomics.store(ctl, wordOf(index), k + 1);
     if (kind === 'atomics') {
       const target = (k + 1) * n;
       if (Atomics.add(ctl, ARRIVALS, 1) + 1 === target) Atomics.notify(ctl, ARRIVALS);
@@ -131,7 +130,7 @@ async function thread({ kind, sab, index, n, count }: BarrierThreadInit): Promis
       port.postMessage({ type: 'arrive' } satisfies FromThread);
       await go;
     }
-    for (let i = 0; i < n; i++) if (Atomics.load(ctl, word(i)) < k + 1) violations++;
+    for (let i = 0; i < n; i++) if (Atomics.load(ctl, wordOf(i)) < k + 1) violations++;
   }
   port.postMessage({ type: 'done', at: performance.timeOrigin + performance.now(), violations } satisfies FromThread);
 }
