@@ -15,7 +15,7 @@ import type { BenchContext, BenchResult } from '../lib/bench/contract.js';
 import { median } from '../lib/bench/stats.js';
 import { KernbenchError } from '../lib/errors.js';
 import type { Torch } from '../lib/host/torch.js';
-import type { ThreadLayout } from '../lib/runtime/plan.js';
+import type { ThreadLayout } from '../lib/sync/plan.js';
 import { bareRing } from './sim/bare-ring.js';
 import { modelFloor } from './sim/model-floor.js';
 

@@ -18,7 +18,7 @@
 import type { BenchContext, BenchResult } from '../lib/bench/contract.js';
 import type { Torch } from '../lib/host/torch.js';
 import { defineKernel } from '../lib/kernel/define.js';
-import type { TensorDesc } from '../lib/runtime/tensor-desc.js';
+import type { TensorDesc } from '../lib/shm/tensor-desc.js';
 import { ColumnParallelLinear, RowParallelLinear, parallelState } from '../lib/tp/index.js';
 import { matmul, rounded, seededValues, unitRoundoff, type FloatDType } from '../lib/tp/reference.js';
 import { floatDType } from './gemm_single_pe.js';

@@ -13,9 +13,9 @@ import type { BenchResult, RunConfig } from '../lib/bench/contract.js';
 import { listBenches, loadBench } from '../lib/bench/registry.js';
 import { runBench } from '../lib/bench/runner.js';
 import { parseAxis, runSweep } from '../lib/bench/sweep.js';
-import { DEFAULT_THREADS, parseThreadLayout } from '../lib/runtime/plan.js';
-import { jitterSeedFromEnv } from '../lib/runtime/jitter.js';
-import { ThreadResources } from '../lib/runtime/session.js';
+import { DEFAULT_THREADS, parseThreadLayout } from '../lib/sync/plan.js';
+import { jitterSeedFromEnv } from '../lib/sync/jitter.js';
+import { ThreadResources } from '../lib/session/session.js';
 import { REDUCE_OPS } from '../lib/ccl/reduce-op.js';
 
 const HELP = `kernbench — a deterministic, multi-threaded simulator of a multi-chip AI accelerator

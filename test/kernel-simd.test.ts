@@ -1,12 +1,12 @@
-// Runs on: main thread (tap). Covers: lib/kernel/simd.ts and lib/kernel/slab.ts
+// Runs on: main thread (tap). Covers: lib/tile/simd.ts and lib/tile/slab.ts
 // — the WebAssembly f32x4 add gives the scalar loop's bits for every kind of
 // f32, NaN payloads included (it is chosen by where tiles happen to be allocated, which differs
 // between thread layouts), falls back correctly when it cannot apply, and
 // slabs are recycled zeroed after a kernel epoch, but not after a failed one.
 import t from 'tap';
 import { addInto, addTiles } from '../lib/kernel/math.js';
-import { allocF32, allocTile, kernelEnded, kernelStarted, resetSlabs, slabStats } from '../lib/kernel/slab.js';
-import { Tile } from '../lib/kernel/tile.js';
+import { allocF32, allocTile, kernelEnded, kernelStarted, resetSlabs, slabStats } from '../lib/tile/slab.js';
+import { Tile } from '../lib/tile/tile.js';
 
 /** Bit patterns of a Float32Array (so -0, NaN payloads and subnormals compare exactly). */
 const bits = (a: Float32Array): number[] => [...new Uint32Array(a.buffer, a.byteOffset, a.length)];

@@ -1,9 +1,9 @@
-// Runs on: main thread (tap). Covers: lib/runtime/scheduler.ts — a waiter
+// Runs on: main thread (tap). Covers: lib/sync/scheduler.ts — a waiter
 // woken from another thread resumes at this thread's next local publish, not
 // only when the wake loop gets its turn after every local actor has blocked.
 // Two Schedulers on one SharedState stand for two executor threads.
 import t from 'tap';
-import { NO_ACTOR, Scheduler } from '../lib/runtime/scheduler.js';
+import { NO_ACTOR, Scheduler } from '../lib/sync/scheduler.js';
 import { PE, WAIT_KIND } from '../lib/shm/layout.js';
 import { SharedState } from '../lib/shm/shared-state.js';
 

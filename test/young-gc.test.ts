@@ -1,8 +1,8 @@
 // Executors collect their young generation when idle after a kernel epoch
-// (lib/runtime/young-gc.ts, decision 0009): it happens when on, never when
+// (lib/sync/young-gc.ts, decision 0009): it happens when on, never when
 // off, and changes no result or virtual time.
 import t from 'tap';
-import { epochGcFromEnv } from '../lib/runtime/young-gc.js';
+import { epochGcFromEnv } from '../lib/sync/young-gc.js';
 import { garbage } from './fixtures/kernels.js';
 import { TestRuntime } from './helpers/run.js';
 

@@ -18,7 +18,7 @@
 // stores k + 1 in its own word; after passing it, it reads every thread's word
 // and counts a violation for each one still below k + 1.
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { threadExecArgv } from '../../lib/runtime/thread-flags.js';
+import { threadExecArgv } from '../../lib/session/thread-flags.js';
 
 export type BareBarrierKind = 'atomics' | 'message' | 'none';
 

@@ -4,7 +4,7 @@
 // worker's error, revived with its class and code.
 import { Worker, type TransferListItem } from 'node:worker_threads';
 import { reviveError } from '../../lib/errors.js';
-import { threadExecArgv } from '../../lib/runtime/thread-flags.js';
+import { threadExecArgv } from '../../lib/session/thread-flags.js';
 import type { FromBenchWorker, ToBenchWorker } from './messages.js';
 
 type Reply = Exclude<FromBenchWorker, { type: 'failed' }>;

@@ -8,7 +8,7 @@
 // nothing else: no kernel, no IPCQ, no virtual time. bench sim_throughput
 // compares --threads rank against it.
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { threadExecArgv } from '../../lib/runtime/thread-flags.js';
+import { threadExecArgv } from '../../lib/session/thread-flags.js';
 
 interface BareRingInit {
   sab: SharedArrayBuffer;

@@ -19,8 +19,8 @@
 // compiler and the GC on the isolate's own thread, so the count repeats within
 // ~0.5 %; without it, ~10 % (docs/benchmarks.md).
 import { withSession } from '../../lib/bench/runner.js';
-import { parseThreadLayout } from '../../lib/runtime/plan.js';
-import { ThreadResources } from '../../lib/runtime/session.js';
+import { parseThreadLayout } from '../../lib/sync/plan.js';
+import { ThreadResources } from '../../lib/session/session.js';
 import { worker } from '../sim_throughput.js';
 
 const BYTES_PER_RANK = 64 * 1024;
@@ -37,7 +37,7 @@ const [spawnsArg, pArg, threadsArg] = process.argv.slice(2);
 const spawns = positive(spawnsArg, 20, 'spawns');
 const p = positive(pArg, 64, 'p');
 const threads = parseThreadLayout(threadsArg ?? '1');
-// No idle-time collections: they depend on wall time (lib/runtime/young-gc.ts), and so would the count.
+// No idle-time collections: they depend on wall time (lib/sync/young-gc.ts), and so would the count.
 const resources = new ThreadResources({ epochGc: false });
 const bench = new URL('../sim_throughput.js', import.meta.url).href;
 const run = await withSession(resources, { topology: 'ideal', ccl: 'default', threads, sets: [`system.sips.count=${p}`], algorithm: undefined, dtype: undefined, jitterSeed: null }, [bench], async (torch) => {

@@ -12,8 +12,8 @@
 // launches, no deadlock bookkeeping. bench sim_throughput prints --threads 1 as
 // a fraction of it.
 import { addTiles } from '../../lib/kernel/math.js';
-import { allocTile } from '../../lib/kernel/slab.js';
-import type { Tile } from '../../lib/kernel/tile.js';
+import { allocTile } from '../../lib/tile/slab.js';
+import type { Tile } from '../../lib/tile/tile.js';
 
 /**
  * Run the model ring all-reduce of p ranks with n elements each once, chunks

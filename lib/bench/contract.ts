@@ -8,8 +8,8 @@
 import type { ResolvedCcl } from '../config/ccl-schema.js';
 import type { DType } from '../dtype/index.js';
 import type { Torch } from '../host/torch.js';
-import type { ThreadLayout } from '../runtime/plan.js';
-import type { Session, SessionReport } from '../runtime/session.js';
+import type { ThreadLayout } from '../sync/plan.js';
+import type { Session, SessionReport } from '../session/session.js';
 
 export interface BenchResult {
   bench: string;

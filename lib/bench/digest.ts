@@ -2,7 +2,7 @@
 // every PE's kernel records (start and end virtual times, status), which the
 // determinism contract says must be bit-identical across runs and layouts.
 import { createHash } from 'node:crypto';
-import type { PeRecord } from '../runtime/session.js';
+import type { PeRecord } from '../session/session.js';
 
 /** 16 hex digits, or 'none' when there is nothing to hash (a bench that measures wall time only). */
 export function runDigest(outputs: readonly (Float32Array | Float64Array)[], records: readonly PeRecord[]): string {

@@ -3,8 +3,8 @@
 import { topologyPath, DEFAULT_CCL_FILE } from '../config/paths.js';
 import { loadCcl, loadTopology } from '../config/load.js';
 import type { Torch } from '../host/torch.js';
-import { buildPlan } from '../runtime/plan.js';
-import { Session, ThreadResources } from '../runtime/session.js';
+import { buildPlan } from '../sync/plan.js';
+import { Session, ThreadResources } from '../session/session.js';
 import type { BenchContext, BenchResult, RunConfig, SessionRun } from './contract.js';
 import { runDigest } from './digest.js';
 import { writeChromeTrace } from '../trace/chrome.js';

@@ -4,7 +4,7 @@
 import { UsageError } from '../errors.js';
 import type { BenchResult, RunConfig } from './contract.js';
 import { runBench } from './runner.js';
-import type { ThreadResources } from '../runtime/session.js';
+import type { ThreadResources } from '../session/session.js';
 
 export interface SweepAxis {
   path: string;

@@ -12,7 +12,7 @@
 import type { SipTopologyKind } from '../config/topology-schema.js';
 import { KernbenchError } from '../errors.js';
 import { isKernel, type Kernel } from '../kernel/define.js';
-import type { TensorDesc } from '../runtime/tensor-desc.js';
+import type { TensorDesc } from '../shm/tensor-desc.js';
 import type { HierarchyRoot } from './hierarchy.js';
 import type { ReduceOp } from './reduce-op.js';
 import type { WorldShape } from './world.js';

@@ -4,7 +4,7 @@
 // and the line all-reduce of a dimension without wrap-around. Each works in
 // place on a tile the kernel loaded once; the kernel stores it once at the end.
 import type { KernelContext, SendHandle } from '../kernel/context.js';
-import type { Tile } from '../kernel/tile.js';
+import type { Tile } from '../tile/tile.js';
 import type { Direction } from '../shm/layout.js';
 import type { ReduceOp } from './reduce-op.js';
 

@@ -19,7 +19,7 @@
 //
 // Kernels see the same arrangement without the PE ids as a WorldShape argument,
 // so they can ask `neighbourRank(shape, tl.rank, dir)` which links exist.
-import { KernbenchError } from '../errors.js';
+import { portOf, type Port, type Ports } from '../kernel/ports.js';
 import { DIRECTIONS, oppositeDir } from '../shm/layout.js';
 import { hierarchyPlan, RING_NEXT, RING_PREV, type HierarchyLevels } from './hierarchy.js';
 
@@ -101,33 +101,52 @@ export function neighbourRank(shape: WorldShape, rank: number, dir: number): num
   }
 }
 
-function noNeighbour(world: World, rank: number, dir: number): KernbenchError {
-  return new KernbenchError(
-    'ERR_INVALID_ARG',
-    `CCL rank ${rank} has no ${DIRECTIONS[dir]} neighbour in a ${world.kind} world of ${world.w}x${world.h}, got direction '${DIRECTIONS[dir]}'`,
-  );
+function noNeighbourMessage(world: World, rank: number, dir: number): string {
+  return `CCL rank ${rank} has no ${DIRECTIONS[dir]} neighbour in a ${world.kind} world of ${world.w}x${world.h}, got direction '${DIRECTIONS[dir]}'`;
+}
+
+/**
+ * The direction in which `src` (the neighbour of `rank` in `dir`) sends to `rank`, or -1.
+ * Matching is by address (DESIGN §5): prefer the opposite direction, else the one
+ * direction in which the neighbour points back at `rank`; so a 2-rank ring (east
+ * neighbour = west neighbour) cannot cross wires.
+ */
+function backDirection(world: WorldShape, rank: number, src: number, dir: number): number {
+  const opp = oppositeDir(dir);
+  if (neighbourRank(world, src, opp) === rank) return opp;
+  for (let d = 0; d < DIRECTIONS.length; d++) if (neighbourRank(world, src, d) === rank) return d;
+  return -1;
 }
 
 /** The PE that `rank` sends to in direction `dir`. */
 export function sendPeer(world: World, rank: number, dir: number): number {
-  const r = neighbourRank(world, rank, dir);
-  if (r < 0) throw noNeighbour(world, rank, dir);
-  return world.pes[r];
+  return portOf(portsOf(world, rank).send, dir).pe;
 }
 
-/**
- * Where `rank`'s receive from direction `dir` comes from: the neighbour's PE and the
- * direction that neighbour sends in. Matching is by address (DESIGN §5): prefer the
- * opposite direction, else the one direction in which the neighbour points back at
- * `rank`; so a 2-rank ring (east neighbour = west neighbour) cannot cross wires.
- */
+/** Where `rank`'s receive from direction `dir` comes from: the neighbour's PE and the direction that neighbour sends in. */
 export function recvSource(world: World, rank: number, dir: number): { pe: number; dir: number } {
-  const src = neighbourRank(world, rank, dir);
-  if (src < 0) throw noNeighbour(world, rank, dir);
-  const opp = oppositeDir(dir);
-  if (neighbourRank(world, src, opp) === rank) return { pe: world.pes[src], dir: opp };
+  return portOf(portsOf(world, rank).recv, dir);
+}
+
+/** `rank`'s port table in `world`: what its kernel sends to and receives from per direction (lib/kernel/ports.ts). */
+export function portsOf(world: World, rank: number): Ports {
+  const send: Port[] = [];
+  const recv: Port[] = [];
   for (let d = 0; d < DIRECTIONS.length; d++) {
-    if (neighbourRank(world, src, d) === rank) return { pe: world.pes[src], dir: d };
+    const nb = neighbourRank(world, rank, d);
+    if (nb < 0) {
+      const e = { code: 'ERR_INVALID_ARG' as const, message: noNeighbourMessage(world, rank, d) };
+      send.push(e);
+      recv.push(e);
+      continue;
+    }
+    send.push({ pe: world.pes[nb], dir: d });
+    const back = backDirection(world, rank, nb, d);
+    recv.push(
+      back >= 0
+        ? { pe: world.pes[nb], dir: back }
+        : { code: 'ERR_IPCQ_WIRING', message: `CCL rank ${nb} never sends to rank ${rank} in a ${world.kind} world, got a receive from '${DIRECTIONS[d]}'` },
+    );
   }
-  throw new KernbenchError('ERR_IPCQ_WIRING', `CCL rank ${src} never sends to rank ${rank} in a ${world.kind} world, got a receive from '${DIRECTIONS[dir]}'`);
+  return { size: world.pes.length, send, recv };
 }

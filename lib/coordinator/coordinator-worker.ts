@@ -5,10 +5,10 @@
 import { parentPort } from 'node:worker_threads';
 import { DeadlockError, serializeError } from '../errors.js';
 import { ABORT_KIND, ERROR_SLOT_BYTES, HEADER } from '../shm/layout.js';
-import { wakeAllThreads } from '../runtime/wake.js';
+import { wakeAllThreads } from '../sync/wake.js';
 import { SharedState } from '../shm/shared-state.js';
 import { Machine } from '../topology/machine.js';
-import { unreachable, type FromCoordinator, type ToCoordinator } from '../runtime/messages.js';
+import { unreachable, type FromCoordinator, type ToCoordinator } from '../sync/messages.js';
 import { findDeadlock } from './deadlock.js';
 import { MemoryChannels } from './grants.js';
 import { EXEC } from '../shm/layout.js';

@@ -4,10 +4,11 @@
 // host-level barriers across ranks.
 import { KernelError, KernbenchError, reviveError, type SerializedError } from '../errors.js';
 import type { Kernel } from '../kernel/define.js';
-import type { World } from '../ccl/world.js';
+import { portsOf, type World } from '../ccl/world.js';
 import { HEADER, PE, RECORD, WAIT_KIND } from '../shm/layout.js';
-import { postCommand } from '../runtime/commands.js';
-import type { ThreadEnv } from '../runtime/thread-env.js';
+import { postCommand } from '../pe/commands.js';
+import type { ThreadEnv } from '../sync/thread-env.js';
+import { VirtualClock } from '../time/virtual-clock.js';
 
 export interface PeTiming {
   pe: number;
@@ -63,7 +64,11 @@ export interface LaunchOptions {
 }
 
 export class HostRuntime {
-  clockPs = 0;
+  /** This host's virtual time (a rank's host code, or main's). */
+  readonly clock = new VirtualClock();
+  get clockPs(): number {
+    return this.clock.nowPs;
+  }
   device = 0;
   readonly pending = new Set<LaunchHandle>();
   private barrierRound = 0;
@@ -96,7 +101,7 @@ export class HostRuntime {
           kernel: kernel.ref,
           name,
           args,
-          world: Array.isArray(opts.world) ? opts.world[i] : opts.world,
+          ports: portsOf(Array.isArray(opts.world) ? opts.world[i] : opts.world, opts.ranks ? opts.ranks[i] : i),
           rank: opts.ranks ? opts.ranks[i] : i,
           startPs: this.clockPs,
           tag: opts.tag ?? -1,
@@ -133,7 +138,7 @@ export class HostRuntime {
         return { pe, startPs: t[L.record(pe, h.seqs[i], RECORD.START_PS)], endPs };
       });
       const waitedFrom = this.clockPs;
-      this.clockPs = Math.max(this.clockPs, h.endPs);
+      this.clock.advanceTo(h.endPs);
       this.env.trace?.hostSpan(this.host, `wait ${h.name}`, waitedFrom, this.clockPs);
       if (failure) throw failure;
     } catch (e) {
@@ -183,6 +188,6 @@ export class HostRuntime {
     const executors = new Set(ranks.map((r) => plan.hostExecutor[r]));
     for (const e of executors) sched.publish(HEADER.BARRIER_ARRIVALS, e);
     await sched.waitUntil(this.actor, HEADER.BARRIER_ARRIVALS, this.barrierBase + (k + 1) * n, WAIT_KIND.BARRIER, k, this.clockPs);
-    for (const r of ranks) this.clockPs = Math.max(this.clockPs, shared.times[L.barrierTime(k, r)]);
+    for (const r of ranks) this.clock.advanceTo(shared.times[L.barrierTime(k, r)]);
   }
 }

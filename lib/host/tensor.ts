@@ -6,8 +6,8 @@
 import { inspect } from 'node:util';
 import { bytesPerElement, decode, encode, isDType, type DType } from '../dtype/index.js';
 import { KernbenchError } from '../errors.js';
-import type { ShardDesc, SpaceName, TensorDesc } from '../runtime/tensor-desc.js';
-import { allocate } from '../runtime/allocator.js';
+import type { ShardDesc, SpaceName, TensorDesc } from '../shm/tensor-desc.js';
+import { allocate } from '../shm/allocator.js';
 import { DPPolicy } from './dp-policy.js';
 import type { HostRuntime } from './host-runtime.js';
 

@@ -5,7 +5,7 @@ import type { ResolvedCcl } from '../config/ccl-schema.js';
 import type { Topology } from '../config/topology-schema.js';
 import { KernbenchError } from '../errors.js';
 import type { Kernel } from '../kernel/define.js';
-import { isTensorDesc } from '../runtime/tensor-desc.js';
+import { isTensorDesc } from '../shm/tensor-desc.js';
 import type { DType } from '../dtype/index.js';
 import { Distributed } from './distributed.js';
 import type { HostRuntime, LaunchHandle } from './host-runtime.js';

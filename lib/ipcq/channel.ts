@@ -25,9 +25,10 @@
 // same code in the same order (see bench sim_throughput for why it matters).
 import { bytesPerElement, decode, encode, type DType } from '../dtype/index.js';
 import { ACTOR_STATE, PE, WAIT_KIND, ringId } from '../shm/layout.js';
-import type { ThreadEnv } from '../runtime/thread-env.js';
+import type { ThreadEnv } from '../sync/thread-env.js';
 import { IpcqRingView } from './ring.js';
-import { allocBytes } from '../kernel/slab.js';
+import { VirtualClock } from '../time/virtual-clock.js';
+import { allocBytes } from '../tile/slab.js';
 
 const EMPTY = new Uint8Array(0);
 
@@ -70,7 +71,8 @@ export class ChannelOp<T> {
 
 abstract class Channel {
   /** The channel's own virtual timeline (ps). */
-  clockPs = 0;
+  /** The DMA engine's virtual time: when it is free for the next transfer. */
+  readonly clock = new VirtualClock();
   protected tail: Promise<unknown> = Promise.resolve();
   /** Queued (asynchronous) operations issued and settled; equal means idle. */
   protected issued: number;
@@ -155,7 +157,7 @@ export class OutboundChannel extends Channel {
       if (this.seq + pieces - this.ring.nSlots <= head) return this.sendNow(peer, dtype, values, issuePs, pieces, pieceBytes);
     }
     // Slow path: snapshot the payload now (the kernel may reuse its tile), send piece by piece.
-    // The snapshot is tile memory: the send ends before its kernel does (lib/kernel/slab.ts).
+    // The snapshot is tile memory: the send ends before its kernel does (lib/tile/slab.ts).
     const payload = this.env.plan.noData ? EMPTY : allocBytes(nbytes);
     if (!this.env.plan.noData) encode(dtype, values, payload);
     return this.enqueue(() => this.run(peer, payload, nbytes, issuePs, pieces, pieceBytes));
@@ -167,7 +169,7 @@ export class OutboundChannel extends Channel {
     const bpe = bytesPerElement(dtype);
     const per = pieceBytes / bpe;
     const flight = this.linkTo(peer).flightPs;
-    let t = Math.max(this.clockPs, issuePs);
+    let t = Math.max(this.clock.nowPs, issuePs);
     for (let i = 0; i < pieces; i++) {
       const k = this.seq;
       const n = Math.min(per, values.length - i * per);
@@ -185,7 +187,7 @@ export class OutboundChannel extends Channel {
     }
     env.stats.messages += pieces;
     this.wake(ring.tailWord, env.plan.peExecutor[peer], ring.dataWanted(this.seq - pieces, this.seq));
-    this.clockPs = t;
+    this.clock.advanceTo(t);
     return t;
   }
 
@@ -226,7 +228,7 @@ export class OutboundChannel extends Channel {
     const { sched, plan } = env;
     const nSlots = ring.nSlots;
     const consumer = plan.peExecutor[peer];
-    let t = Math.max(this.clockPs, issuePs);
+    let t = Math.max(this.clock.nowPs, issuePs);
     for (let i = 0; i < pieces; i++) {
       const k = this.seq;
       const b = Math.min(pieceBytes, nbytes - i * pieceBytes);
@@ -244,7 +246,7 @@ export class OutboundChannel extends Channel {
       env.stats.messages++;
       this.wake(ring.tailWord, consumer, ring.dataWanted(k, k + 1));
     }
-    this.clockPs = t;
+    this.clock.advanceTo(t);
     return t;
   }
 }
@@ -292,7 +294,7 @@ export class InboundChannel extends Channel {
     const bpe = bytesPerElement(dtype);
     const count = out.length;
     const head = Atomics.load(env.shared.ctl, ring.headWord);
-    let t = Math.max(this.clockPs, issuePs);
+    let t = Math.max(this.clock.nowPs, issuePs);
     let at = 0;
     for (let i = 0; i < pieces; i++) {
       const k = head + i;
@@ -311,7 +313,7 @@ export class InboundChannel extends Channel {
     if (at !== count) this.checkSize(sender, count * bpe, at * bpe, 0, true);
     ring.publishHead(head + pieces);
     this.wake(ring.headWord, env.plan.peExecutor[sender], ring.creditWanted(head, head + pieces));
-    this.clockPs = t;
+    this.clock.advanceTo(t);
     return t;
   }
 
@@ -334,7 +336,7 @@ export class InboundChannel extends Channel {
     const producer = plan.peExecutor[sender];
     const bpe = bytesPerElement(dtype);
     const nbytes = values.length * bpe;
-    let t = Math.max(this.clockPs, issuePs);
+    let t = Math.max(this.clock.nowPs, issuePs);
     let got = 0;
     do {
       const k = Atomics.load(shared.ctl, ring.headWord);
@@ -358,7 +360,7 @@ export class InboundChannel extends Channel {
       ring.publishHead(k + 1);
       this.wake(ring.headWord, producer, ring.creditWanted(k, k + 1));
     } while (got < nbytes);
-    this.clockPs = t;
+    this.clock.advanceTo(t);
     return t;
   }
 

@@ -4,17 +4,18 @@
 // local ops need no synchronisation (DESIGN §4).
 import { bytesPerElement, decode, encode, roundArray, type DType } from '../dtype/index.js';
 import { KernbenchError, formatPs } from '../errors.js';
-import type { ChannelOp } from '../ipcq/channel.js';
-import { recvSource, sendPeer, type World } from '../ccl/world.js';
+import type { ChannelOp, InboundChannel, OutboundChannel } from '../ipcq/channel.js';
+import { portOf, type Ports } from './ports.js';
 import { DIRECTIONS, GRANT, HEADER, PE, WAIT_KIND, type Direction } from '../shm/layout.js';
 import type { PeCoord } from '../topology/machine.js';
-import type { PeRuntime } from '../runtime/pe-runtime.js';
-import type { ShardDesc, TensorDesc } from '../runtime/tensor-desc.js';
-import { allocF32, allocTile } from './slab.js';
-import { allocate } from '../runtime/allocator.js';
+import type { ThreadEnv } from '../sync/thread-env.js';
+import type { VirtualClock } from '../time/virtual-clock.js';
+import type { ShardDesc, TensorDesc } from '../shm/tensor-desc.js';
+import { allocF32, allocTile } from '../tile/slab.js';
+import { allocate } from '../shm/allocator.js';
 
 import { addTiles, cdiv, dot, elementwise, softmax, type Operand } from './math.js';
-import { Tile, shapeSize, toShape } from './tile.js';
+import { Tile, shapeSize, toShape } from '../tile/tile.js';
 
 /**
  * A send: await it (or `tl.wait`) to continue once the last byte has left.
@@ -49,20 +50,30 @@ export class RecvFuture {
   ) {}
 }
 
+/** What a kernel needs of the PE it runs on (lib/pe/pe-runtime.ts provides it). */
+export interface KernelPe {
+  readonly id: number;
+  readonly coord: PeCoord;
+  readonly env: ThreadEnv;
+  readonly clock: VirtualClock;
+  /** DMA channels per direction. */
+  readonly out: OutboundChannel[];
+  readonly in: InboundChannel[];
+  /** The ctl word counting the settled ops of one of this PE's channels. */
+  chanDoneWord(channel: number): number;
+}
+
 export class KernelContext {
   /** Every channel op this kernel queued (not those done at once), drained before the kernel counts as finished. */
   readonly issued: ChannelOp<number>[] = [];
   /** The latest completion among the transfers done at once: the kernel ends no earlier. */
   private doneAtOncePs = 0;
-  /** Per direction, the peer PE sent to and the source received from (the world is fixed for the kernel). */
-  private readonly peers: (number | undefined)[] = [];
-  private readonly sources: ({ pe: number; dir: number } | undefined)[] = [];
-
   constructor(
-    private readonly pe: PeRuntime,
+    private readonly pe: KernelPe,
     /** Kernel name (for errors and traces). */
     readonly name: string,
-    private readonly world: World,
+    /** Where each direction's sends go and receives come from (lib/kernel/ports.ts). */
+    private readonly ports: Ports,
     /** This PE's CCL rank in `world` (programId for plain launches). */
     readonly rank: number,
   ) {}
@@ -83,14 +94,14 @@ export class KernelContext {
     return this.rank;
   }
   numPrograms(): number {
-    return this.world.pes.length;
+    return this.ports.size;
   }
   get worldSize(): number {
-    return this.world.pes.length;
+    return this.ports.size;
   }
   /** This PE's virtual clock in ps. */
   get nowPs(): number {
-    return this.pe.clockPs;
+    return this.pe.clock.nowPs;
   }
 
   // ---- memory ---------------------------------------------------------------
@@ -177,22 +188,22 @@ export class KernelContext {
       if (env.sched.jitter) await env.sched.jitter.point();
       return;
     }
-    const requestedPs = this.pe.clockPs;
+    const requestedPs = this.pe.clock.nowPs;
     const L = env.shared.layout;
     const times = env.shared.times;
     const ctl = env.shared.ctl;
     const pe = this.pe.id;
     const cube = s.sip * env.machine.cubesPerSip + s.cube;
-    times[L.grant(pe, GRANT.AT_PS)] = this.pe.clockPs;
+    times[L.grant(pe, GRANT.AT_PS)] = this.pe.clock.nowPs;
     times[L.grant(pe, GRANT.BYTES)] = bytes;
     times[L.grant(pe, GRANT.SPACE)] = s.space === 'hbm' ? 1 : 0;
     times[L.grant(pe, GRANT.CUBE)] = cube;
     const n = Atomics.add(ctl, L.pe(pe, PE.REQ_SEQ), 1) + 1;
     Atomics.add(ctl, HEADER.COORD_DOORBELL, 1);
     Atomics.notify(ctl, HEADER.COORD_DOORBELL);
-    await env.sched.waitUntil(L.peActor(pe), L.pe(pe, PE.GRANT_SEQ), n, WAIT_KIND.GRANT, cube, this.pe.clockPs);
-    this.pe.clockPs = times[L.grant(pe, GRANT.DONE_PS)];
-    env.trace?.span(pe, `${s.space} access`, requestedPs, this.pe.clockPs);
+    await env.sched.waitUntil(L.peActor(pe), L.pe(pe, PE.GRANT_SEQ), n, WAIT_KIND.GRANT, cube, this.pe.clock.nowPs);
+    this.pe.clock.advanceTo(times[L.grant(pe, GRANT.DONE_PS)]);
+    env.trace?.span(pe, `${s.space} access`, requestedPs, this.pe.clock.nowPs);
   }
 
   private checkBounds(op: string, t: TensorDesc, s: ShardDesc, offset: number, count: number): void {
@@ -323,8 +334,8 @@ export class KernelContext {
   /** Send `tile` to the neighbour in `dir`. Runs in the background; await the handle to wait for it. */
   send(dir: Direction, tile: Tile): SendHandle {
     const d = this.dir(dir);
-    const peer = (this.peers[d] ??= sendPeer(this.world, this.rank, d));
-    const r = this.pe.out[d].send(peer, tile.dtype, tile.data, this.pe.clockPs);
+    const peer = portOf(this.ports.send, d).pe;
+    const r = this.pe.out[d].send(peer, tile.dtype, tile.data, this.pe.clock.nowPs);
     // Either way the kernel's end waits for it (drain).
     if (typeof r === 'number') {
       if (r > this.doneAtOncePs) this.doneAtOncePs = r;
@@ -344,7 +355,7 @@ export class KernelContext {
     const r = this.recvIssue(dir, dtype, tile);
     // Done at once (the common case): what wait() does, without a RecvFuture.
     if (typeof r === 'number') {
-      if (r > this.pe.clockPs) this.pe.clockPs = r;
+      this.pe.clock.advanceTo(r);
       return Promise.resolve(tile);
     }
     return this.wait(new RecvFuture(r, 0, tile));
@@ -370,8 +381,8 @@ export class KernelContext {
   /** Issue a receive into `tile`: its completion time if done at once, else the queued op. */
   private recvIssue(dir: Direction, dtype: DType, tile: Tile): ChannelOp<number> | number {
     const d = this.dir(dir);
-    const src = (this.sources[d] ??= recvSource(this.world, this.rank, d));
-    const r = this.pe.in[d].recv(src.pe, src.dir, dtype, tile.data, this.pe.clockPs);
+    const src = portOf(this.ports.recv, d);
+    const r = this.pe.in[d].recv(src.pe, src.dir, dtype, tile.data, this.pe.clock.nowPs);
     // Either way the kernel's end waits for it (drain), even if never waited on.
     if (typeof r === 'number') {
       if (r > this.doneAtOncePs) this.doneAtOncePs = r;
@@ -383,7 +394,7 @@ export class KernelContext {
   wait(f: RecvFuture): Promise<Tile> {
     // Done at once or settled already (the common case): no async frame, one resolved promise.
     if (f.op === null) {
-      if (f.donePs > this.pe.clockPs) this.pe.clockPs = f.donePs;
+      this.pe.clock.advanceTo(f.donePs);
       return Promise.resolve(f.tile);
     }
     if (f.op.settled) {
@@ -404,7 +415,7 @@ export class KernelContext {
   /** @internal Account for a send that has already completed (SendHandle fast path). */
   waitSendNow(h: SendHandle): void {
     if (h.op === null) {
-      if (h.donePs > this.pe.clockPs) this.pe.clockPs = h.donePs;
+      this.pe.clock.advanceTo(h.donePs);
     } else this.take(h.op);
   }
 
@@ -424,7 +435,7 @@ export class KernelContext {
       if (op.settled) this.take(op);
       else await this.settle(op);
     }
-    if (this.doneAtOncePs > this.pe.clockPs) this.pe.clockPs = this.doneAtOncePs;
+    this.pe.clock.advanceTo(this.doneAtOncePs);
   }
 
   private async settle(op: ChannelOp<number>): Promise<number> {
@@ -432,7 +443,7 @@ export class KernelContext {
       if (op.index < 0) throw new Error('internal: an unsettled channel op without a queue index');
       const sched = this.pe.env.sched;
       const actor = this.pe.env.shared.layout.peActor(this.pe.id);
-      sched.block(actor, this.pe.chanDoneWord(op.channel), op.index + 1, WAIT_KIND.CHANNEL, op.channel, this.pe.clockPs);
+      sched.block(actor, this.pe.chanDoneWord(op.channel), op.index + 1, WAIT_KIND.CHANNEL, op.channel, this.pe.clock.nowPs);
       try {
         await op.promise;
       } finally {
@@ -446,7 +457,7 @@ export class KernelContext {
   private take(op: ChannelOp<number>): number {
     if (op.error !== undefined) throw op.error;
     const done = op.value as number;
-    if (done > this.pe.clockPs) this.pe.clockPs = done;
+    this.pe.clock.advanceTo(done);
     return done;
   }
 
@@ -461,15 +472,15 @@ export class KernelContext {
   /** Advance this PE's clock by a local op's cost. */
   advance(ps: number, op = 'compute'): void {
     const trace = this.pe.env.trace;
-    if (trace && ps > 0) trace.span(this.pe.id, op, this.pe.clockPs, this.pe.clockPs + ps);
-    this.pe.clockPs += ps;
+    if (trace && ps > 0) trace.span(this.pe.id, op, this.pe.clock.nowPs, this.pe.clock.nowPs + ps);
+    this.pe.clock.advance(ps);
   }
 
   error(code: 'ERR_INVALID_ARG' | 'ERR_OUT_OF_BOUNDS' | 'ERR_OUT_OF_MEMORY', message: string): KernbenchError {
-    return new KernbenchError(code, `${this.name} on ${this.pe.env.machine.describePe(this.pe.id)} at ${formatPs(this.pe.clockPs)}: ${message}`, {
+    return new KernbenchError(code, `${this.name} on ${this.pe.env.machine.describePe(this.pe.id)} at ${formatPs(this.pe.clock.nowPs)}: ${message}`, {
       pe: this.pe.coord,
       kernel: this.name,
-      atPs: this.pe.clockPs,
+      atPs: this.pe.clock.nowPs,
     });
   }
 }

@@ -3,8 +3,8 @@
 // of time. lib/kernel/context.ts charges each op's cost and wraps these.
 import { roundArray, type DType } from '../dtype/index.js';
 import { KernbenchError } from '../errors.js';
-import { allocF32 } from './slab.js';
-import { Tile } from './tile.js';
+import { allocF32 } from '../tile/slab.js';
+import { Tile } from '../tile/tile.js';
 
 export type Operand = Tile | number;
 
@@ -37,7 +37,7 @@ const sameOrApart = (a: number, b: number, bytes: number): boolean => a === b ||
  * o = x + y elementwise (all three the same size; o may be x or y). In one
  * slab, and with o not partly overlapping an input, the SIMD add does every
  * whole group of four and the loop the rest; otherwise addInto does it all.
- * Both give the same bits (lib/kernel/simd.ts).
+ * Both give the same bits (lib/tile/simd.ts).
  */
 export function addTiles(x: Tile, y: Tile, o: Tile): void {
   const s = o.slab;

@@ -18,8 +18,8 @@
 // w and y column_wise over the PEs of a cube splits the output columns.
 import type { KernelContext } from '../kernel/context.js';
 import { defineKernel } from '../kernel/define.js';
-import type { Tile } from '../kernel/tile.js';
-import type { ShardDesc, TensorDesc } from '../runtime/tensor-desc.js';
+import type { Tile } from '../tile/tile.js';
+import type { ShardDesc, TensorDesc } from '../shm/tensor-desc.js';
 
 /**
  * y = x @ w (+ bias). The product is accumulated in f32 by tl.dot, the bias is

@@ -4,8 +4,8 @@
 import type { RunConfig } from '../../lib/bench/contract.js';
 import { runBench, withSession } from '../../lib/bench/runner.js';
 import type { Torch } from '../../lib/host/torch.js';
-import type { Session } from '../../lib/runtime/session.js';
-import { ThreadResources } from '../../lib/runtime/session.js';
+import type { Session } from '../../lib/session/session.js';
+import { ThreadResources } from '../../lib/session/session.js';
 
 export const FIXTURES = new URL('../fixtures/kernels.js', import.meta.url).href;
 
@@ -16,7 +16,7 @@ export function config(over: Partial<RunConfig> = {}): RunConfig {
 export interface TestRuntimeOptions {
   /** More module URLs whose exports spawn may run, registered after the fixtures (test/fixtures/kernels.js). */
   modules?: string[];
-  /** Young-generation collections when idle after a kernel epoch (lib/runtime/young-gc.ts); default: KERNBENCH_EPOCH_GC. */
+  /** Young-generation collections when idle after a kernel epoch (lib/sync/young-gc.ts); default: KERNBENCH_EPOCH_GC. */
   epochGc?: boolean;
 }
 

@@ -5,7 +5,7 @@
 // Cost: one transfer, alpha * hops + S/beta (plus DMA setup and the staging read).
 import { KernbenchError } from '../../errors.js';
 import { defineKernel } from '../../kernel/define.js';
-import type { TensorDesc } from '../../runtime/tensor-desc.js';
+import type { TensorDesc } from '../../shm/tensor-desc.js';
 
 /** Element i of the tile rank 0 sends: small integers, exact in every dtype. */
 export function helloValue(i: number): number {

@@ -13,7 +13,7 @@
 //      avg scales by 1 / (participants) here, once.
 //   3. down the tree: receive the result from the parent, send it to each child.
 import { defineKernel } from '../../kernel/define.js';
-import type { TensorDesc } from '../../runtime/tensor-desc.js';
+import type { TensorDesc } from '../../shm/tensor-desc.js';
 import { DIRECTIONS } from '../../shm/layout.js';
 import { hierarchyPlan } from '../hierarchy.js';
 import type { ReduceOp } from '../reduce-op.js';

@@ -13,7 +13,7 @@
 //   a 2-rank line is a 2-rank ring; a longer one reduces toward its last rank
 //   in p pieces and broadcasts back).
 import { defineKernel } from '../../kernel/define.js';
-import type { TensorDesc } from '../../runtime/tensor-desc.js';
+import type { TensorDesc } from '../../shm/tensor-desc.js';
 import type { ReduceOp } from '../reduce-op.js';
 import { Chunks, lineAllReduce, reductionOf, ringAllGather, ringReduceScatter, scaleChunk } from '../steps.js';
 import type { WorldShape } from '../world.js';

@@ -11,7 +11,7 @@
 //     (r - s) from the west and keep it.
 // Cost on a uniform ring: 2(p - 1)(alpha + N/(p beta)) for N bytes per rank.
 import { defineKernel } from '../../kernel/define.js';
-import type { TensorDesc } from '../../runtime/tensor-desc.js';
+import type { TensorDesc } from '../../shm/tensor-desc.js';
 import type { ReduceOp } from '../reduce-op.js';
 import { Chunks, ringAllReduce } from '../steps.js';
 import type { WorldShape } from '../world.js';

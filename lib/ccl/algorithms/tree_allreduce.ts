@@ -8,7 +8,7 @@
 //   root       rank 0 ends with the full reduction (avg: scales it by 1/p).
 //   broadcast  receive the result from the parent, send it to each child.
 import { defineKernel } from '../../kernel/define.js';
-import type { TensorDesc } from '../../runtime/tensor-desc.js';
+import type { TensorDesc } from '../../shm/tensor-desc.js';
 import { dirIndex, type Direction } from '../../shm/layout.js';
 import type { ReduceOp } from '../reduce-op.js';
 import { reductionOf } from '../steps.js';

@@ -5,7 +5,7 @@
 //   step s = 0..p-2: send block (r - s) east, receive block (r - s - 1) from the west.
 //   T = (p - 1)(alpha + N/beta) for N input bytes per rank.
 import { defineKernel } from '../../kernel/define.js';
-import type { TensorDesc } from '../../runtime/tensor-desc.js';
+import type { TensorDesc } from '../../shm/tensor-desc.js';
 import { Chunks, ringAllGather } from '../steps.js';
 
 export const allGather = defineKernel(import.meta.url, 'allGather', async (tl, out: TensorDesc, input: TensorDesc) => {

@@ -6,7 +6,7 @@
 // it on to the east. Steps and cost: docs/algorithms/broadcast.md.
 //   T = (p - 1) alpha + (2p - 2) N/(p beta)   (p pieces over p - 1 hops)
 import { defineKernel } from '../../kernel/define.js';
-import type { TensorDesc } from '../../runtime/tensor-desc.js';
+import type { TensorDesc } from '../../shm/tensor-desc.js';
 import { Chunks, mod } from '../steps.js';
 
 export const broadcast = defineKernel(import.meta.url, 'broadcast', async (tl, t: TensorDesc, src: number) => {

@@ -7,7 +7,7 @@
 //   the west and reduce it into the local copy; rank r ends owning block r.
 //   T = (p - 1)(alpha + N/(p beta)) for N input bytes per rank.
 import { defineKernel } from '../../kernel/define.js';
-import type { TensorDesc } from '../../runtime/tensor-desc.js';
+import type { TensorDesc } from '../../shm/tensor-desc.js';
 import type { ReduceOp } from '../reduce-op.js';
 import { Chunks, reductionOf, ringReduceScatter, scaleChunk } from '../steps.js';
 

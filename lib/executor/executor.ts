@@ -5,18 +5,18 @@
 //
 // Start-up handshake: attach to the session's buffers, create the PEs, post
 // `ready`. The task resolves with an ExecutorReport when main posts `end`.
-import { resetSlabs } from '../kernel/slab.js';
+import { resetSlabs } from '../tile/slab.js';
 import { pathToFileURL } from 'node:url';
 import { serializeError } from '../errors.js';
 import { ACTOR_STATE, HEADER } from '../shm/layout.js';
 import { SharedState } from '../shm/shared-state.js';
 import { HostRuntime } from '../host/host-runtime.js';
 import { Torch } from '../host/torch.js';
-import { CommandReader } from './commands.js';
-import { unreachable, type ExecutorInit, type ExecutorReport, type FromExecutor, type ToExecutor } from './messages.js';
-import { PeRuntime } from './pe-runtime.js';
-import { ThreadEnv } from './thread-env.js';
-import { configureYoungGc, youngCollections } from './young-gc.js';
+import { CommandReader } from '../pe/commands.js';
+import { unreachable, type ExecutorInit, type ExecutorReport, type FromExecutor, type ToExecutor } from '../sync/messages.js';
+import { PeRuntime } from '../pe/pe-runtime.js';
+import { ThreadEnv } from '../sync/thread-env.js';
+import { configureYoungGc, youngCollections } from '../sync/young-gc.js';
 
 export async function runExecutor(init: ExecutorInit): Promise<ExecutorReport> {
   // Kernels of an earlier session on this thread are over (or abandoned): tile memory starts afresh.
@@ -77,7 +77,7 @@ async function serve(env: ThreadEnv, pes: Map<number, PeRuntime>): Promise<void>
 
 async function runRank(env: ThreadEnv, m: Extract<ToExecutor, { type: 'spawn-rank' }>, post: (m: FromExecutor) => void): Promise<void> {
   const host = new HostRuntime(env, m.rank, m.barrierBase);
-  host.clockPs = m.startPs; // a rank starts when it is spawned, in virtual time too
+  host.clock.advanceTo(m.startPs); // a rank starts when it is spawned, in virtual time too
   const torch = new Torch(host, { rank: m.rank, nprocs: m.nprocs }, null);
   env.sched.setState(host.actor, ACTOR_STATE.RUNNING);
   let outcome: FromExecutor;

@@ -8,7 +8,7 @@
 // a ring split across threads it stalls the other threads too: their ranks
 // wait for this one's messages within a step (bench sim_throughput, two
 // threads: the median spawn took twice the best one). After the last kernel
-// on a thread ends (lib/kernel/slab.ts calls that the end of an epoch), the
+// on a thread ends (lib/tile/slab.ts calls that the end of an epoch), the
 // kernels' objects are dead: a scavenge then copies little, and the next
 // epoch starts with an empty nursery. The thread does it the next time it
 // would go to sleep, so it costs nobody anything they were waiting for.
@@ -64,7 +64,7 @@ export function configureYoungGc(on: boolean): void {
   collections = 0;
 }
 
-/** The last kernel running on this thread ended (lib/kernel/slab.ts): its objects are garbage now. */
+/** The last kernel running on this thread ended (lib/tile/slab.ts): its objects are garbage now. */
 export function epochEnded(): void {
   pending = gc !== null;
 }

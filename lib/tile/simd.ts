@@ -4,8 +4,8 @@
 // V8 does not vectorise JavaScript loops; the collectives' reductions spend
 // most of their math in an elementwise f32 add (docs/benchmarks.md). A wasm
 // function can only address its own linear memory, so tile slabs
-// (lib/kernel/slab.ts) are WebAssembly memories, each with its own instance of
-// this module; tiles carry their slab and byte offset (lib/kernel/tile.ts)
+// (lib/tile/slab.ts) are WebAssembly memories, each with its own instance of
+// this module; tiles carry their slab and byte offset (lib/tile/tile.ts)
 // because TypedArray.byteOffset costs ~40 ns per read in Node 20's V8.
 //
 // f32x4.add rounds each lane exactly as the scalar path does (a + b computed

@@ -5,16 +5,18 @@ import { serializeError } from '../errors.js';
 import { InboundChannel, OutboundChannel } from '../ipcq/channel.js';
 import { KernelContext } from '../kernel/context.js';
 import { isKernel, type Kernel } from '../kernel/define.js';
-import { kernelEnded, kernelStarted } from '../kernel/slab.js';
-import { epochEnded } from './young-gc.js';
+import { kernelEnded, kernelStarted } from '../tile/slab.js';
+import { epochEnded } from '../sync/young-gc.js';
 import { KernbenchError } from '../errors.js';
 import { ACTOR_STATE, DIR_COUNT, ERROR_SLOT_BYTES, PE, RECORD } from '../shm/layout.js';
 import type { PeCoord } from '../topology/machine.js';
 import type { LaunchCommand } from './commands.js';
-import type { ThreadEnv } from './thread-env.js';
+import type { ThreadEnv } from '../sync/thread-env.js';
+import { VirtualClock } from '../time/virtual-clock.js';
 
 export class PeRuntime {
-  clockPs = 0;
+  /** This PE's virtual time (written only by this PE's kernels, on this thread). */
+  readonly clock = new VirtualClock();
   readonly coord: PeCoord;
   readonly out: OutboundChannel[] = [];
   readonly in: InboundChannel[] = [];
@@ -63,10 +65,9 @@ export class PeRuntime {
   private async run(cmd: LaunchCommand): Promise<void> {
     const { env } = this;
     const L = env.shared.layout;
-    const start = Math.max(this.clockPs, cmd.startPs);
-    this.clockPs = start;
+    const start = this.clock.advanceTo(cmd.startPs);
     env.sched.setState(L.peActor(this.id), ACTOR_STATE.RUNNING);
-    const tl = new KernelContext(this, cmd.name, cmd.world, cmd.rank);
+    const tl = new KernelContext(this, cmd.name, cmd.ports, cmd.rank);
     let status = 0;
     const epoch = kernelStarted();
     try {
@@ -75,17 +76,17 @@ export class PeRuntime {
       await tl.drain();
     } catch (e) {
       status = 1;
-      env.shared.writeErrorSlot(this.id, { error: serializeError(e), atPs: this.clockPs }, ERROR_SLOT_BYTES);
+      env.shared.writeErrorSlot(this.id, { error: serializeError(e), atPs: this.clock.nowPs }, ERROR_SLOT_BYTES);
     }
-    // Its tiles are dead now (lib/kernel/slab.ts recycles them once the thread has no kernel
+    // Its tiles are dead now (lib/tile/slab.ts recycles them once the thread has no kernel
     // running; the thread then collects its young generation when next idle, ./young-gc.ts).
     if (kernelEnded(epoch, status === 0)) epochEnded();
     // Release the kernel's TCM scratch (only this PE's kernels allocate it while the kernel runs).
     if (tl.scratchBytes > 0) Atomics.sub(env.shared.ctl, L.pe(this.id, PE.TCM_TOP), tl.scratchBytes);
     const t = env.shared.times;
-    env.trace?.span(this.id, cmd.name, start, this.clockPs);
+    env.trace?.span(this.id, cmd.name, start, this.clock.nowPs);
     t[L.record(this.id, cmd.seq, RECORD.START_PS)] = start;
-    t[L.record(this.id, cmd.seq, RECORD.END_PS)] = this.clockPs;
+    t[L.record(this.id, cmd.seq, RECORD.END_PS)] = this.clock.nowPs;
     t[L.record(this.id, cmd.seq, RECORD.STATUS)] = status;
     t[L.record(this.id, cmd.seq, RECORD.TAG)] = cmd.tag;
     const done = L.pe(this.id, PE.DONE_SEQ);

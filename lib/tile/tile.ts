@@ -9,7 +9,7 @@ export class Tile {
     readonly dtype: DType,
     readonly shape: readonly number[],
     readonly data: Float32Array,
-    /** The slab whose memory `data` views (lib/kernel/slab.ts), or null; lets the SIMD add work in place. */
+    /** The slab whose memory `data` views (lib/tile/slab.ts), or null; lets the SIMD add work in place. */
     readonly slab: SimdMemory | null = null,
     /** Byte offset of `data` in `slab` (meaningful only with a slab). */
     readonly at = 0,

@@ -14,10 +14,10 @@
 // that as progress still possible.
 import { KernbenchError } from '../errors.js';
 import type { KernelRef } from '../kernel/define.js';
-import type { World } from '../ccl/world.js';
+import type { Ports } from '../kernel/ports.js';
 import { CMD_SLOTS, CMD_SLOT_BYTES, EXEC, WAIT_KIND } from '../shm/layout.js';
 import type { SharedState } from '../shm/shared-state.js';
-import { NO_ACTOR, type Scheduler } from './scheduler.js';
+import { NO_ACTOR, type Scheduler } from '../sync/scheduler.js';
 
 /** The one command kind: run a kernel on a PE. */
 export interface LaunchCommand {
@@ -30,7 +30,8 @@ export interface LaunchCommand {
   kernel: KernelRef;
   name: string;
   args: unknown[];
-  world: World;
+  /** Where this PE's sends go and its receives come from, resolved by the host. */
+  ports: Ports;
   rank: number;
   /** Host virtual time at launch: the kernel starts no earlier. */
   startPs: number;

@@ -4,8 +4,8 @@
 // PE's TCM) against the topology, so a tensor that would not fit on the device
 // is refused even though the arena has room.
 import { KernbenchError } from '../errors.js';
-import { HEADER, PE } from '../shm/layout.js';
-import type { SharedState } from '../shm/shared-state.js';
+import { HEADER, PE } from './layout.js';
+import type { SharedState } from './shared-state.js';
 import type { Machine } from '../topology/machine.js';
 import type { SpaceName } from './tensor-desc.js';
 

@@ -18,16 +18,16 @@ import { HostRuntime } from '../host/host-runtime.js';
 import { Torch, type Spawner } from '../host/torch.js';
 import { ABORT_KIND, ACTOR_STATE, HEADER, PE, RECORD, WAIT_KIND } from '../shm/layout.js';
 import { SharedState } from '../shm/shared-state.js';
-import { wakeAllThreads } from './wake.js';
-import { enableYoungGc, epochGcFromEnv } from './young-gc.js';
-import { unreachable, type ExecutorReport, type FromCoordinator, type FromExecutor, type ToCoordinator, type ToExecutor } from './messages.js';
-import type { SessionPlan } from './plan.js';
+import { wakeAllThreads } from '../sync/wake.js';
+import { enableYoungGc, epochGcFromEnv } from '../sync/young-gc.js';
+import { unreachable, type ExecutorReport, type FromCoordinator, type FromExecutor, type ToCoordinator, type ToExecutor } from '../sync/messages.js';
+import type { SessionPlan } from '../sync/plan.js';
 import type { ThreadTraceData } from '../trace/recorder.js';
-import { ThreadEnv } from './thread-env.js';
+import { ThreadEnv } from '../sync/thread-env.js';
 import { threadExecArgv } from './thread-flags.js';
 import { tabulate } from '../tabulate.js';
 
-const EXECUTOR_FILE = new URL('./executor-worker.js', import.meta.url).href;
+const EXECUTOR_FILE = new URL('../executor/executor-worker.js', import.meta.url).href;
 
 /** Present on Node versions that have require(esm) (20.19+, 22.12+); older ones reject the flag. */
 const REQUIRE_ESM_OFF = process.allowedNodeEnvironmentFlags.has('--no-experimental-require-module') ? ['--no-experimental-require-module'] : [];
@@ -251,7 +251,7 @@ export class Session implements Spawner {
     if (outcomes.every((o) => o.status === 'fulfilled')) {
       // The ranks' hosts ran ahead in virtual time: main continues from the latest of them.
       const values = outcomes.map((o) => (o as PromiseFulfilledResult<{ value: unknown; clockPs: number }>).value);
-      for (const v of values) this.host.clockPs = Math.max(this.host.clockPs, v.clockPs);
+      for (const v of values) this.host.clock.advanceTo(v.clockPs);
       return values.map((v) => v.value);
     }
 

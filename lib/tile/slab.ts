@@ -4,7 +4,7 @@
 // allocation apiece (measured: it dominated the per-message cost in bench
 // sim_throughput); carving tiles out of a slab makes an allocation a bump of
 // an offset. A slab is a WebAssembly memory so that the SIMD add
-// (lib/kernel/simd.ts) can work on tiles in place.
+// (lib/tile/simd.ts) can work on tiles in place.
 //
 // Reuse. Fresh memory costs a page fault per 4 KiB on first touch (~1.5-3 us
 // each on this VM: a 64 KiB tl.load spent most of its ~30 us there). Tiles,
@@ -80,7 +80,7 @@ export function allocTile(dtype: DType, shape: readonly number[], n: number): Ti
   return new Tile(dtype, shape, new Float32Array(s.buffer, at, n), s, at);
 }
 
-/** A kernel starts on this thread (lib/runtime/pe-runtime.ts); pass what it returns to kernelEnded. */
+/** A kernel starts on this thread (lib/pe/pe-runtime.ts); pass what it returns to kernelEnded. */
 export function kernelStarted(): number {
   running++;
   return generation;

@@ -1,0 +1,28 @@
+// Runs on: any thread (built by the launching host, read by the kernel on its
+// executor). Owns: a kernel's port table — for each of the four directions,
+// the PE it sends to and the (PE, direction) it receives from.
+//
+// The host resolves the collective's world into ports at launch
+// (lib/ccl/world.ts portsOf) and sends them in the launch command, so a kernel
+// never needs the world or the code that arranges it. A direction with no
+// neighbour holds the error that using it raises, decided by the host too.
+import { KernbenchError, type ErrorCode } from '../errors.js';
+
+/** A usable port, or why the direction cannot be used. */
+export type Port = { pe: number; dir: number } | { code: ErrorCode; message: string };
+
+export interface Ports {
+  /** Ranks in the kernel's world (tl.worldSize, tl.numPrograms()). */
+  size: number;
+  /** Per direction (DIRECTIONS order): where a send goes; `dir` is this PE's own direction. */
+  send: Port[];
+  /** Per direction: which neighbour and which of its directions a receive comes from. */
+  recv: Port[];
+}
+
+/** The port of `ports` in direction `d`, or the error the host recorded for it. */
+export function portOf(table: Port[], d: number): { pe: number; dir: number } {
+  const p = table[d];
+  if ('code' in p) throw new KernbenchError(p.code, p.message);
+  return p;
+}
