@@ -21,6 +21,8 @@ export const ERROR_CODES = {
   ERR_IPCQ_WIRING: 'an IPCQ message arrived from an unexpected sender',
   ERR_NOT_EXPORTED: 'a function handed to another thread is not exported from a module',
   ERR_HOST_READ_PENDING: 'a synchronous host read found kernels still running',
+  ERR_MODULE_LOAD: 'a user module (algorithm, bench, kernel) could not be found or compiled',
+  ERR_MODULE_CONTRACT: 'a user module does not export what its kind requires',
   ERR_INTERNAL: 'an invariant of kernbench itself was broken',
 } as const;
 

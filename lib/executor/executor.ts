@@ -5,6 +5,7 @@
 //
 // Start-up handshake: attach to the session's buffers, create the PEs, post
 // `ready`. The task resolves with an ExecutorReport when main posts `end`.
+import { importModule } from '../loader/user-module.js';
 import { resetSlabs } from '../tile/slab.js';
 import { pathToFileURL } from 'node:url';
 import { serializeError } from '../errors.js';
@@ -83,7 +84,7 @@ async function runRank(env: ThreadEnv, m: Extract<ToExecutor, { type: 'spawn-ran
   let outcome: FromExecutor;
   try {
     const url = m.module.startsWith('file:') ? m.module : pathToFileURL(m.module).href;
-    const mod = (await import(url)) as Record<string, unknown>;
+    const mod = await importModule(url);
     const fn = mod[m.exportName];
     if (typeof fn !== 'function') throw new TypeError(`spawn: '${m.exportName}' is not a function exported by ${m.module}, got ${typeof fn}`);
     const value: unknown = await (fn as (...a: unknown[]) => unknown)(m.rank, ...m.args, torch);

@@ -1,6 +1,7 @@
 // Runs on: the executor thread the PE is placed on. Owns: one PE's state for a
 // session — its virtual clock, its DMA channels, and the queue of kernels
 // launched on it, which it runs one at a time in launch-sequence order.
+import { importModule } from '../loader/user-module.js';
 import { serializeError } from '../errors.js';
 import { InboundChannel, OutboundChannel } from '../ipcq/channel.js';
 import { KernelContext } from '../kernel/context.js';
@@ -105,7 +106,7 @@ const modules = new Map<string, Record<string, unknown>>();
 async function importKernel(cmd: LaunchCommand): Promise<Kernel<unknown[]>> {
   let mod = modules.get(cmd.kernel.module);
   if (!mod) {
-    mod = (await import(cmd.kernel.module)) as Record<string, unknown>;
+    mod = await importModule(cmd.kernel.module);
     modules.set(cmd.kernel.module, mod);
   }
   const k = mod[cmd.kernel.exportName];

@@ -11,6 +11,7 @@
 //   end     set SESSION_END, post `end`; tasks return reports; records are read.
 // A failed spawn aborts the session (ABORT + every doorbell), waits for every
 // rank to unwind, ends it, and opens a fresh one on the same threads.
+import { importModule } from '../loader/user-module.js';
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { AbortError, DeadlockError, KernbenchError, SpawnError, reviveError, type SerializedError } from '../errors.js';
@@ -270,7 +271,7 @@ export class Session implements Spawner {
   /** Find the module and export name of a spawn target among the registered modules (like pickle, spawn needs an importable function). */
   private async locate(fn: (...a: never[]) => unknown): Promise<{ module: string; exportName: string }> {
     for (const module of this.spawnModules) {
-      const mod = (await import(module)) as Record<string, unknown>;
+      const mod = await importModule(module);
       for (const [exportName, v] of Object.entries(mod)) if (v === fn) return { module, exportName };
     }
     throw new KernbenchError('ERR_NOT_EXPORTED', `spawn needs a function exported from a registered module (${this.spawnModules.join(', ') || 'none registered'}), got '${fn.name || 'anonymous'}'`);

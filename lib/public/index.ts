@@ -1,0 +1,21 @@
+// Runs on: a host thread (main, or a spawned rank's executor). The `kernbench`
+// entry point: the PyTorch-shaped host API. Re-exports only.
+export type { Torch, SpawnOptions, SpawnContext } from '../host/torch.js';
+export { Tensor, type TensorOptions, type HostArray } from '../host/tensor.js';
+export { DPPolicy, SPLIT_MODES, type DPPolicyOptions, type SplitMode } from '../host/dp-policy.js';
+export type { Work, CollectiveOptions } from '../host/distributed.js';
+export type { LaunchHandle } from '../host/host-runtime.js';
+export { DTYPES, bytesPerElement, isDType, type DType } from '../dtype/index.js';
+export { REDUCE_OPS, type ReduceOp } from '../ccl/reduce-op.js';
+export {
+  ERROR_CODES,
+  KernbenchError,
+  ConfigError,
+  UsageError,
+  DeadlockError,
+  AbortError,
+  KernelError,
+  SpawnError,
+  type ErrorCode,
+  type PeAddress,
+} from '../errors.js';
