@@ -54,6 +54,7 @@ export function describeActor(sh: SharedState, m: Machine, a: number): string {
   const k = a % ACTORS_PER_PE;
   const who = m.describePe(pe);
   if (k === 0) return `${who} kernel`;
+  if (k > 2 * 4) return `${who} kernel branch ${k - 1 - 2 * 4} (tl.parallel)`;
   const ch = k - 1;
   return `${who} ${ch < 4 ? 'outbound' : 'inbound'} ${DIRECTIONS[ch % 4]} channel`;
 }

@@ -6,7 +6,8 @@ import { bytesPerElement, decode, encode, roundArray, type DType } from '../dtyp
 import { KernbenchError, formatPs } from '../errors.js';
 import type { ChannelOp, InboundChannel, OutboundChannel } from '../ipcq/channel.js';
 import { portOf, type Ports } from './ports.js';
-import { DIRECTIONS, GRANT, HEADER, PE, WAIT_KIND, type Direction } from '../shm/layout.js';
+import { Flow, Region } from './flow.js';
+import { ACTOR_STATE, DIRECTIONS, GRANT, HEADER, MAX_BRANCHES, PE, WAIT_KIND, type Direction } from '../shm/layout.js';
 import type { PeCoord } from '../topology/machine.js';
 import type { ThreadEnv } from '../sync/thread-env.js';
 import type { VirtualClock } from '../time/virtual-clock.js';
@@ -32,6 +33,7 @@ export class SendHandle implements PromiseLike<void> {
     if (this.op === null && ok) {
       // Already sent: `await` resumes without another promise.
       this.tl.waitSendNow(this);
+      this.tl.settledNow('await send');
       return Promise.resolve(ok());
     }
     return this.tl.waitSend(this).then(ok, fail);
@@ -64,10 +66,8 @@ export interface KernelPe {
 }
 
 export class KernelContext {
-  /** Every channel op this kernel queued (not those done at once), drained before the kernel counts as finished. */
-  readonly issued: ChannelOp<number>[] = [];
-  /** The latest completion among the transfers done at once: the kernel ends no earlier. */
-  private doneAtOncePs = 0;
+  /** This context's flow of control: the kernel's main flow, or one branch of a tl.parallel. */
+  private readonly flow: Flow;
   constructor(
     private readonly pe: KernelPe,
     /** Kernel name (for errors and traces). */
@@ -76,7 +76,15 @@ export class KernelContext {
     private readonly ports: Ports,
     /** This PE's CCL rank in `world` (programId for plain launches). */
     readonly rank: number,
-  ) {}
+    flow?: Flow,
+  ) {
+    this.flow = flow ?? new Flow(pe.clock, pe.env.shared.layout.peActor(pe.id), null, -1);
+  }
+
+  /** This flow's clock (the PE's, or a tl.parallel branch's own). */
+  private get clock(): VirtualClock {
+    return this.flow.clock;
+  }
 
   // ---- identity -----------------------------------------------------------
 
@@ -99,9 +107,10 @@ export class KernelContext {
   get worldSize(): number {
     return this.ports.size;
   }
-  /** This PE's virtual clock in ps. */
+  /** This flow's virtual clock in ps. */
   get nowPs(): number {
-    return this.pe.clock.nowPs;
+    this.enter('nowPs');
+    return this.clock.nowPs;
   }
 
   // ---- memory ---------------------------------------------------------------
@@ -124,7 +133,8 @@ export class KernelContext {
    * tile; with no offset and count, the whole shard in its shape ([cols] for a
    * 1-D tensor, [rows, cols] for a 2-D one).
    */
-  async load(t: TensorDesc, opts: { offset?: number; count?: number } = {}): Promise<Tile> {
+  load(t: TensorDesc, opts: { offset?: number; count?: number } = {}): Promise<Tile> {
+    this.enter('load');
     const s = this.shard(t);
     const bpe = bytesPerElement(t.dtype);
     const whole = opts.offset === undefined && opts.count === undefined;
@@ -135,8 +145,7 @@ export class KernelContext {
     const shape = whole ? (t.shape.length === 1 ? [s.cols[1]] : [s.rows[1], s.cols[1]]) : [count];
     const tile = allocTile(t.dtype, shape, count);
     if (!this.pe.env.plan.noData) decode(t.dtype, this.pe.env.shared.arena.subarray(at, at + count * bpe), tile.data);
-    await this.memoryAccess(s, count * bpe);
-    return tile;
+    return this.memoryAccess('load', s, count * bpe, tile);
   }
 
   /**
@@ -144,6 +153,8 @@ export class KernelContext {
    * lifetime (released when the kernel returns). Refuses to overflow the TCM.
    */
   scratch(shape: number | readonly number[], dtype: DType, name = 'scratch'): TensorDesc {
+    this.enter('scratch');
+    if (this.flow.region) throw this.error('ERR_KERNEL_CONCURRENCY', `scratch '${name}' inside a tl.parallel branch: branches would take TCM in wall-clock order; allocate it before tl.parallel and hand it to the branch, got a scratch() in branch ${this.flow.branch}`);
     const sh = toShape(shape);
     const n = shapeSize(sh);
     const nbytes = n * bytesPerElement(dtype);
@@ -165,14 +176,15 @@ export class KernelContext {
   scratchBytes = 0;
 
   /** Store `tile` into this PE's shard of `t` at element `offset`. */
-  async store(t: TensorDesc, tile: Tile, opts: { offset?: number } = {}): Promise<void> {
+  store(t: TensorDesc, tile: Tile, opts: { offset?: number } = {}): Promise<void> {
+    this.enter('store');
     const s = this.shard(t);
     const bpe = bytesPerElement(t.dtype);
     const offset = opts.offset ?? 0;
     this.checkBounds('store', t, s, offset, tile.size);
     const at = s.arenaOffset + offset * bpe;
     if (!this.pe.env.plan.noData) encode(t.dtype, tile.data, this.pe.env.shared.arena.subarray(at, at + tile.size * bpe));
-    await this.memoryAccess(s, tile.size * bpe);
+    return this.memoryAccess('store', s, tile.size * bpe, undefined);
   }
 
   /**
@@ -181,29 +193,53 @@ export class KernelContext {
    * request to the coordinator, which grants requests in virtual-time order
    * (lib/coordinator/grants.ts) and answers with the completion time.
    */
-  private async memoryAccess(s: ShardDesc, bytes: number): Promise<void> {
+  private memoryAccess<T>(op: string, s: ShardDesc, bytes: number, value: T): Promise<T> {
     const env = this.pe.env;
+    const flow = this.flow;
     if (s.space === 'tcm' || !env.costs.contended(s.space)) {
       this.advance(env.costs.memoryPs(s.space, bytes), `${s.space} access`);
-      if (env.sched.jitter) await env.sched.jitter.point();
-      return;
+      flow.begin(op);
+      if (env.sched.jitter) return env.sched.jitter.point().then(() => this.settledAs(value), (e: unknown) => this.failedWith(e));
+      flow.end();
+      return Promise.resolve(value);
     }
-    const requestedPs = this.pe.clock.nowPs;
+    if (flow.region) {
+      throw this.error('ERR_KERNEL_CONCURRENCY', `${op} of ${s.space} inside a tl.parallel branch: the PE has one request slot at the cube's memory arbiter, which two branches would fill in wall-clock order; load before tl.parallel or store after it, got a ${s.space} ${op} in branch ${flow.branch}`);
+    }
+    const requestedPs = this.clock.nowPs;
     const L = env.shared.layout;
     const times = env.shared.times;
     const ctl = env.shared.ctl;
     const pe = this.pe.id;
     const cube = s.sip * env.machine.cubesPerSip + s.cube;
-    times[L.grant(pe, GRANT.AT_PS)] = this.pe.clock.nowPs;
+    times[L.grant(pe, GRANT.AT_PS)] = this.clock.nowPs;
     times[L.grant(pe, GRANT.BYTES)] = bytes;
     times[L.grant(pe, GRANT.SPACE)] = s.space === 'hbm' ? 1 : 0;
     times[L.grant(pe, GRANT.CUBE)] = cube;
     const n = Atomics.add(ctl, L.pe(pe, PE.REQ_SEQ), 1) + 1;
     Atomics.add(ctl, HEADER.COORD_DOORBELL, 1);
     Atomics.notify(ctl, HEADER.COORD_DOORBELL);
-    await env.sched.waitUntil(L.peActor(pe), L.pe(pe, PE.GRANT_SEQ), n, WAIT_KIND.GRANT, cube, this.pe.clock.nowPs);
-    this.pe.clock.advanceTo(times[L.grant(pe, GRANT.DONE_PS)]);
-    env.trace?.span(pe, `${s.space} access`, requestedPs, this.pe.clock.nowPs);
+    flow.begin(op);
+    return env.sched.waitUntil(flow.actor, L.pe(pe, PE.GRANT_SEQ), n, WAIT_KIND.GRANT, cube, this.clock.nowPs).then(
+      () => {
+        this.clock.advanceTo(times[L.grant(pe, GRANT.DONE_PS)]);
+        env.trace?.span(pe, `${s.space} access`, requestedPs, this.clock.nowPs);
+        return this.settledAs(value);
+      },
+      (e: unknown) => this.failedWith(e),
+    );
+  }
+
+  /** The operation in flight settled with `value`. */
+  private settledAs<T>(value: T): T {
+    this.flow.end();
+    return value;
+  }
+
+  /** The operation in flight failed. */
+  private failedWith(e: unknown): never {
+    this.flow.end();
+    throw e;
   }
 
   private checkBounds(op: string, t: TensorDesc, s: ShardDesc, offset: number, count: number): void {
@@ -333,15 +369,17 @@ export class KernelContext {
 
   /** Send `tile` to the neighbour in `dir`. Runs in the background; await the handle to wait for it. */
   send(dir: Direction, tile: Tile): SendHandle {
+    this.enter('send');
     const d = this.dir(dir);
+    this.claim('send', d);
     const peer = portOf(this.ports.send, d).pe;
-    const r = this.pe.out[d].send(peer, tile.dtype, tile.data, this.pe.clock.nowPs);
+    const r = this.pe.out[d].send(peer, tile.dtype, tile.data, this.clock.nowPs);
     // Either way the kernel's end waits for it (drain).
     if (typeof r === 'number') {
-      if (r > this.doneAtOncePs) this.doneAtOncePs = r;
+      if (r > this.flow.doneAtOncePs) this.flow.doneAtOncePs = r;
       return new SendHandle(this, null, r);
     }
-    this.issued.push(r);
+    this.flow.issued.push(r);
     return new SendHandle(this, r, 0);
   }
 
@@ -355,7 +393,8 @@ export class KernelContext {
     const r = this.recvIssue(dir, dtype, tile);
     // Done at once (the common case): what wait() does, without a RecvFuture.
     if (typeof r === 'number') {
-      this.pe.clock.advanceTo(r);
+      this.clock.advanceTo(r);
+      this.settledNow('recv');
       return Promise.resolve(tile);
     }
     return this.wait(new RecvFuture(r, 0, tile));
@@ -380,13 +419,15 @@ export class KernelContext {
 
   /** Issue a receive into `tile`: its completion time if done at once, else the queued op. */
   private recvIssue(dir: Direction, dtype: DType, tile: Tile): ChannelOp<number> | number {
+    this.enter('recv');
     const d = this.dir(dir);
+    this.claim('recv', d);
     const src = portOf(this.ports.recv, d);
-    const r = this.pe.in[d].recv(src.pe, src.dir, dtype, tile.data, this.pe.clock.nowPs);
+    const r = this.pe.in[d].recv(src.pe, src.dir, dtype, tile.data, this.clock.nowPs);
     // Either way the kernel's end waits for it (drain), even if never waited on.
     if (typeof r === 'number') {
-      if (r > this.doneAtOncePs) this.doneAtOncePs = r;
-    } else this.issued.push(r);
+      if (r > this.flow.doneAtOncePs) this.flow.doneAtOncePs = r;
+    } else this.flow.issued.push(r);
     return r;
   }
 
@@ -394,14 +435,17 @@ export class KernelContext {
   wait(f: RecvFuture): Promise<Tile> {
     // Done at once or settled already (the common case): no async frame, one resolved promise.
     if (f.op === null) {
-      this.pe.clock.advanceTo(f.donePs);
+      this.clock.advanceTo(f.donePs);
+      this.settledNow('wait');
       return Promise.resolve(f.tile);
     }
     if (f.op.settled) {
       this.take(f.op);
+      this.settledNow('wait');
       return Promise.resolve(f.tile);
     }
-    return this.settle(f.op).then(() => f.tile);
+    this.flow.begin('wait');
+    return this.settle(f.op).then(() => this.settledAs(f.tile), (e: unknown) => this.failedWith(e));
   }
 
   /** An `out` tile must hold exactly the result: `count` elements of `dtype`. */
@@ -415,7 +459,7 @@ export class KernelContext {
   /** @internal Account for a send that has already completed (SendHandle fast path). */
   waitSendNow(h: SendHandle): void {
     if (h.op === null) {
-      this.pe.clock.advanceTo(h.donePs);
+      this.clock.advanceTo(h.donePs);
     } else this.take(h.op);
   }
 
@@ -423,27 +467,73 @@ export class KernelContext {
   waitSend(h: SendHandle): Promise<void> {
     if (h.op === null || h.op.settled) {
       this.waitSendNow(h);
+      this.settledNow('await send');
       return Promise.resolve();
     }
-    return this.settle(h.op).then(() => undefined);
+    this.flow.begin('await send');
+    return this.settle(h.op).then(() => this.settledAs(undefined), (e: unknown) => this.failedWith(e));
   }
 
-  /** Wait for every transfer this kernel started (the runtime does this when the kernel returns). */
+  /** Wait for every transfer this flow started (the runtime does this when the kernel returns; tl.parallel when a branch does). */
   async drain(): Promise<void> {
     // Most ops settled long ago: only the others cost an await.
-    for (const op of this.issued) {
+    for (const op of this.flow.issued) {
       if (op.settled) this.take(op);
       else await this.settle(op);
     }
-    this.pe.clock.advanceTo(this.doneAtOncePs);
+    this.clock.advanceTo(this.flow.doneAtOncePs);
+  }
+
+  /**
+   * Run `branches` as concurrent flows of this kernel, each with its own `tl`
+   * and its own virtual clock starting now; resolves with their results (in
+   * branch order) once every branch and its transfers are done, and this flow
+   * continues at the latest branch's end. Each IPCQ direction (send side and
+   * receive side apart) belongs to the one branch that uses it. Branches may
+   * not allocate scratch, touch shared cube memory, or nest tl.parallel.
+   * See docs/determinism.md, "Concurrency inside a kernel".
+   */
+  async parallel<T>(branches: readonly ((tl: KernelContext) => Promise<T>)[]): Promise<T[]> {
+    this.enter('parallel');
+    if (this.flow.region) throw this.error('ERR_KERNEL_CONCURRENCY', `tl.parallel inside a tl.parallel branch: flatten the branches into one tl.parallel, got a nested call in branch ${this.flow.branch}`);
+    if (!Array.isArray(branches) || branches.length < 1 || branches.length > MAX_BRANCHES || branches.some((b) => typeof b !== 'function')) {
+      throw this.error('ERR_INVALID_ARG', `tl.parallel takes an array of 1 to ${MAX_BRANCHES} functions (tl) => Promise, got ${Array.isArray(branches) ? `${branches.length} item(s)` : typeof branches}`);
+    }
+    const { env } = this.pe;
+    const L = env.shared.layout;
+    const region = new Region();
+    const start = this.clock.nowPs;
+    const kids = branches.map((_, i) => new KernelContext(this.pe, this.name, this.ports, this.rank, Flow.branch(start, L.branchActor(this.pe.id, i), region, i)));
+    // The main flow waits for its branches, which are actors of their own meanwhile.
+    this.flow.begin('parallel');
+    env.sched.setState(this.flow.actor, ACTOR_STATE.IDLE);
+    for (const k of kids) env.sched.setState(k.flow.actor, ACTOR_STATE.RUNNING);
+    try {
+      const values = await Promise.all(
+        kids.map(async (k, i) => {
+          try {
+            const v = await branches[i](k);
+            await k.drain();
+            return v;
+          } finally {
+            env.sched.setState(k.flow.actor, ACTOR_STATE.IDLE);
+          }
+        }),
+      );
+      for (const k of kids) this.clock.advanceTo(k.clock.nowPs);
+      return values;
+    } finally {
+      env.sched.setState(this.flow.actor, ACTOR_STATE.RUNNING);
+      this.flow.end();
+    }
   }
 
   private async settle(op: ChannelOp<number>): Promise<number> {
     if (!op.settled) {
       if (op.index < 0) throw new Error('internal: an unsettled channel op without a queue index');
       const sched = this.pe.env.sched;
-      const actor = this.pe.env.shared.layout.peActor(this.pe.id);
-      sched.block(actor, this.pe.chanDoneWord(op.channel), op.index + 1, WAIT_KIND.CHANNEL, op.channel, this.pe.clock.nowPs);
+      const actor = this.flow.actor;
+      sched.block(actor, this.pe.chanDoneWord(op.channel), op.index + 1, WAIT_KIND.CHANNEL, op.channel, this.clock.nowPs);
       try {
         await op.promise;
       } finally {
@@ -457,7 +547,7 @@ export class KernelContext {
   private take(op: ChannelOp<number>): number {
     if (op.error !== undefined) throw op.error;
     const done = op.value as number;
-    this.pe.clock.advanceTo(done);
+    this.clock.advanceTo(done);
     return done;
   }
 
@@ -469,18 +559,50 @@ export class KernelContext {
     return i;
   }
 
-  /** Advance this PE's clock by a local op's cost. */
-  advance(ps: number, op = 'compute'): void {
-    const trace = this.pe.env.trace;
-    if (trace && ps > 0) trace.span(this.pe.id, op, this.pe.clock.nowPs, this.pe.clock.nowPs + ps);
-    this.pe.clock.advance(ps);
+  /** Refuse `op` while another tl operation of this flow is in flight (lib/kernel/flow.ts). */
+  private enter(op: string): void {
+    const busy = this.flow.busy();
+    if (busy !== null) {
+      throw this.error(
+        'ERR_KERNEL_CONCURRENCY',
+        `${op} while ${busy} is in flight in the same flow: two flows of control share this tl (e.g. Promise.all of two async functions), or a tl promise was not awaited before the next operation; their order would follow wall-clock time into virtual time. Await each tl operation before the next, overlap transfers with send handles and recvAsync/wait, and run concurrent flows as tl.parallel([...]) (docs/determinism.md), got '${op}' during '${busy}'`,
+      );
+    }
   }
 
-  error(code: 'ERR_INVALID_ARG' | 'ERR_OUT_OF_BOUNDS' | 'ERR_OUT_OF_MEMORY', message: string): KernbenchError {
-    return new KernbenchError(code, `${this.name} on ${this.pe.env.machine.describePe(this.pe.id)} at ${formatPs(this.pe.clock.nowPs)}: ${message}`, {
+  /** A promise-returning operation that settled as it was issued: in flight until its awaiter resumes. */
+  settledNow(op: string): void {
+    this.flow.begin(op);
+    this.flow.end();
+  }
+
+  /** In a tl.parallel branch, `use` of direction `d` must be this branch's alone. */
+  private claim(use: 'send' | 'recv', d: number): void {
+    const region = this.flow.region;
+    if (region === null) return;
+    const b = this.flow.branch;
+    const other = region.claim(`${use} ${DIRECTIONS[d]}`, b);
+    if (other >= 0) {
+      throw this.error(
+        'ERR_KERNEL_CONCURRENCY',
+        `branches ${Math.min(b, other)} and ${Math.max(b, other)} of tl.parallel both ${use} ${DIRECTIONS[d]}: a direction's queue has one writer and one reader, and two branches on it would take turns in wall-clock order; give each branch its own directions, got a second ${use} on '${DIRECTIONS[d]}'`,
+      );
+    }
+  }
+
+  /** Advance this flow's clock by a local op's cost. */
+  advance(ps: number, op = 'compute'): void {
+    this.enter(op);
+    const trace = this.pe.env.trace;
+    if (trace && ps > 0) trace.span(this.pe.id, op, this.clock.nowPs, this.clock.nowPs + ps);
+    this.clock.advance(ps);
+  }
+
+  error(code: 'ERR_INVALID_ARG' | 'ERR_OUT_OF_BOUNDS' | 'ERR_OUT_OF_MEMORY' | 'ERR_KERNEL_CONCURRENCY', message: string): KernbenchError {
+    return new KernbenchError(code, `${this.name} on ${this.pe.env.machine.describePe(this.pe.id)} at ${formatPs(this.clock.nowPs)}: ${message}`, {
       pe: this.pe.coord,
       kernel: this.name,
-      atPs: this.pe.clock.nowPs,
+      atPs: this.clock.nowPs,
     });
   }
 }

@@ -70,12 +70,16 @@ const ACTOR_STRIDE = 8;
 export const ACTOR_STATE = { IDLE: 0, RUNNING: 1, BLOCKED: 2, DONE: 3 } as const;
 export const WAIT_KIND = { NONE: 0, IPCQ_DATA: 1, IPCQ_CREDIT: 2, KERNEL_DONE: 3, BARRIER: 4, COMMAND: 5, RANKS_DONE: 6, CHANNEL: 7, GRANT: 8 } as const;
 
+/** Most branches one `tl.parallel` may run (each waits as an actor of its own). */
+export const MAX_BRANCHES = 4;
+
 /**
- * Actors are everything that can wait: per PE its kernel task and its 8 DMA
+ * Actors are everything that can wait: per PE its kernel task, its 8 DMA
  * channels (4 outbound, 4 inbound, which run sends and receives in the
- * background), then one host per rank, then the main thread's host.
+ * background) and MAX_BRANCHES branches of a `tl.parallel`, then one host per
+ * rank, then the main thread's host.
  */
-export const ACTORS_PER_PE = 1 + 2 * 4;
+export const ACTORS_PER_PE = 1 + 2 * 4 + MAX_BRANCHES;
 
 /** Per PE. */
 export const PE = {
@@ -260,6 +264,10 @@ export class ShmLayout {
   /** Actor id of a PE's DMA channel (0..3 outbound by direction, 4..7 inbound). */
   channelActor(pe: number, channel: number): number {
     return pe * ACTORS_PER_PE + 1 + channel;
+  }
+  /** Actor id of branch `branch` of a `tl.parallel` on a PE (0..MAX_BRANCHES-1). */
+  branchActor(pe: number, branch: number): number {
+    return pe * ACTORS_PER_PE + 1 + 2 * 4 + branch;
   }
   /** Actor id of a host: hosts follow the PEs; host `dims.hosts - 1` is the main thread. */
   hostActor(host: number): number {

@@ -1,0 +1,82 @@
+// Runs on: executor threads. Owns: one flow of control of a kernel — its
+// virtual clock, the actor it waits as, the transfers it started — and the rule
+// that keeps a kernel deterministic whatever its threads do (docs/determinism.md,
+// "Concurrency inside a kernel"):
+//
+//   A flow has at most one promise-returning tl operation in flight. While one
+//   is in flight (returned, not yet settled into the clock), any other tl
+//   operation of that flow is ERR_KERNEL_CONCURRENCY, because where it falls
+//   relative to the settlement would depend on wall-clock order. Overlap within
+//   a flow uses handles (send, recvAsync + wait); concurrent flows are
+//   tl.parallel branches, each a Flow of its own with its own clock, owning its
+//   IPCQ directions.
+//
+// "In flight" ends in a microtask queued when the operation settles, so it is
+// over before the code that awaited the operation resumes, and a second flow
+// that runs in between (the other half of a Promise.all) is caught.
+import type { ChannelOp } from '../ipcq/channel.js';
+import { VirtualClock } from '../time/virtual-clock.js';
+
+/** What the branches of one tl.parallel share: which branch owns each direction. */
+export class Region {
+  /** `send <dir>` / `recv <dir>` -> the branch that used it first. */
+  private readonly owners = new Map<string, number>();
+
+  /** Claim `use` (e.g. 'send east') for `branch`; returns the other owner, or -1 when it is free or already this branch's. */
+  claim(use: string, branch: number): number {
+    const owner = this.owners.get(use);
+    if (owner === undefined) {
+      this.owners.set(use, branch);
+      return -1;
+    }
+    return owner === branch ? -1 : owner;
+  }
+}
+
+export class Flow {
+  /** Channel ops this flow queued (not those done at once), drained before it counts as finished. */
+  readonly issued: ChannelOp<number>[] = [];
+  /** The latest completion among the transfers done at once: the flow ends no earlier. */
+  doneAtOncePs = 0;
+  /** Promise-returning tl operations returned and not yet settled (see the header). */
+  private inFlight = 0;
+  /** The operation in flight, for the error. */
+  private inFlightOp = '';
+  private readonly release = (): void => {
+    this.inFlight--;
+  };
+
+  constructor(
+    /** This flow's virtual time: the PE's clock for a kernel's main flow, its own for a branch. */
+    readonly clock: VirtualClock,
+    /** The deadlock detector's actor this flow waits as. */
+    readonly actor: number,
+    /** The tl.parallel region of a branch, null for a kernel's main flow. */
+    readonly region: Region | null,
+    /** Branch index within its region; -1 for the main flow. */
+    readonly branch: number,
+  ) {}
+
+  /** A branch starting at `startPs`. */
+  static branch(startPs: number, actor: number, region: Region, index: number): Flow {
+    const clock = new VirtualClock();
+    clock.advanceTo(startPs);
+    return new Flow(clock, actor, region, index);
+  }
+
+  /** The operation in flight, or null when a new one may start. */
+  busy(): string | null {
+    return this.inFlight > 0 ? this.inFlightOp : null;
+  }
+
+  /** An operation `op` was returned and has not settled. */
+  begin(op: string): void {
+    this.inFlight++;
+    this.inFlightOp = op;
+  }
+
+  /** The operation begun last has settled into the clock: it stops being in flight before its awaiter resumes. */
+  end(): void {
+    queueMicrotask(this.release);
+  }
+}
