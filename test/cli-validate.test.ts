@@ -17,7 +17,6 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = join(ROOT, 'bin', 'kernbench.js');
 
 const user = userFolder();
-t.teardown(() => user.remove());
 
 interface Run {
   exitCode: number | undefined;
@@ -40,22 +39,34 @@ function position(file: string, needle: string, shift = 0): string {
   return `${file}:${before.length}:${before[before.length - 1].length + 1 + shift}`;
 }
 
-t.test('validate accepts the shipped configuration and exits 0', async (t) => {
-  const r = await kernbench('validate');
-  t.same({ exitCode: r.exitCode, stderr: r.stderr }, { exitCode: 0, stderr: '' });
-  t.match(r.stdout, /^ok: /);
-});
-
+// Every command starts at once (they are independent), and the tests await their own:
+// node's start-up dominates, and on a loaded machine it is seconds per process.
+const brokenCcl = user.write('broken.yaml', cclText('  broken:\n    module: ./broken.ts\n    topology: ring_1d\n'));
 const unknownCcl = user.write('unknown.yaml', cclText('  typo:\n    module: ring_alreduce\n    topology: ring_1d\n'));
+const shipped = kernbench('validate');
+const broken = kernbench('validate', '--ccl', brokenCcl);
+const userModules = kernbench('validate', '--ccl', join(user.dir, 'ccl.yaml'), '--algorithm', 'mine');
+const list = kernbench('list');
 const refusals = [
   { name: 'an unknown module:', flags: ['--ccl', unknownCcl], where: `${position(unknownCcl, 'ring_alreduce')}: algorithms.typo.module: ` },
   { name: 'the shipped ring_allreduce_ws3 (world_size 3) on the 2-SIP default topology', flags: ['--algorithm', 'ring_allreduce_ws3'], where: `${position(DEFAULT_CCL_FILE, 'world_size: 3', 'world_size: '.length)}: algorithms.ring_allreduce_ws3.world_size: ` },
   { name: '--set ccl.world_size=5 on the 2-SIP default topology', flags: ['--set', 'ccl.world_size=5'], where: '--set: ccl.world_size: ' },
   { name: 'mesh_allreduce on a ring topology', flags: ['--algorithm', 'mesh_allreduce', '--topology', 'ring_1d_6'], where: `${position(DEFAULT_CCL_FILE, 'topology: torus_2d', 'topology: '.length)}: algorithms.mesh_allreduce.topology: ` },
-];
+].map((c) => ({ ...c, runs: Promise.all([kernbench('validate', ...c.flags), kernbench('run', '--bench', 'ccl_allreduce', ...c.flags)]) }));
+t.teardown(async () => {
+  await Promise.all([shipped, broken, userModules, list, ...refusals.map((c) => c.runs)]);
+  user.remove();
+});
+
+t.test('validate accepts the shipped configuration and exits 0', async (t) => {
+  const r = await shipped;
+  t.same({ exitCode: r.exitCode, stderr: r.stderr }, { exitCode: 0, stderr: '' });
+  t.match(r.stdout, /^ok: /);
+});
+
 for (const c of refusals) {
   t.test(`validate refuses ${c.name} with exit 2 at its position, and run refuses it with the same line`, async (t) => {
-    const [v, r] = await Promise.all([kernbench('validate', ...c.flags), kernbench('run', '--bench', 'ccl_allreduce', ...c.flags)]);
+    const [v, r] = await c.runs;
     t.same(
       [v, r].map((x) => ({ exitCode: x.exitCode, stdout: x.stdout, lines: x.stderr.split('\n').length, starts: x.stderr.startsWith(`kernbench: ${c.where}`) })),
       [v, r].map(() => ({ exitCode: 2, stdout: '', lines: 2, starts: true })),
@@ -66,21 +77,20 @@ for (const c of refusals) {
 }
 
 t.test('validate refuses a user module that breaks the contract: exit 2, its path, the exports expected and found', async (t) => {
-  const ccl = user.write('broken.yaml', cclText('  broken:\n    module: ./broken.ts\n    topology: ring_1d\n'));
-  const r = await kernbench('validate', '--ccl', ccl);
+  const r = await broken;
   t.equal(r.exitCode, 2);
-  t.match(r.stderr, `kernbench: ${position(ccl, './broken.ts')}: algorithms.broken.module: ${join(user.dir, 'broken.ts')} is not a CCL algorithm module`);
+  t.match(r.stderr, `kernbench: ${position(brokenCcl, './broken.ts')}: algorithms.broken.module: ${join(user.dir, 'broken.ts')} is not a CCL algorithm module`);
   t.match(r.stderr, /Expected exports: meta \(.*\), allReduce \(.*\); found: allreduce, meta\n$/);
   t.notMatch(r.stderr, '    at ', 'no stack trace');
 });
 
 t.test('validate accepts a ccl.yaml whose modules are user files (.ts and .mjs) beside it', async (t) => {
-  const r = await kernbench('validate', '--ccl', join(user.dir, 'ccl.yaml'), '--algorithm', 'mine');
+  const r = await userModules;
   t.same({ exitCode: r.exitCode, stderr: r.stderr }, { exitCode: 0, stderr: '' });
 });
 
 t.test('list shows every shipped algorithm with what it provides and the topologies it accepts', async (t) => {
-  const r = await kernbench('list');
+  const r = await list;
   t.equal(r.exitCode, 0);
   const lines = r.stdout.split('\n');
   const catalog = await algorithmCatalog();
