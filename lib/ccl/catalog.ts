@@ -63,7 +63,7 @@ const META_RULE: ExportRule = {
 
 const ALL_REDUCE_RULE: ExportRule = {
   name: 'allReduce',
-  is: 'a kernel made with defineKernel (an all_reduce module)',
+  is: 'a kernel made with defineKernel, for an all_reduce module',
   check: isKernel,
 };
 
