@@ -6,7 +6,10 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { DEFAULT_CCL_FILE, DEFAULT_TOPOLOGY, listTopologies, topologyPath } from '../lib/config/paths.js';
-import { loadCcl, loadCclFile, loadTopology } from '../lib/config/load.js';
+import { loadCclFile, loadTopology } from '../lib/config/load.js';
+import { algorithmCatalog } from '../lib/ccl/catalog.js';
+import { paramsLine } from '../lib/ccl/define-algorithm.js';
+import { resolveRunCcl } from '../lib/ccl/resolve.js';
 import { isDType, DTYPES, type DType } from '../lib/dtype/index.js';
 import { KernbenchError, UsageError } from '../lib/errors.js';
 import type { BenchResult, RunConfig } from '../lib/bench/contract.js';
@@ -202,19 +205,32 @@ async function cmdList(args: string[]): Promise<number> {
   for (const b of listBenches()) process.stdout.write(`  ${b.padEnd(20)} ${(await loadBench(b)).description}\n`);
   process.stdout.write('topologies:\n');
   for (const t of listTopologies()) process.stdout.write(`  ${t}\n`);
+  process.stdout.write('algorithms (lib/ccl/algorithms; a ccl.yaml module: names one, or a path to your own):\n');
+  const catalog = await algorithmCatalog();
+  const cells = catalog.map((a) => [a.name, a.meta.provides, a.meta.topologies.join('|'), a.meta.summary, paramsLine(a.meta)]);
+  const width = (c: number): number => Math.max(...cells.map((r) => r[c].length));
+  for (const r of cells) process.stdout.write(`  ${r[0].padEnd(width(0))}  ${r[1].padEnd(width(1))}  ${r[2].padEnd(width(2))}  ${r[3]}${r[4] ? `; ${r[4]}` : ''}\n`);
   const ccl = loadCclFile(DEFAULT_CCL_FILE);
-  process.stdout.write(`algorithms (topologies/ccl.yaml):\n`);
-  for (const a of Object.keys(ccl.algorithms)) process.stdout.write(`  ${a}${a === ccl.defaults.algorithm ? ' (default)' : ''}\n`);
+  process.stdout.write('ccl.yaml entries (topologies/ccl.yaml; --algorithm NAME):\n');
+  const entries = Object.entries(ccl.algorithms);
+  const nameWidth = Math.max(...entries.map(([a]) => a.length));
+  for (const [a, e] of entries) {
+    const params = Object.entries(e.params ?? {}).map(([k, x]) => ` ${k}=${String(x)}`).join('');
+    const ws = e.world_size === undefined ? '' : ` world_size=${e.world_size}`;
+    process.stdout.write(`  ${a.padEnd(nameWidth)}  ${e.module} on ${e.topology}${params}${ws}${a === ccl.defaults.algorithm ? ' (default)' : ''}\n`);
+  }
   return 0;
 }
 
+/** The checks `run` makes before any thread starts (lib/ccl/resolve.ts), and nothing else. */
 async function cmdValidate(args: string[]): Promise<number> {
   const v = parse(args, ['topology', 'ccl', 'algorithm', 'set']);
   const sets = (v.set as string[] | undefined) ?? [];
-  const topo = topologyPath((v.topology as string | undefined) ?? DEFAULT_TOPOLOGY);
-  const t = loadTopology(topo, sets);
-  const c = loadCcl((v.ccl as string | undefined) ?? DEFAULT_CCL_FILE, { algorithm: v.algorithm as string | undefined, sets });
-  process.stdout.write(`ok: ${t.name} (${t.system.sips.count} SIPs, ${t.system.sips.topology}); algorithm ${c.algorithm} (${c.module})\n`);
+  const name = (v.topology as string | undefined) ?? DEFAULT_TOPOLOGY;
+  const t = loadTopology(topologyPath(name), sets);
+  const c = await resolveRunCcl((v.ccl as string | undefined) ?? DEFAULT_CCL_FILE, { name, topology: t }, { algorithm: v.algorithm as string | undefined, sets });
+  const params = Object.entries(c.params).map(([k, x]) => `${k}=${String(x)}`);
+  process.stdout.write(`ok: ${t.name} (${t.system.sips.count} SIPs, ${t.system.sips.topology}); algorithm ${c.algorithm} (${c.module}${params.length ? ` ${params.join(' ')}` : ''})\n`);
   return 0;
 }
 
@@ -229,7 +245,7 @@ export async function cli(argv: string[]): Promise<void> {
   try {
     code = await main(argv);
   } catch (e) {
-    if (e instanceof KernbenchError && (e.code === 'ERR_USAGE' || e.code === 'ERR_CONFIG')) {
+    if (e instanceof KernbenchError && (e.code === 'ERR_USAGE' || e.code === 'ERR_CONFIG' || e.code === 'ERR_MODULE_LOAD' || e.code === 'ERR_MODULE_CONTRACT')) {
       process.stderr.write(`kernbench: ${e.message}\n`);
       code = 2;
     } else if (e instanceof KernbenchError) {

@@ -1,7 +1,8 @@
 // Runs on: main. Owns: running one bench under one configuration — loading the
 // files, opening sessions on the shared threads, computing each result's digest.
 import { topologyPath, DEFAULT_CCL_FILE } from '../config/paths.js';
-import { loadCcl, loadTopology } from '../config/load.js';
+import { loadTopology } from '../config/load.js';
+import { resolveRunCcl } from '../ccl/resolve.js';
 import type { Torch } from '../host/torch.js';
 import { buildPlan } from '../sync/plan.js';
 import { Session, ThreadResources } from '../session/session.js';
@@ -15,14 +16,16 @@ export interface RunOutcome {
   results: (BenchResult & { digest: string })[];
 }
 
-export function resolveCclFor(config: RunConfig) {
-  return loadCcl(config.ccl === 'default' ? DEFAULT_CCL_FILE : config.ccl, { algorithm: config.algorithm, sets: config.sets });
+/** The topology and CCL configuration of `config`, every configuration problem found before any thread starts (lib/ccl/resolve.ts). */
+export async function resolveRunConfig(config: RunConfig) {
+  const topology = loadTopology(topologyPath(config.topology), config.sets);
+  const ccl = await resolveRunCcl(config.ccl === 'default' ? DEFAULT_CCL_FILE : config.ccl, { name: config.topology, topology }, { algorithm: config.algorithm, sets: config.sets });
+  return { topology, ccl };
 }
 
 /** Open a session for `config`, run `fn` with the main torch, end the session. */
 export async function withSession<T>(resources: ThreadResources, config: RunConfig, spawnModules: string[], fn: (torch: Torch, s: Session) => Promise<T>): Promise<SessionRun<T>> {
-  const topology = loadTopology(topologyPath(config.topology), config.sets);
-  const ccl = resolveCclFor(config);
+  const { topology, ccl } = await resolveRunConfig(config);
   const plan = buildPlan({ topologyName: config.topology, topology, ccl, threads: config.threads, jitterSeed: config.jitterSeed, trace: config.trace !== undefined, noData: config.noData ?? false });
   const session = await Session.open(resources, plan);
   session.spawnModules.push(...spawnModules);
@@ -43,7 +46,7 @@ export async function withSession<T>(resources: ThreadResources, config: RunConf
 
 export async function runBench(resources: ThreadResources, bench: string, config: RunConfig, log: (line: string) => void): Promise<RunOutcome> {
   const mod = await loadBench(bench);
-  const ccl = resolveCclFor(config);
+  const { ccl } = await resolveRunConfig(config);
   const url = benchUrl(bench);
   const ctx: BenchContext = {
     bench,

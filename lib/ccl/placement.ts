@@ -1,6 +1,8 @@
-// Runs on: host threads. Owns: where a collective runs — the PEs, the world
-// each of them sees and its CCL rank — from this rank's tensor shards, the
-// process group and the algorithm's arrangement (lib/ccl/registry.ts).
+// Runs on: host threads (main too, to check a configuration before a run).
+// Owns: where a collective runs — the PEs, the world each of them sees and its
+// CCL rank — from this rank's tensor shards, the process group and the
+// algorithm's arrangement (its meta, lib/ccl/define-algorithm.ts, and the
+// ccl.yaml entry's topology and params).
 //
 // Group rank q runs on SIP ranks[q] (rank r owns SIP r: torch.ahbm.setDevice).
 //   flat arrangements (ring, logical, tree): one world per shard position
@@ -9,12 +11,58 @@
 //     the result is the elementwise reduction of the ranks' whole tensors.
 //   hierarchical: one world of every shard PE of every member (L per SIP);
 //     each shard is a participant (seed ADR-0029's all-PE mapping).
+import type { SipTopologyKind } from '../config/topology-schema.js';
 import { KernbenchError } from '../errors.js';
 import type { Machine } from '../topology/machine.js';
+import type { AlgorithmMeta } from './define-algorithm.js';
+import { HIERARCHY_ROOTS, type HierarchyRoot } from './hierarchy.js';
 import type { ProcessGroup } from './process-group.js';
-import type { Arrangement } from './registry.js';
 import { shapeOf, type World, type WorldShape } from './world.js';
 import { tabulate } from '../tabulate.js';
+
+/** How a collective's ranks are arranged into a world (`ring`: the built-in collectives' default). */
+export type Arrangement = { kind: 'logical'; topology: SipTopologyKind } | { kind: 'tree' } | { kind: 'hierarchical'; root: HierarchyRoot } | { kind: 'ring' };
+
+/**
+ * The arrangement of an algorithm whose meta is `meta`, for a ccl.yaml entry
+ * with `topology` and parsed `params`. ERR_CONFIG when the module does not
+ * accept the topology (resolve checks this before a run; this is the guard).
+ */
+export function arrangementFor(meta: AlgorithmMeta, module: string, topology: SipTopologyKind, params: Readonly<Record<string, unknown>>): Arrangement {
+  if (!meta.topologies.includes(topology)) {
+    throw new KernbenchError('ERR_CONFIG', `CCL module '${module}' arranges ranks as ${meta.topologies.join(' or ')} (ccl.yaml topology), got '${topology}'`);
+  }
+  switch (meta.arrangement) {
+    case 'logical':
+      return { kind: 'logical', topology };
+    case 'tree':
+      return { kind: 'tree' };
+    case 'hierarchical': {
+      const root = params.root ?? 'corner';
+      if (!HIERARCHY_ROOTS.includes(root as HierarchyRoot)) {
+        throw new KernbenchError('ERR_CONFIG', `CCL module '${module}': a hierarchical arrangement takes params.root ${HIERARCHY_ROOTS.join('|')}, got ${JSON.stringify(root)}`);
+      }
+      return { kind: 'hierarchical', root: root as HierarchyRoot };
+    }
+    default: {
+      const never: never = meta.arrangement;
+      throw new Error(`unknown arrangement ${String(never)}`);
+    }
+  }
+}
+
+/**
+ * Why a `kind` (torus_2d / mesh_2d_no_wrap) logical arrangement of `p` ranks
+ * cannot run on machine `m`, or undefined when it can: it takes the topology
+ * file's SIP grid, and needs one rank per grid position.
+ */
+export function logicalGridProblem(m: Machine, kind: SipTopologyKind, p: number): string | undefined {
+  if (kind === 'ring_1d') return undefined;
+  if (m.sipKind === 'ring_1d') return `a ${kind} arrangement takes its w x h grid from the topology's system.sips.w/h, got a ring_1d topology of ${m.sips} SIPs (no grid)`;
+  const { w, h } = m.sipGrid;
+  if (p !== w * h) return `a ${kind} arrangement needs world size = w x h = ${w} x ${h} = ${w * h} (system.sips), got world size ${p}`;
+  return undefined;
+}
 
 /** A shard's position inside its SIP. */
 export interface ShardPosition {
@@ -68,14 +116,9 @@ function flatShape(m: Machine, name: string, p: number, arr: Exclude<Arrangement
       return { kind: 'tree', w: p, h: 1 };
     case 'logical': {
       if (arr.topology === 'ring_1d') return { kind: 'ring_1d', w: p, h: 1 };
-      if (m.sipKind === 'ring_1d') {
-        throw new KernbenchError('ERR_CONFIG', `${name}: a ${arr.topology} arrangement takes its w x h grid from the topology's system.sips.w/h, got a ring_1d topology of ${m.sips} SIPs (no grid)`);
-      }
-      const { w, h } = m.sipGrid;
-      if (p !== w * h) {
-        throw new KernbenchError('ERR_CONFIG', `${name}: a ${arr.topology} arrangement needs world size = w x h = ${w} x ${h} = ${w * h} (system.sips), got world size ${p}`);
-      }
-      return { kind: arr.topology, w, h };
+      const problem = logicalGridProblem(m, arr.topology, p);
+      if (problem !== undefined) throw new KernbenchError('ERR_CONFIG', `${name}: ${problem}`);
+      return { kind: arr.topology, ...m.sipGrid };
     }
     default: {
       const never: never = arr;

@@ -1,6 +1,10 @@
 // Runs on: any thread. Owns: the zod schema of a CCL file (`topologies/ccl.yaml`
 // or a `ccl:` section) and the resolved per-run CCL configuration.
 // Precedence of a resolved field: CLI `--set ccl.<field>` > algorithm entry > defaults.
+//
+// What `module:` names and what `params:` may hold depend on the algorithm
+// modules (their `meta`), which live above this layer: lib/ccl/resolve.ts
+// checks them, with the positions this file's loader keeps.
 import { z } from 'zod';
 import { SIP_TOPOLOGIES } from './topology-schema.js';
 
@@ -27,6 +31,9 @@ const tunables = {
   n_elem: positiveInt,
 };
 
+/** An entry's `params:` mapping; the module's own schema gives it meaning. */
+const AlgorithmParamsSchema = z.record(z.string(), z.unknown());
+
 export const CclDefaultsSchema = z.strictObject({
   /** Name of the algorithm entry to run when none is chosen on the CLI. */
   algorithm: z.string().min(1),
@@ -34,8 +41,10 @@ export const CclDefaultsSchema = z.strictObject({
 });
 
 export const CclAlgorithmEntrySchema = z.strictObject({
-  /** Kernel module under lib/ccl/algorithms (e.g. `ring_allreduce`). */
+  /** A shipped algorithm (`kernbench list`, e.g. `ring_allreduce`) or a path to a .ts, .mts, .js or .mjs file, relative to this file. */
   module: z.string().min(1),
+  /** Parameters of the module (its meta.params schema checks them), e.g. `{root: center}`. */
+  params: AlgorithmParamsSchema.optional(),
   /** Logical topology the algorithm arranges CCL ranks in. */
   topology: z.enum(SIP_TOPOLOGIES),
   /** Overrides the number of ranks (default: the topology's SIP count). */
@@ -61,6 +70,7 @@ export const ResolvedCclSchema = z
   .strictObject({
     algorithm: z.string().min(1),
     module: z.string().min(1),
+    params: AlgorithmParamsSchema.default({}),
     topology: z.enum(SIP_TOPOLOGIES),
     world_size: positiveInt.optional(),
     ...tunables,
@@ -72,6 +82,15 @@ export const ResolvedCclSchema = z
   });
 
 export type CclFile = z.infer<typeof CclFileSchema>;
-export type ResolvedCcl = z.infer<typeof ResolvedCclSchema>;
+/** One algorithm entry merged with the defaults and `--set ccl.` overrides (resolveCcl); its module not yet checked. */
+export type MergedCcl = z.infer<typeof ResolvedCclSchema>;
+/**
+ * The CCL configuration of a run (lib/ccl/resolve.ts): merged, its module
+ * loaded and checked, its params parsed by the module's schema.
+ */
+export type ResolvedCcl = MergedCcl & {
+  /** File URL of the algorithm module: every thread imports this one. */
+  module_url: string;
+};
 export type BufferKind = (typeof BUFFER_KINDS)[number];
 export type Backpressure = (typeof BACKPRESSURE_MODES)[number];

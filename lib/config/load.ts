@@ -8,7 +8,7 @@
 // schema; its type is the schema's `z.infer`.
 import { z } from 'zod';
 import { ConfigError, UsageError, type ConfigProblem } from '../errors.js';
-import { CclFileSchema, ResolvedCclSchema, type CclFile, type ResolvedCcl } from './ccl-schema.js';
+import { CclFileSchema, ResolvedCclSchema, type CclFile, type MergedCcl } from './ccl-schema.js';
 import { issueProblems, sortProblems, type Locator } from './problems.js';
 import { dottedPath, type PathKey } from './schema-path.js';
 import { applySets, parseSet, setCovering, SET_SOURCE, splitSets, CCL_SET_PREFIX } from './sets.js';
@@ -69,6 +69,15 @@ export function loadTopology(file: string, sets: readonly string[] = []): Topolo
  */
 const cclSources = new WeakMap<CclFile, YamlSource>();
 
+/**
+ * Where a path of `file` (a CclFile from loadCclFile) is written: `fileName`
+ * and, when the file was read from disk, `line:col`. For checks made after
+ * loading (lib/ccl/resolve.ts: modules, params).
+ */
+export function cclFileLocator(file: CclFile, fileName: string): Locator {
+  return fileLocator(fileName, cclSources.get(file));
+}
+
 /** Load and validate a CCL file (`topologies/ccl.yaml`) without choosing an algorithm. */
 export function loadCclFile(file: string): CclFile {
   const { value, source } = loadYaml(file, CclFileSchema, []);
@@ -83,9 +92,17 @@ export function loadCclFile(file: string): CclFile {
  * `defaults.algorithm`; naming one that is not in `algorithms` is a
  * ConfigError that lists the known ones. `fileName` names the file in problems.
  */
-export function resolveCcl(file: CclFile, fileName: string, opts: CclOptions = {}): ResolvedCcl {
-  const source = cclSources.get(file);
-  const inFile = fileLocator(fileName, source);
+export function resolveCcl(file: CclFile, fileName: string, opts: CclOptions = {}): MergedCcl {
+  return resolveCclLocated(file, fileName, opts).ccl;
+}
+
+/**
+ * resolveCcl, plus where each field of the result came from: a Locator for
+ * paths of the merged configuration (`world_size`, `params.root`) that points
+ * at the `--set` that gave the value, else at the entry's or the defaults' line.
+ */
+export function resolveCclLocated(file: CclFile, fileName: string, opts: CclOptions = {}): { ccl: MergedCcl; name: string; locate: Locator } {
+  const inFile = cclFileLocator(file, fileName);
   const sets = splitSets(opts.sets ?? []).ccl;
   const parsedSets = sets.map(parseSet);
 
@@ -112,7 +129,7 @@ export function resolveCcl(file: CclFile, fileName: string, opts: CclOptions = {
   const fromDefaults = new Set(Object.keys(defaults));
   for (const [k, v] of Object.entries(entry)) {
     if (v === undefined) continue;
-    merged[k] = v;
+    merged[k] = structuredClone(v); // sets write into it (params); the loaded file stays as read
     fromDefaults.delete(k);
   }
   const problems = applySets(merged, sets.filter((_, i) => parsedSets[i].path[0] !== 'algorithm'), ResolvedCclSchema, CCL_SET_PREFIX);
@@ -124,10 +141,10 @@ export function resolveCcl(file: CclFile, fileName: string, opts: CclOptions = {
   const result = ResolvedCclSchema.safeParse(merged, { reportInput: true });
   if (!result.success) problems.push(...issueProblems(result.error.issues, ResolvedCclSchema, locator));
   if (problems.length > 0 || !result.success) fail(problems);
-  return result.data;
+  return { ccl: result.data, name, locate: locator };
 }
 
-/** loadCclFile + resolveCcl. */
-export function loadCcl(file: string, opts: CclOptions = {}): ResolvedCcl {
+/** loadCclFile + resolveCcl (no module checks: lib/ccl/resolve.ts does those). */
+export function loadCcl(file: string, opts: CclOptions = {}): MergedCcl {
   return resolveCcl(loadCclFile(file), file, opts);
 }

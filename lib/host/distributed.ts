@@ -11,9 +11,9 @@ import { groupBarrier } from '../ccl/collectives/barrier.js';
 import { allGather } from '../ccl/collectives/all_gather.js';
 import { broadcast } from '../ccl/collectives/broadcast.js';
 import { reduceScatter } from '../ccl/collectives/reduce_scatter.js';
-import { placeCollective, type CollectivePlacement } from '../ccl/placement.js';
+import { placeCollective, type Arrangement, type CollectivePlacement } from '../ccl/placement.js';
 import { ProcessGroup } from '../ccl/process-group.js';
-import { loadAlgorithm, type Arrangement } from '../ccl/registry.js';
+import { loadAllReduce } from '../ccl/catalog.js';
 import { checkReduceOp, type ReduceOp } from '../ccl/reduce-op.js';
 import { KernbenchError } from '../errors.js';
 import type { Kernel } from '../kernel/define.js';
@@ -119,17 +119,18 @@ export class Distributed {
     await this.host.launch('barrier', groupBarrier, [], { pes: [pes[me]], world, ranks: [me], tag: this.collectives++, collective: true }).wait();
   }
 
-  /** All-reduce `t` in place on every rank of the group with the configured algorithm (ccl.yaml `module` and `topology`). */
+  /** All-reduce `t` in place on every rank of the group with the configured algorithm (ccl.yaml `module`, `topology` and `params`). */
   async allReduce(t: Tensor, opts: CollectiveOptions & { op?: ReduceOp } = {}): Promise<Work> {
     const op = checkReduceOp(opts.op ?? 'sum');
-    const algo = await loadAlgorithm(this.ccl.module, this.ccl.topology);
+    // The module the run resolved (by URL, so a user's file works on any thread).
+    const algo = await loadAllReduce(this.ccl);
     const desc = t.toDesc();
     if (algo.arrangement.kind === 'hierarchical') {
       const sizes = new Set(desc.shards.map((s) => s.nbytes));
       if (sizes.size > 1) throw new KernbenchError('ERR_INVALID_ARG', `allReduce (${algo.module}): every shard is one participant and must have the same size, got shard sizes ${[...sizes].join(', ')} bytes`);
     }
     const place = this.place('all_reduce', t, algo.arrangement, opts.group);
-    return this.run(this.launchPlaced('all_reduce', algo.allReduce, place, [desc, op, place.shape]), opts);
+    return this.run(this.launchPlaced('all_reduce', algo.allReduce, place, [desc, op, place.shape, algo.params]), opts);
   }
 
   /** Broadcast `t` from global rank `src` to every rank of the group, in place (ring, lib/ccl/collectives/broadcast.ts). */

@@ -1,6 +1,7 @@
 // Runs on: any thread. The `kernbench/kernel` entry point: what a kernel or a
 // collective algorithm is written with. Re-exports only.
 export { defineKernel, type Kernel, type KernelFn, type KernelRef } from '../kernel/define.js';
+export { defineAlgorithm, type AlgorithmMeta, type ArrangementKind, type Provides } from '../ccl/define-algorithm.js';
 export type { KernelContext, SendHandle, RecvFuture } from '../kernel/context.js';
 export { Tile } from '../tile/tile.js';
 export { DIRECTIONS, type Direction } from '../shm/layout.js';

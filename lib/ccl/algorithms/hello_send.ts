@@ -5,12 +5,20 @@
 // Cost: one transfer, alpha * hops + S/beta (plus DMA setup and the staging read).
 import { KernbenchError } from '../../errors.js';
 import { defineKernel } from '../../kernel/define.js';
+import { defineAlgorithm } from '../define-algorithm.js';
 import type { TensorDesc } from '../../shm/tensor-desc.js';
 
 /** Element i of the tile rank 0 sends: small integers, exact in every dtype. */
 export function helloValue(i: number): number {
   return (i % 64) + 1;
 }
+
+export const meta = defineAlgorithm({
+  provides: 'point_to_point',
+  arrangement: 'logical',
+  topologies: ['ring_1d'],
+  summary: 'point-to-point smoke test: rank 0 sends a tile to rank 1 (docs/algorithms/hello_send.md)',
+});
 
 export const helloSend = defineKernel(import.meta.url, 'helloSend', async (tl, t: TensorDesc) => {
   const n = tl.shardSize(t);

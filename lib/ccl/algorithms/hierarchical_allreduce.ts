@@ -12,15 +12,30 @@
 //   2. gateways: ring all-reduce of the SIP partials across SIPs (sip_sip);
 //      avg scales by 1 / (participants) here, once.
 //   3. down the tree: receive the result from the parent, send it to each child.
+// params.root (corner | center) picks each SIP's root cube; placement builds
+// the world from it (shape.levels.root), which is what the kernel reads.
 import { defineKernel } from '../../kernel/define.js';
+import { z } from 'zod';
+import { defineAlgorithm } from '../define-algorithm.js';
 import type { TensorDesc } from '../../shm/tensor-desc.js';
 import { DIRECTIONS } from '../../shm/layout.js';
-import { hierarchyPlan } from '../hierarchy.js';
+import { HIERARCHY_ROOTS, hierarchyPlan } from '../hierarchy.js';
 import type { ReduceOp } from '../reduce-op.js';
 import { Chunks, reductionOf, ringAllReduce } from '../steps.js';
 import type { WorldShape } from '../world.js';
 
-export const allReduce = defineKernel(import.meta.url, 'allReduce', async (tl, t: TensorDesc, op: ReduceOp, shape: WorldShape) => {
+export const meta = defineAlgorithm({
+  provides: 'all_reduce',
+  arrangement: 'hierarchical',
+  topologies: ['ring_1d'],
+  summary: 'PE -> cube -> SIP trees, then a ring of SIP gateways (docs/algorithms/hierarchical_allreduce.md)',
+  params: z.strictObject({
+    /** Where each SIP's tree is rooted: the tensor's first cube, or the centre cube (fewest cube_cube hops). */
+    root: z.enum(HIERARCHY_ROOTS).default('corner'),
+  }),
+});
+
+export const allReduce = defineKernel(import.meta.url, 'allReduce', async (tl, t: TensorDesc, op: ReduceOp, shape: WorldShape, _params: Record<string, unknown>) => {
   if (shape.kind !== 'hierarchical') throw tl.error('ERR_INVALID_ARG', `hierarchical_allreduce runs on a hierarchical world, got a ${shape.kind} world`);
   const L = shape.w;
   const sips = shape.h;

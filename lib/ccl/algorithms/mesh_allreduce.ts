@@ -13,12 +13,20 @@
 //   a 2-rank line is a 2-rank ring; a longer one reduces toward its last rank
 //   in p pieces and broadcasts back).
 import { defineKernel } from '../../kernel/define.js';
+import { defineAlgorithm } from '../define-algorithm.js';
 import type { TensorDesc } from '../../shm/tensor-desc.js';
 import type { ReduceOp } from '../reduce-op.js';
 import { Chunks, lineAllReduce, reductionOf, ringAllGather, ringReduceScatter, scaleChunk } from '../steps.js';
 import type { WorldShape } from '../world.js';
 
-export const allReduce = defineKernel(import.meta.url, 'allReduce', async (tl, t: TensorDesc, op: ReduceOp, shape: WorldShape) => {
+export const meta = defineAlgorithm({
+  provides: 'all_reduce',
+  arrangement: 'logical',
+  topologies: ['torus_2d', 'mesh_2d_no_wrap'],
+  summary: '2-D: rows then columns, on the topology file\'s SIP grid (docs/algorithms/mesh_allreduce.md)',
+});
+
+export const allReduce = defineKernel(import.meta.url, 'allReduce', async (tl, t: TensorDesc, op: ReduceOp, shape: WorldShape, _params: Record<string, unknown>) => {
   if (shape.kind !== 'torus_2d' && shape.kind !== 'mesh_2d_no_wrap') {
     throw tl.error('ERR_INVALID_ARG', `mesh_allreduce runs on a torus_2d or mesh_2d_no_wrap world, got a ${shape.kind} world`);
   }

@@ -11,12 +11,20 @@
 //     (r - s) from the west and keep it.
 // Cost on a uniform ring: 2(p - 1)(alpha + N/(p beta)) for N bytes per rank.
 import { defineKernel } from '../../kernel/define.js';
+import { defineAlgorithm } from '../define-algorithm.js';
 import type { TensorDesc } from '../../shm/tensor-desc.js';
 import type { ReduceOp } from '../reduce-op.js';
 import { Chunks, ringAllReduce } from '../steps.js';
 import type { WorldShape } from '../world.js';
 
-export const allReduce = defineKernel(import.meta.url, 'allReduce', async (tl, t: TensorDesc, op: ReduceOp, _shape: WorldShape) => {
+export const meta = defineAlgorithm({
+  provides: 'all_reduce',
+  arrangement: 'logical',
+  topologies: ['ring_1d'],
+  summary: 'ring reduce-scatter + all-gather (docs/algorithms/ring_allreduce.md)',
+});
+
+export const allReduce = defineKernel(import.meta.url, 'allReduce', async (tl, t: TensorDesc, op: ReduceOp, _shape: WorldShape, _params: Record<string, unknown>) => {
   const p = tl.worldSize;
   const data = await tl.load(t);
   await ringAllReduce(tl, data, new Chunks(0, data.size, p), { p, pos: tl.rank, send: 'east', recv: 'west' }, op, p);

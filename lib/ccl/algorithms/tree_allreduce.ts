@@ -8,6 +8,7 @@
 //   root       rank 0 ends with the full reduction (avg: scales it by 1/p).
 //   broadcast  receive the result from the parent, send it to each child.
 import { defineKernel } from '../../kernel/define.js';
+import { defineAlgorithm } from '../define-algorithm.js';
 import type { TensorDesc } from '../../shm/tensor-desc.js';
 import { dirIndex, type Direction } from '../../shm/layout.js';
 import type { ReduceOp } from '../reduce-op.js';
@@ -16,7 +17,14 @@ import { neighbourRank, type WorldShape } from '../world.js';
 
 const CHILDREN: Direction[] = ['east', 'west'];
 
-export const allReduce = defineKernel(import.meta.url, 'allReduce', async (tl, t: TensorDesc, op: ReduceOp, shape: WorldShape) => {
+export const meta = defineAlgorithm({
+  provides: 'all_reduce',
+  arrangement: 'tree',
+  topologies: ['ring_1d'],
+  summary: 'binary tree reduce + broadcast (docs/algorithms/tree_allreduce.md)',
+});
+
+export const allReduce = defineKernel(import.meta.url, 'allReduce', async (tl, t: TensorDesc, op: ReduceOp, shape: WorldShape, _params: Record<string, unknown>) => {
   if (shape.kind !== 'tree') throw tl.error('ERR_INVALID_ARG', `tree_allreduce runs on a tree world, got a ${shape.kind} world`);
   const r = tl.rank;
   let data = await tl.load(t);

@@ -1,0 +1,105 @@
+// Runs on: any thread. Owns: what an algorithm module says about itself — the
+// `meta` it exports next to its kernel — and defineAlgorithm, which checks
+// and freezes it. The catalog (lib/ccl/catalog.ts), the ccl.yaml checks
+// (lib/ccl/resolve.ts), `kernbench list` and the test matrix read only this.
+//
+// An algorithm module (shipped in lib/ccl/algorithms/, or a user's file named
+// by a ccl.yaml `module:` path) exports:
+//   meta       = defineAlgorithm({ provides, arrangement, topologies, summary, params? })
+//   allReduce  = defineKernel(import.meta.url, 'allReduce', async (tl, t, op, shape, params) => ...)
+//                when provides is 'all_reduce'
+// `params` is a zod object schema for the entry's `params:` mapping; the kernel
+// receives the parsed value ({} when the module declares none). A variant of
+// an algorithm (another root, another chunking) is a parameter, not a module.
+import { z } from 'zod';
+import { KernbenchError } from '../errors.js';
+import { SIP_TOPOLOGIES, type SipTopologyKind } from '../config/topology-schema.js';
+
+/** What a module provides: an all-reduce kernel, or a point-to-point smoke test with its own kernels. */
+export const PROVIDES = ['all_reduce', 'point_to_point'] as const;
+
+/**
+ * How the module's ranks are arranged into a world (lib/ccl/placement.ts):
+ *   logical       from the entry's `topology`: ring_1d -> a ring of the ranks,
+ *                 torus_2d / mesh_2d_no_wrap -> the topology file's SIP grid
+ *   tree          a binary tree of the ranks in rank order
+ *   hierarchical  every shard PE of every rank, wired per SIP (lib/ccl/hierarchy.ts);
+ *                 each SIP's tree is rooted at the entry's `root` param (corner | center, default corner)
+ */
+export const ARRANGEMENTS = ['logical', 'tree', 'hierarchical'] as const;
+
+export type Provides = (typeof PROVIDES)[number];
+export type ArrangementKind = (typeof ARRANGEMENTS)[number];
+
+/** A zod object schema, recognised by shape so that a user's own copy of zod works too. */
+export type ParamsSchema = z.ZodObject;
+
+function isParamsSchema(v: unknown): v is ParamsSchema {
+  const s = v as { safeParse?: unknown; shape?: unknown } | null;
+  return typeof s === 'object' && s !== null && typeof s.safeParse === 'function' && typeof s.shape === 'object' && s.shape !== null;
+}
+
+const AlgorithmMetaSchema = z.strictObject({
+  provides: z.enum(PROVIDES),
+  arrangement: z.enum(ARRANGEMENTS),
+  /** The ccl.yaml `topology` values the module accepts. */
+  topologies: z.array(z.enum(SIP_TOPOLOGIES)).min(1),
+  /** One line for `kernbench list` and errors. */
+  summary: z
+    .string()
+    .min(1)
+    .refine((s) => !s.includes('\n'), { message: 'expected one line' }),
+  /** Schema of the entry's `params:` mapping. */
+  params: z.custom<ParamsSchema>(isParamsSchema, { message: 'expected a zod object schema (z.object({...}))' }).optional(),
+});
+
+/** The metadata an algorithm module exports as `meta`. */
+export interface AlgorithmMeta<P extends ParamsSchema = ParamsSchema> {
+  readonly provides: Provides;
+  readonly arrangement: ArrangementKind;
+  readonly topologies: readonly SipTopologyKind[];
+  readonly summary: string;
+  readonly params?: P;
+}
+
+/** Check and freeze an algorithm module's metadata; a bad one is ERR_MODULE_CONTRACT naming each field. */
+export function defineAlgorithm<P extends ParamsSchema = ParamsSchema>(meta: AlgorithmMeta<P>): AlgorithmMeta<P> {
+  const result = AlgorithmMetaSchema.safeParse(meta);
+  if (!result.success) {
+    const bad = result.error.issues.map((i) => `${i.path.map(String).join('.') || 'meta'}: ${i.message}`).join('; ');
+    throw new KernbenchError('ERR_MODULE_CONTRACT', `defineAlgorithm: ${bad}, got ${describeMeta(meta)}`);
+  }
+  return Object.freeze({ ...meta, topologies: Object.freeze([...meta.topologies]) });
+}
+
+/** Is `v` metadata defineAlgorithm would accept (the export check of an algorithm module)? */
+export function isAlgorithmMeta(v: unknown): v is AlgorithmMeta {
+  return AlgorithmMetaSchema.safeParse(v).success;
+}
+
+function describeMeta(meta: unknown): string {
+  if (typeof meta !== 'object' || meta === null) return String(meta);
+  return `{${Object.keys(meta).join(', ')}}`;
+}
+
+/**
+ * The params of `meta` in one line for `kernbench list`: `params: root=corner|center
+ * (default corner)`, or '' when it takes none. Read from the schema's JSON
+ * Schema, so the list cannot drift from what is checked.
+ */
+export function paramsLine(meta: AlgorithmMeta): string {
+  if (meta.params === undefined) return '';
+  let json: { properties?: Record<string, { enum?: unknown[]; type?: unknown; default?: unknown }> };
+  try {
+    json = z.toJSONSchema(meta.params, { io: 'input', unrepresentable: 'any' }) as typeof json;
+  } catch (e) {
+    // A user's schema zod cannot describe: name the keys only.
+    void e;
+    return `params: ${Object.keys(meta.params.shape).join(', ')}`;
+  }
+  const parts = Object.entries(json.properties ?? {}).map(([k, p]) => {
+    const values = p.enum ? p.enum.map(String).join('|') : String(p.type ?? 'any');
+    return `${k}=${values}${p.default === undefined ? '' : ` (default ${String(p.default)})`}`;
+  });
+  return `params: ${parts.join(', ')}`;
+}

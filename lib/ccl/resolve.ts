@@ -1,0 +1,178 @@
+// Runs on: main thread. Owns: the one step that turns a CCL file, the run's
+// topology and its flags into the CCL configuration of a run, before any
+// thread starts. `kernbench run` (lib/bench/runner.ts) and `kernbench validate`
+// share it, so validate finds everything run would refuse.
+//
+// Checked, in this order (each stage reports all of its problems at once):
+//   1. the file's schema and the chosen entry (lib/config/load.ts)
+//   2. every entry's `module:` (and a `--set ccl.module=`) names a shipped
+//      algorithm or an existing .ts/.mts/.js/.mjs file (paths in the file are
+//      relative to the file's folder; a --set path to the working directory)
+//   3. each module loads and exports what its kind requires
+//      (ERR_MODULE_LOAD / ERR_MODULE_CONTRACT: path, expected and found exports)
+//   4. each module accepts its entry's `topology`, and its `params` fit the
+//      module's params schema
+//   5. the chosen configuration fits the topology: world_size <= SIP count,
+//      and a 2-D logical arrangement has the topology's w x h grid
+// Problems of stages 1, 2, 4 and 5 are one ConfigError (ERR_CONFIG) whose
+// problems point at file:line:col or at the `--set` flag.
+import { dirname, resolve as resolvePath } from 'node:path';
+import { z } from 'zod';
+import type { ResolvedCcl } from '../config/ccl-schema.js';
+import { cclFileLocator, loadCclFile, resolveCclLocated, type CclOptions } from '../config/load.js';
+import { formatReceived, issueProblems, sortProblems, type Locator } from '../config/problems.js';
+import type { PathKey } from '../config/schema-path.js';
+import { SET_SOURCE } from '../config/sets.js';
+import type { SipTopologyKind, Topology } from '../config/topology-schema.js';
+import { ConfigError, formatConfigProblem, KernbenchError, type ConfigProblem } from '../errors.js';
+import { isPathLike, userModuleUrl } from '../loader/user-module.js';
+import { Machine } from '../topology/machine.js';
+import { loadAlgorithmModule, shippedAlgorithmNames, shippedAlgorithmUrl, type AlgorithmModule } from './catalog.js';
+import type { AlgorithmMeta, ParamsSchema } from './define-algorithm.js';
+import { arrangementFor, logicalGridProblem } from './placement.js';
+
+/** One use of a module: a ccl.yaml entry, or the merged configuration of the run. */
+interface ModuleUse {
+  module: string;
+  topology: SipTopologyKind;
+  params: Record<string, unknown>;
+  /** Where a path of this use is written. */
+  at: (path: readonly PathKey[], how?: 'value' | 'key') => Omit<ConfigProblem, 'message'>;
+}
+
+/** The topology of the run, as the resolve step needs it. */
+export interface RunTopology {
+  /** How the topology was named (`default`, a path): for messages. */
+  name: string;
+  topology: Topology;
+}
+
+function fail(problems: ConfigProblem[]): never {
+  // The run's merged configuration repeats its entry: say each problem once.
+  const unique = new Map(problems.map((p) => [formatConfigProblem(p), p]));
+  throw new ConfigError(sortProblems([...unique.values()]));
+}
+
+/**
+ * The CCL configuration of a run on `topo`: entry `opts.algorithm` (else a
+ * `ccl.algorithm=` set, else `defaults.algorithm`) of `cclFile`, merged with
+ * the `ccl.` sets, its module loaded and checked and its params parsed. Every
+ * entry of the file is checked (stages 2-4), so a broken entry is found
+ * whichever one runs.
+ */
+export async function resolveRunCcl(cclFile: string, topo: RunTopology, opts: CclOptions = {}): Promise<ResolvedCcl> {
+  const file = loadCclFile(cclFile);
+  const { ccl, locate } = resolveCclLocated(file, cclFile, opts);
+  const inFile = cclFileLocator(file, cclFile);
+  const fileDir = dirname(resolvePath(cclFile));
+
+  const run: ModuleUse = { module: ccl.module, topology: ccl.topology, params: ccl.params, at: (p, how = 'value') => locate(p, how) };
+  const uses: ModuleUse[] = [
+    ...Object.entries(file.algorithms).map(([name, e]): ModuleUse => ({
+      module: e.module,
+      topology: e.topology,
+      params: e.params ?? {},
+      at: (p, how = 'value') => inFile(['algorithms', name, ...p], how),
+    })),
+    run,
+  ];
+
+  // 2. names and paths
+  const problems: ConfigProblem[] = [];
+  const urls = new Map<ModuleUse, string>();
+  for (const use of uses) {
+    const where = use.at(['module']);
+    const base = where.file === SET_SOURCE ? process.cwd() : fileDir;
+    const url = moduleUrl(use.module, base, problems, where);
+    if (url !== undefined) urls.set(use, url);
+  }
+  if (problems.length > 0) fail(problems);
+
+  // 3. load and check each module once, in file order
+  const modules = new Map<string, AlgorithmModule>();
+  for (const use of uses) {
+    const url = urls.get(use) as string;
+    if (modules.has(url)) continue;
+    try {
+      modules.set(url, await loadAlgorithmModule(url));
+    } catch (e) {
+      if (e instanceof KernbenchError && (e.code === 'ERR_MODULE_LOAD' || e.code === 'ERR_MODULE_CONTRACT')) {
+        throw new KernbenchError(e.code, `${formatConfigProblem({ ...use.at(['module']), message: e.message })}`);
+      }
+      throw e;
+    }
+  }
+
+  // 4. topology and params of every use
+  const parsed = new Map<ModuleUse, Record<string, unknown>>();
+  for (const use of uses) {
+    const { meta } = modules.get(urls.get(use) as string) as AlgorithmModule;
+    if (!meta.topologies.includes(use.topology)) {
+      problems.push({ ...use.at(['topology']), message: `module '${use.module}' accepts topology ${meta.topologies.join('|')}, got '${use.topology}'` });
+      continue;
+    }
+    const params = parseParams(meta, use, problems);
+    if (params === undefined) continue;
+    try {
+      arrangementFor(meta, use.module, use.topology, params);
+      parsed.set(use, params);
+    } catch (e) {
+      if (!(e instanceof KernbenchError) || e.code !== 'ERR_CONFIG') throw e;
+      problems.push({ ...use.at(['params']), message: e.message });
+    }
+  }
+  if (problems.length > 0) fail(problems);
+
+  // 5. the run's configuration on this topology
+  const url = urls.get(run) as string;
+  const { meta } = modules.get(url) as AlgorithmModule;
+  const sips = topo.topology.system.sips.count;
+  const worldSize = ccl.world_size ?? sips;
+  if (worldSize > sips) {
+    problems.push({ ...run.at(['world_size']), message: `expected at most the SIP count of topology '${topo.name}' (system.sips.count = ${sips}), got ${worldSize}` });
+  } else if (meta.arrangement === 'logical') {
+    const m = new Machine(topo.topology);
+    const grid = logicalGridProblem(m, ccl.topology, worldSize);
+    if (grid !== undefined) {
+      const at = m.sipKind === 'ring_1d' || ccl.world_size === undefined ? run.at(['topology']) : run.at(['world_size']);
+      problems.push({ ...at, message: `module '${ccl.module}' on topology '${topo.name}': ${grid}` });
+    }
+  }
+  if (problems.length > 0) fail(problems);
+  return { ...ccl, params: parsed.get(run) as Record<string, unknown>, module_url: url };
+}
+
+/** The file URL `module` names (a shipped name or a path from `base`), or undefined after pushing a problem. */
+function moduleUrl(module: string, base: string, problems: ConfigProblem[], where: Omit<ConfigProblem, 'message'>): string | undefined {
+  if (isPathLike(module)) {
+    try {
+      return userModuleUrl(module, base, 'module');
+    } catch (e) {
+      if (!(e instanceof KernbenchError) || e.code !== 'ERR_MODULE_LOAD') throw e;
+      problems.push({ ...where, message: e.message.replace(/^module: /, '') });
+      return undefined;
+    }
+  }
+  const url = shippedAlgorithmUrl(module);
+  if (url === undefined) {
+    problems.push({ ...where, message: `unknown algorithm module; expected one of ${shippedAlgorithmNames().join('|')} or a path to a .ts, .mts, .js or .mjs file, got ${formatReceived(module)}` });
+  }
+  return url;
+}
+
+/** `use.params` parsed by the module's schema (defaults filled in), or undefined after pushing problems. */
+function parseParams(meta: AlgorithmMeta, use: ModuleUse, problems: ConfigProblem[]): Record<string, unknown> | undefined {
+  const schema = meta.params;
+  if (schema === undefined) {
+    const keys = Object.keys(use.params);
+    for (const k of keys) problems.push({ ...use.at(['params', k], 'key'), message: `module '${use.module}' takes no params, got unknown key '${k}'` });
+    return keys.length > 0 ? undefined : {};
+  }
+  // Unknown keys are mistakes (a misspelt `root` would silently mean the default).
+  const strict = (typeof schema.strict === 'function' ? schema.strict() : schema) as ParamsSchema;
+  const result = strict.safeParse(use.params, { reportInput: true });
+  if (result.success) return result.data as Record<string, unknown>;
+  const locate: Locator = (path, how) => use.at(['params', ...path], how);
+  problems.push(...issueProblems(result.error.issues, strict as z.ZodType, locate));
+  return undefined;
+}
