@@ -4,14 +4,31 @@
 // buffer of that size with the configured algorithm, and the table reports
 // the time, the algorithm bandwidth (size / time) and the bus bandwidth
 // (algbw * 2(n-1)/n, comparable across rank counts), with #wrong elements.
+//
+// Device memory is not reused within a run, so every size of the sweep is
+// allocated once on each rank: the sweep is refused before any rank starts
+// when the sum of its sizes does not fit (see fitsInMemory).
 import type { BenchContext, BenchResult } from '../lib/bench/contract.js';
-import { bytesPerElement, type DType } from '../lib/dtype/index.js';
-import type { ReduceOp } from '../lib/ccl/reduce-op.js';
+import { defineBench, z } from '../lib/bench/define.js';
+import { DEFAULT_ARENA_BYTES } from '../lib/sync/plan.js';
+import { bytesPerElement, DTYPES, type DType } from '../lib/dtype/index.js';
+import { REDUCE_OPS, type ReduceOp } from '../lib/ccl/reduce-op.js';
 import { UsageError } from '../lib/errors.js';
 import type { Torch } from '../lib/host/torch.js';
 import { tabulate, tabulateF32 } from '../lib/tabulate.js';
 
-export const description = 'nccl-tests style all-reduce table over sizes: time (virtual us), algbw, busbw, #wrong (--min-bytes --max-bytes --step-factor --op --dtype)';
+/** The largest --max-bytes: the session's arena, the host memory that backs every device (lib/sync/plan.ts). */
+export const MAX_BYTES_CAP = DEFAULT_ARENA_BYTES;
+
+export const options = z
+  .object({
+    minBytes: z.number().int().positive().default(8).describe('smallest buffer size in bytes'),
+    maxBytes: z.number().int().positive().max(MAX_BYTES_CAP, `at most ${MAX_BYTES_CAP} (1 GiB, the session's memory arena)`).default(1 << 20).describe('largest buffer size in bytes'),
+    stepFactor: z.number().gt(1).default(2).describe('multiply the size by this between rows'),
+    op: z.enum(REDUCE_OPS).default('sum').describe('reduction'),
+    dtype: z.enum(DTYPES).default('f32').describe('element type'),
+  })
+  .refine((o) => o.minBytes <= o.maxBytes, { message: '--min-bytes must not exceed --max-bytes' });
 
 /** Each rank's input value for element i: small integers, so sums and products are exact in every dtype. */
 const input = (rank: number, i: number): number => ((rank + i) % 3) + 1;
@@ -64,28 +81,34 @@ export async function worker(rank: number, sizes: number[], dtype: DType, op: Re
   return { rows, out: last };
 }
 
-function num(ctx: BenchContext, key: string, dflt: number): number {
-  const v = ctx.config.options?.[key];
-  if (v === undefined) return dflt;
-  const n = Number(v);
-  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`--${key} takes a positive number, got '${v}'`);
-  return n;
+/** Refuse a sweep whose buffers (every size once per rank: memory is not reused within a run) do not fit, with the figures. */
+function fitsInMemory(torch: Torch, sizes: number[], ws: number): void {
+  const perRank = sizes.reduce((a, b) => a + Math.ceil(b / 64) * 64, 0); // the allocator's 64-byte alignment
+  const hbm = torch.spec.timing.memory.hbm.bytes;
+  const arena = torch.host.env.plan.dims.arenaBytes;
+  if (perRank > hbm || perRank * ws > arena) {
+    throw new UsageError(
+      `the sizes from --min-bytes to --max-bytes (${sizes.length} of them, each allocated once per rank: memory is not reused within a run) need ${perRank} bytes of device memory per rank and ${perRank * ws} over ${ws} ranks, but a cube's HBM holds ${hbm} and the session arena ${arena} for all ranks; got --max-bytes ${sizes[sizes.length - 1]}`,
+    );
+  }
 }
 
-export async function run(torch: Torch, ctx: BenchContext): Promise<BenchResult[]> {
-  const dtype = ctx.config.dtype ?? 'f32';
+export default defineBench({
+  description: 'nccl-tests style all-reduce table over sizes: time (virtual us), algbw, busbw, #wrong',
+  options,
+  run,
+});
+
+async function run(torch: Torch, ctx: BenchContext<z.output<typeof options>>): Promise<BenchResult[]> {
+  const { dtype, op, minBytes, maxBytes, stepFactor: factor } = ctx.options;
   const bpe = bytesPerElement(dtype);
-  const op = (ctx.config.options?.op ?? 'sum') as ReduceOp;
-  const minBytes = num(ctx, 'min-bytes', 8);
-  const maxBytes = num(ctx, 'max-bytes', 1 << 20);
-  const factor = num(ctx, 'step-factor', 2);
-  if (factor <= 1) throw new UsageError(`--step-factor must be > 1, got ${factor}`);
   const ws = ctx.ccl.world_size ?? torch.spec.system.sips.count;
   const sizes: number[] = [];
   for (let b = minBytes; b <= maxBytes; b *= factor) {
     const aligned = Math.max(bpe * ws, Math.floor(b / bpe) * bpe);
     if (sizes[sizes.length - 1] !== aligned) sizes.push(aligned);
   }
+  fitsInMemory(torch, sizes, ws);
   const ranks = (await torch.multiprocessing.spawn(worker, { args: [sizes, dtype, op, ctx.config.noData ?? false], nprocs: ws })) as { rows: Row[]; out: Float32Array }[];
   const lines = [
     `# all_reduce_perf (virtual time): ${ctx.ccl.algorithm} on ${torch.topologyName}, ${ws} ranks, ${dtype}, op ${op}`,

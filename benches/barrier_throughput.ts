@@ -8,12 +8,16 @@
 // one minute to the next, so only runs of the same seconds compare.
 // Wall time is measured here, in a bench, never in a test.
 import type { BenchContext, BenchResult } from '../lib/bench/contract.js';
+import { defineBench } from '../lib/bench/define.js';
 import { median } from '../lib/bench/stats.js';
 import { KernbenchError } from '../lib/errors.js';
 import type { Torch } from '../lib/host/torch.js';
 import { bareBarrier } from './barrier/bare-barriers.js';
 
-export const description = 'barrier latency: the host barrier (one thread per rank) vs the same Atomics counter on bare threads vs a postMessage barrier, 2/4/8/16 participants';
+export default defineBench({
+  description: 'barrier latency: the host barrier (one thread per rank) vs the same Atomics counter on bare threads vs a postMessage barrier, 2/4/8/16 participants',
+  evaluate,
+});
 
 const SIZES = [2, 4, 8, 16];
 /** Barriers per timed run (each contender), and timed rounds after one warm-up round. */
@@ -47,10 +51,9 @@ export async function worker(rank: number, count: number, torch: Torch): Promise
   return { t0, t1: performance.timeOrigin + performance.now() };
 }
 
-
 const us = (ms: number, count: number): number => (ms * 1000) / count;
 
-export async function evaluate(ctx: BenchContext): Promise<BenchResult[]> {
+async function evaluate(ctx: BenchContext): Promise<BenchResult[]> {
   const sizes = intsFromEnv('KERNBENCH_BARRIER_SIZES', SIZES, 2);
   const [count, rounds] = intsFromEnv('KERNBENCH_BARRIER_RUNS', [COUNT, ROUNDS], 1);
   if (rounds === undefined) throw new KernbenchError('ERR_CONFIG', `KERNBENCH_BARRIER_RUNS must be "barriers,rounds", got '${process.env.KERNBENCH_BARRIER_RUNS}'`);

@@ -4,10 +4,19 @@
 // CCL rank r's tensor holds r + 1; after a sum every element of every rank
 // must equal ws(ws + 1)/2.
 import type { BenchContext, BenchResult } from '../lib/bench/contract.js';
-import type { DType } from '../lib/dtype/index.js';
+import { defineBench, z } from '../lib/bench/define.js';
+import { DTYPES, type DType } from '../lib/dtype/index.js';
 import type { Torch } from '../lib/host/torch.js';
 
-export const description = 'all-reduce (ccl.yaml algorithm) through spawn -> initProcessGroup -> allReduce, every element checked on every rank';
+const options = z.object({
+  dtype: z.enum(DTYPES).default('f16').describe('element type'),
+});
+
+export default defineBench({
+  description: 'all-reduce (ccl.yaml algorithm) through spawn -> initProcessGroup -> allReduce, every element checked on every rank',
+  options,
+  run,
+});
 
 /** Largest n such that every integer in [0, n] is exact in the dtype (f32's 2^24 is beyond any world size here). */
 const EXACT_INTEGERS: Partial<Record<DType, number>> = { f16: 2048, bf16: 256 };
@@ -37,10 +46,10 @@ export async function worker(rank: number, worldSize: number, nElem: number, dty
   return { rank, critNs: work.critNs, wrong, mean: sum / nElem, values: out.data };
 }
 
-export async function run(torch: Torch, ctx: BenchContext): Promise<BenchResult[]> {
+async function run(torch: Torch, ctx: BenchContext<z.output<typeof options>>): Promise<BenchResult[]> {
   const ws = ctx.ccl.world_size ?? torch.spec.system.sips.count;
   const nElem = ctx.ccl.n_elem;
-  const dtype = ctx.config.dtype ?? 'f16';
+  const dtype = ctx.options.dtype;
   const noData = ctx.config.noData ?? false;
   const ranks = (await torch.multiprocessing.spawn(worker, { args: [ws, nElem, dtype, noData], nprocs: ws })) as RankResult[];
   const algo = ctx.ccl.algorithm;

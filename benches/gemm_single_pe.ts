@@ -8,15 +8,26 @@
 // so its peak is half. Achieved = 2 M N K / crit_ns; crit_ns includes loading
 // x and w from HBM and storing y, so small GEMMs sit well below peak.
 import type { BenchContext, BenchResult } from '../lib/bench/contract.js';
+import { defineBench, z } from '../lib/bench/define.js';
 import { DPPolicy } from '../lib/host/dp-policy.js';
 import type { Torch } from '../lib/host/torch.js';
 import type { Topology } from '../lib/config/topology-schema.js';
-import type { DType } from '../lib/dtype/index.js';
 import { gemm } from '../lib/tp/gemm-kernel.js';
 import { matmul, rounded, seededValues, ulp, type FloatDType } from '../lib/tp/reference.js';
-import { KernbenchError, UsageError } from '../lib/errors.js';
+import { KernbenchError } from '../lib/errors.js';
 
-export const description = 'one GEMM (64x64x64) on one PE through tl.load/dot/store, checked against a JS matmul; crit_ns and achieved vs peak FLOP/s';
+/** The element types of the matrix unit (i32 has no GEMM path). */
+export const GEMM_DTYPES = ['f16', 'bf16', 'f32'] as const satisfies readonly FloatDType[];
+
+const options = z.object({
+  dtype: z.enum(GEMM_DTYPES).default('f16').describe('element type of x, w and y'),
+});
+
+export default defineBench({
+  description: 'one GEMM (64x64x64) on one PE through tl.load/dot/store, checked against a JS matmul; crit_ns and achieved vs peak FLOP/s',
+  options,
+  run,
+});
 
 const M = 64;
 const N = 64;
@@ -86,8 +97,8 @@ export async function measureGemm(torch: Torch, opts: { m: number; n: number; k:
   return { m, n, k, dtype, pes, critNs, achievedGflops: (2 * m * n * k) / critNs, peakGflops: peakGflops(torch.spec, dtype, pes), wrong, maxUlps, y: got };
 }
 
-export async function run(torch: Torch, ctx: BenchContext): Promise<BenchResult[]> {
-  const dtype = floatDType(ctx.config.dtype ?? 'f16', ctx.bench);
+async function run(torch: Torch, ctx: BenchContext<z.output<typeof options>>): Promise<BenchResult[]> {
+  const dtype = ctx.options.dtype;
   const p = await measureGemm(torch, { m: M, n: N, k: K, dtype });
   const pct = (100 * p.achievedGflops) / p.peakGflops;
   return [
@@ -108,12 +119,6 @@ export async function run(torch: Torch, ctx: BenchContext): Promise<BenchResult[
       extra: { achieved_gflops: round3(p.achievedGflops), peak_gflops: p.peakGflops, peak_pct: round3(pct), max_error_ulps: round3(p.maxUlps) },
     },
   ];
-}
-
-/** The --dtype of a GEMM bench; i32 (no matrix-unit path) is a usage error. */
-export function floatDType(d: DType, bench: string): FloatDType {
-  if (d === 'i32') throw new UsageError(`${bench} runs f16, bf16 or f32, got --dtype ${d}`);
-  return d;
 }
 
 export function round3(v: number): number {

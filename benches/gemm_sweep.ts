@@ -5,11 +5,20 @@
 // tensor goes into the digest. Achieved GFLOP/s rise with size as the fixed
 // HBM load/store latencies are amortised over more MACs.
 import type { BenchContext, BenchResult } from '../lib/bench/contract.js';
+import { defineBench, z } from '../lib/bench/define.js';
 import type { Torch } from '../lib/host/torch.js';
 import type { FloatDType } from '../lib/tp/reference.js';
-import { floatDType, measureGemm, round3, type GemmPoint } from './gemm_single_pe.js';
+import { GEMM_DTYPES, measureGemm, round3, type GemmPoint } from './gemm_single_pe.js';
 
-export const description = 'GEMM sweep: (M, N, K) in {16,64,256} x {64,256} x {64,256} x f16/bf16/f32 on one PE, and 256^3 split over 4 PEs; crit_ns, GFLOP/s, % of peak';
+const options = z.object({
+  dtype: z.enum(GEMM_DTYPES).optional().describe('only this element type (default: f16, bf16 and f32)'),
+});
+
+export default defineBench({
+  description: 'GEMM sweep: (M, N, K) in {16,64,256} x {64,256} x {64,256} x f16/bf16/f32 on one PE, and 256^3 split over 4 PEs; crit_ns, GFLOP/s, % of peak',
+  options,
+  run,
+});
 
 const MS = [16, 64, 256];
 const NS = [64, 256];
@@ -18,8 +27,8 @@ const DTYPES: FloatDType[] = ['f16', 'bf16', 'f32'];
 /** The column-split rows: the largest shape over this many PEs. */
 const SPLIT_PES = 4;
 
-export async function run(torch: Torch, ctx: BenchContext): Promise<BenchResult[]> {
-  const dtypes = ctx.config.dtype === undefined ? DTYPES : [floatDType(ctx.config.dtype, ctx.bench)];
+async function run(torch: Torch, ctx: BenchContext<z.output<typeof options>>): Promise<BenchResult[]> {
+  const dtypes: FloatDType[] = ctx.options.dtype === undefined ? DTYPES : [ctx.options.dtype];
   const points: GemmPoint[] = [];
   for (const dtype of dtypes) {
     for (const m of MS) for (const n of NS) for (const k of KS) points.push(await measureGemm(torch, { m, n, k, dtype }));

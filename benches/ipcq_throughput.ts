@@ -15,13 +15,17 @@
 import { availableParallelism, loadavg } from 'node:os';
 import { MessageChannel } from 'node:worker_threads';
 import type { BenchContext, BenchResult } from '../lib/bench/contract.js';
+import { defineBench } from '../lib/bench/define.js';
 import { dirIndex, ringId, type LayoutDims } from '../lib/shm/layout.js';
 import { SharedState } from '../lib/shm/shared-state.js';
 import { BenchWorker } from './ipcq/bench-worker.js';
 import type { RunSpec } from './ipcq/messages.js';
 import { fillPattern, stamp, stampMatches, words } from './ipcq/payload.js';
 
-export const description = 'IPCQ ring vs postMessage vs the TypedArray.set copy ceiling, producer and consumer threads, 64 B and 64 KiB messages';
+export default defineBench({
+  description: 'IPCQ ring vs postMessage vs the TypedArray.set copy ceiling, producer and consumer threads, 64 B and 64 KiB messages',
+  evaluate,
+});
 
 const COMMAND = 'node bin/kernbench.js run --bench ipcq_throughput';
 
@@ -270,7 +274,7 @@ async function measureSize(ctx: BenchContext, prod: BenchWorker, cons: BenchWork
   };
 }
 
-export async function evaluate(ctx: BenchContext): Promise<BenchResult[]> {
+async function evaluate(ctx: BenchContext): Promise<BenchResult[]> {
   const prod = new BenchWorker('ipcq-producer');
   const cons = new BenchWorker('ipcq-consumer');
   try {

@@ -9,6 +9,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BenchContext, BenchResult } from '../lib/bench/contract.js';
+import { defineBench } from '../lib/bench/define.js';
 import { latencyChart, topologyDiagram } from '../lib/bench/plots.js';
 import { loadTopology } from '../lib/config/load.js';
 import { PROJECT_ROOT, topologyPath } from '../lib/config/paths.js';
@@ -18,7 +19,10 @@ import { worker } from './ccl_allreduce.js';
 
 export { worker };
 
-export const description = 'seed milestone harness: all-reduce latency sweep (ring_1d 6, torus 2x3, mesh 2x3) and buffer-kind sweep (torus 3x2) -> out/milestone_ccl/ summary.csv + SVG plots';
+export default defineBench({
+  description: 'seed milestone harness: all-reduce latency sweep (ring_1d 6, torus 2x3, mesh 2x3) and buffer-kind sweep (torus 3x2) -> out/milestone_ccl/ summary.csv + SVG plots',
+  evaluate,
+});
 
 const N_ELEMS = [8, 32, 64, 128, 512, 1024, 2048, 4096, 8192, 16384, 32768, 49152];
 const LATENCY = [
@@ -41,7 +45,7 @@ interface Point {
 
 export const OUT_DIR = join(PROJECT_ROOT, 'out', 'milestone_ccl');
 
-export async function evaluate(ctx: BenchContext): Promise<BenchResult[]> {
+async function evaluate(ctx: BenchContext): Promise<BenchResult[]> {
   const sizes = process.env.KERNBENCH_MILESTONE_SIZES ? process.env.KERNBENCH_MILESTONE_SIZES.split(',').map(Number) : N_ELEMS;
   const fast = process.env.KERNBENCH_FAST === '1';
   const pointsDir = join(OUT_DIR, 'points');
@@ -64,7 +68,7 @@ export async function evaluate(ctx: BenchContext): Promise<BenchResult[]> {
     }
     const ws = loadTopology(topologyPath(p.topology)).system.sips.count;
     const run = await ctx.session(
-      { topology: p.topology, algorithm: p.algorithm, dtype: 'f16', sets: [`ccl.n_elem=${p.nElem}`, `ccl.buffer_kind=${p.bufferKind}`] },
+      { topology: p.topology, algorithm: p.algorithm, sets: [`ccl.n_elem=${p.nElem}`, `ccl.buffer_kind=${p.bufferKind}`] },
       (torch: Torch) => torch.multiprocessing.spawn(worker, { args: [ws, p.nElem, 'f16', ctx.config.noData ?? false], nprocs: ws }) as Promise<{ critNs: number; wrong: number }[]>,
     );
     const point: Point = { ...p, worldSize: ws, critNs: Math.max(...run.value.map((r) => r.critNs)), ok: run.value.every((r) => r.wrong === 0), digest: run.digest };

@@ -12,6 +12,7 @@
 // minute to the next, so only runs of the same seconds compare.
 // Wall time is measured here, in a bench, never in a test.
 import type { BenchContext, BenchResult } from '../lib/bench/contract.js';
+import { defineBench } from '../lib/bench/define.js';
 import { median } from '../lib/bench/stats.js';
 import { KernbenchError } from '../lib/errors.js';
 import type { Torch } from '../lib/host/torch.js';
@@ -19,7 +20,10 @@ import type { ThreadLayout } from '../lib/sync/plan.js';
 import { bareRing } from './sim/bare-ring.js';
 import { modelFloor } from './sim/model-floor.js';
 
-export const description = 'simulator speed: ring all-reduce on an ideal ring of 8/64/256 PEs, 64 KiB per rank, IPCQ messages per wall-second under --threads 1, 2 and rank, against a bare Atomics ring and a one-thread model';
+export default defineBench({
+  description: 'simulator speed: ring all-reduce on an ideal ring of 8/64/256 PEs, 64 KiB per rank, IPCQ messages per wall-second under --threads 1, 2 and rank, against a bare Atomics ring and a one-thread model',
+  evaluate,
+});
 
 const BYTES_PER_RANK = 64 * 1024;
 const RING_SIZES = [8, 64, 256];
@@ -56,7 +60,6 @@ export interface RankRun {
    */
   usage: { cpuUs: number; sleeps: number } | null;
 }
-
 
 function usageNow(): { cpuUs: number; sleeps: number } {
   const u = process.resourceUsage();
@@ -105,7 +108,7 @@ interface PairedRun {
   floorMs: number;
 }
 
-export async function evaluate(ctx: BenchContext): Promise<BenchResult[]> {
+async function evaluate(ctx: BenchContext): Promise<BenchResult[]> {
   const sizes = process.env.KERNBENCH_SIM_SIZES ? process.env.KERNBENCH_SIM_SIZES.split(',').map(Number) : RING_SIZES;
   if (!sizes.every((p) => Number.isInteger(p) && p >= 2)) {
     throw new KernbenchError('ERR_CONFIG', `KERNBENCH_SIM_SIZES must be ring sizes (integers >= 2) separated by commas, got '${process.env.KERNBENCH_SIM_SIZES}'`);

@@ -16,14 +16,23 @@
 // JS with dtype rounding between the layers, and the ranks must agree bit for
 // bit (they all hold the all-reduce's one result).
 import type { BenchContext, BenchResult } from '../lib/bench/contract.js';
+import { defineBench, z } from '../lib/bench/define.js';
 import type { Torch } from '../lib/host/torch.js';
 import { defineKernel } from '../lib/kernel/define.js';
 import type { TensorDesc } from '../lib/shm/tensor-desc.js';
 import { ColumnParallelLinear, RowParallelLinear, parallelState } from '../lib/tp/index.js';
 import { matmul, rounded, seededValues, unitRoundoff, type FloatDType } from '../lib/tp/reference.js';
-import { floatDType } from './gemm_single_pe.js';
+import { GEMM_DTYPES } from './gemm_single_pe.js';
 
-export const description = 'tensor-parallel MLP (ColumnParallelLinear H->4H, ReLU, RowParallelLinear 4H->H, one all-reduce) on every SIP, checked against a single-device JS reference';
+const options = z.object({
+  dtype: z.enum(GEMM_DTYPES).default('f16').describe('element type of weights, activations and output'),
+});
+
+export default defineBench({
+  description: 'tensor-parallel MLP (ColumnParallelLinear H->4H, ReLU, RowParallelLinear 4H->H, one all-reduce) on every SIP, checked against a single-device JS reference',
+  options,
+  run,
+});
 
 export interface MlpDims {
   /** Tokens (rows of x). */
@@ -116,8 +125,8 @@ export async function worker(rank: number, d: MlpDims, dtype: FloatDType, torch:
   return { rank, forwardNs, y: out.data };
 }
 
-export async function run(torch: Torch, ctx: BenchContext): Promise<BenchResult[]> {
-  const dtype = floatDType(ctx.config.dtype ?? 'f16', ctx.bench);
+async function run(torch: Torch, ctx: BenchContext<z.output<typeof options>>): Promise<BenchResult[]> {
+  const dtype = ctx.options.dtype;
   const ws = torch.spec.system.sips.count;
   const d = MLP_DIMS;
   const ranks = (await torch.multiprocessing.spawn(worker, { args: [d, dtype], nprocs: ws })) as RankResult[];

@@ -3,75 +3,83 @@
 //   0 everything ran and every result is ok
 //   1 a bench result is not ok, or the run failed (kernel error, deadlock, ...)
 //   2 usage or configuration error (no stack trace)
-import { writeFileSync } from 'node:fs';
+import { closeSync, openSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { DEFAULT_CCL_FILE, DEFAULT_TOPOLOGY, listTopologies, topologyPath } from '../lib/config/paths.js';
 import { loadCclFile, loadTopology } from '../lib/config/load.js';
 import { algorithmCatalog } from '../lib/ccl/catalog.js';
 import { paramsLine } from '../lib/ccl/define-algorithm.js';
 import { resolveRunCcl } from '../lib/ccl/resolve.js';
-import { isDType, DTYPES, type DType } from '../lib/dtype/index.js';
 import { KernbenchError, UsageError } from '../lib/errors.js';
 import type { BenchResult, RunConfig } from '../lib/bench/contract.js';
-import { listBenches, loadBench } from '../lib/bench/registry.js';
-import { runBench } from '../lib/bench/runner.js';
+import { optionInfos, optionsHelp } from '../lib/bench/options.js';
+import { listBenches, loadBench, type LoadedBench } from '../lib/bench/registry.js';
+import { benchOptions, runBench } from '../lib/bench/runner.js';
 import { parseAxis, runSweep } from '../lib/bench/sweep.js';
 import { DEFAULT_THREADS, parseThreadLayout } from '../lib/sync/plan.js';
 import { jitterSeedFromEnv } from '../lib/sync/jitter.js';
 import { ThreadResources } from '../lib/session/session.js';
-import { REDUCE_OPS } from '../lib/ccl/reduce-op.js';
 
 const HELP = `kernbench — a deterministic, multi-threaded simulator of a multi-chip AI accelerator
 
 Usage:
-  kernbench run --bench NAME [options]   run a bench and print its results
-  kernbench sweep --bench NAME --over PATH=V1,V2,... [--over ...] [options]
+  kernbench run --bench B [options] [bench options]
+                                         run a bench and print its results
+  kernbench run --bench B --help         the bench's own options, with their defaults
+  kernbench sweep --bench B --over PATH=V1,V2,... [--over ...] [options] [bench options]
                                          run a bench at every point of a grid of --set values; one table
-  kernbench list                         list benches and topologies
+  kernbench list                         list benches (with their options), topologies and algorithms
   kernbench validate [--topology F] [--ccl F] [--set k=v ...]
                                          check configuration files and report every problem
   kernbench --help
 
 Options for run:
-  --bench NAME        bench to run (see 'kernbench list')
+  --bench B           a shipped bench's name (see 'kernbench list'), or the path of a bench
+                      module (.ts, .mts, .js, .mjs; absolute or relative to the current directory)
   --topology F        topology name in topologies/ or a path (default: ${DEFAULT_TOPOLOGY})
   --ccl F             CCL file (default: topologies/ccl.yaml)
   --algorithm NAME    algorithm entry of the CCL file (default: its defaults.algorithm)
   --threads L         rank (one executor per SIP, default) | pe (one per PE) | N (N executors; 1 is the reference)
-  --dtype T           element type for benches that take one: ${DTYPES.join('|')}
   --over PATH=V1,V2   (sweep) an axis of the grid: a --set path and its values; repeatable
   --set PATH=VALUE    override any topology field (system.sips.count=4) or CCL field (ccl.n_slots=1); repeatable
   --json              one JSON object per result on stdout
-  --min-bytes N, --max-bytes N, --step-factor F, --op OP
-                      size sweep and reduction of allreduce_perf (nccl-tests style)
   --no-data           timing only: kernels move and compute no data (same crit_ns; results are not checked)
-  --csv FILE          write the sweep table of a sweep bench (allreduce_perf, gemm_sweep, milestone_ccl) as CSV
+  --csv FILE          write the table of a sweep bench (allreduce_perf, gemm_sweep, milestone_ccl) as CSV
   --trace FILE        write a Chrome trace (open in ui.perfetto.dev): a track per PE, IPCQ flow arrows, host spans
+
+Bench options:
+  Each bench declares its own (--dtype, --min-bytes, ...): 'kernbench run --bench B --help' lists
+  them with their defaults, and so does 'kernbench list'.
 
 Environment:
   KERNBENCH_JITTER=SEED   inject seeded random yields/sleeps at every synchronisation point
                           (results must not change: the determinism contract)
 `;
 
+/** The flags kernbench itself takes; a bench's own flags come from its options schema (lib/bench/options.ts). */
 const RUN_OPTIONS = {
   bench: { type: 'string' },
   topology: { type: 'string' },
   ccl: { type: 'string' },
   algorithm: { type: 'string' },
   threads: { type: 'string' },
-  dtype: { type: 'string' },
   set: { type: 'string', multiple: true },
   over: { type: 'string', multiple: true },
   json: { type: 'boolean' },
   trace: { type: 'string' },
   csv: { type: 'string' },
   'no-data': { type: 'boolean' },
-  'min-bytes': { type: 'string' },
-  'max-bytes': { type: 'string' },
-  'step-factor': { type: 'string' },
-  op: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
+
+type CommonFlag = keyof typeof RUN_OPTIONS;
+type FlagTable = Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }>;
+type Values = Partial<Record<string, string | string[] | boolean>>;
+
+const RUN_FLAGS: CommonFlag[] = ['bench', 'topology', 'ccl', 'algorithm', 'threads', 'set', 'json', 'trace', 'csv', 'no-data', 'help'];
+const SWEEP_FLAGS: CommonFlag[] = ['bench', 'over', 'topology', 'ccl', 'algorithm', 'threads', 'set', 'json', 'csv', 'no-data', 'help'];
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -93,32 +101,118 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-function parse(args: string[], allowed: (keyof typeof RUN_OPTIONS)[]) {
-  const options = Object.fromEntries(allowed.map((k) => [k, RUN_OPTIONS[k]])) as Partial<typeof RUN_OPTIONS>;
+function parse(args: string[], allowed: CommonFlag[]): Values {
+  return parseFlags(args, Object.fromEntries(allowed.map((k) => [k, RUN_OPTIONS[k]])) as FlagTable);
+}
+
+/** Parse `args` against `table` (strict: an unknown flag or a stray argument is a usage error naming the known flags). */
+function parseFlags(args: string[], table: FlagTable): Values {
   try {
-    return parseArgs({ args, options, strict: true, allowPositionals: false }).values as Partial<Record<keyof typeof RUN_OPTIONS, string | string[] | boolean>>;
+    return parseArgs({ args: joinDashValues(args, table), options: table, strict: true, allowPositionals: false }).values as Values;
   } catch (e) {
-    const flags = allowed.map((k) => `--${k}`).join(', ');
-    throw new UsageError(`${(e as Error).message.replace(/\. To specify.*$/s, '')}; known flags: ${flags}`);
+    const err = e as NodeJS.ErrnoException;
+    const flags = Object.keys(table).map((k) => `--${k}`).join(', ');
+    const quoted = /'([^']*)'/.exec(err.message)?.[1] ?? '';
+    if (err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw new UsageError(`unknown flag; known flags: ${flags}, got '${quoted}'`);
+    if (err.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') throw new UsageError(`unexpected argument (flags are --name value); known flags: ${flags}, got '${quoted}'`);
+    const first = err.message.split('\n')[0].replace(/\. (To specify|Did you).*$/s, '');
+    throw new UsageError(`${first}; known flags: ${flags}`);
   }
 }
 
-type Values = ReturnType<typeof parse>;
+/**
+ * `--threads -1` as `--threads=-1`: a value that starts with a dash and a digit is
+ * the flag's value (a negative number to refuse with the flag's own message), not a
+ * flag; node's parser would otherwise call it ambiguous.
+ */
+function joinDashValues(args: string[], table: FlagTable): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    const takesValue = a.startsWith('--') && !a.includes('=') && table[a.slice(2)]?.type === 'string';
+    if (takesValue && i + 1 < args.length && /^-[\d.]/.test(args[i + 1])) {
+      out.push(`${a}=${args[i + 1]}`);
+      i++;
+    } else out.push(a);
+  }
+  return out;
+}
+
+/** The value of --bench (and whether --help was given) before the bench's own flags are known. */
+function prescan(args: string[]): { bench: string | undefined; help: boolean } {
+  let bench: string | undefined;
+  let help = false;
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--bench') bench = args[++i];
+    else if (args[i].startsWith('--bench=')) bench = args[i].slice('--bench='.length);
+    else if (args[i] === '--help' || args[i] === '-h') help = true;
+    else if (args[i] === '--') break;
+  }
+  return { bench, help };
+}
+
+interface BenchArgs {
+  loaded: LoadedBench;
+  values: Values;
+  /** The bench's options as given on the command line, by field name. */
+  options: Record<string, string | boolean>;
+}
+
+/**
+ * Load the bench named by --bench and parse `args` against the common flags in
+ * `common` plus the bench's own flags (from its options schema).
+ */
+async function parseBenchArgs(command: 'run' | 'sweep', args: string[], common: CommonFlag[]): Promise<BenchArgs | 'help'> {
+  const { bench, help } = prescan(args);
+  if (bench === undefined || bench === '') {
+    if (help) return 'help';
+    throw new UsageError(`${command} needs --bench NAME or --bench PATH; known: ${listBenches().join(', ')}, got none`);
+  }
+  const loaded = await loadBench(bench); // unknown bench or broken module: refused before any thread starts
+  const infos = optionInfos(loaded.bench.options);
+  const table: FlagTable = Object.fromEntries(common.map((k) => [k, RUN_OPTIONS[k]]));
+  for (const o of infos) {
+    if (o.flag in RUN_OPTIONS) {
+      throw new KernbenchError('ERR_MODULE_CONTRACT', `${benchFile(loaded)}: option '${o.field}' would be the flag --${o.flag}, which is kernbench's own; rename it, got '${o.field}'`);
+    }
+    table[o.flag] = { type: o.kind === 'boolean' ? 'boolean' : 'string' };
+  }
+  const values = parseFlags(args, table);
+  const options: Record<string, string | boolean> = {};
+  for (const o of infos) {
+    const v = values[o.flag];
+    if (typeof v === 'string' || typeof v === 'boolean') options[o.field] = v;
+  }
+  return { loaded, values, options };
+}
+
+function benchFile(loaded: LoadedBench): string {
+  return loaded.url.startsWith('file:') ? fileURLToPath(loaded.url) : loaded.url;
+}
+
+/** `kernbench run --bench B --help`: the bench's description and its options with their defaults. */
+function benchHelp(command: 'run' | 'sweep', loaded: LoadedBench): string {
+  const infos = optionInfos(loaded.bench.options);
+  const lines = [
+    `kernbench ${command} --bench ${loaded.name} [options] [bench options]`,
+    `  ${loaded.bench.description}`,
+    '',
+    `Options of ${loaded.name}:`,
+    ...(infos.length > 0 ? optionsHelp(infos) : ['  (none)']),
+    '',
+    `Common options (--topology, --threads, --set, ...): kernbench --help`,
+  ];
+  return `${lines.join('\n')}\n`;
+}
 
 /** The run configuration the flags describe (shared by run and sweep). */
-function configFrom(v: Values): RunConfig {
-  const options: Record<string, string> = {};
-  for (const k of ['min-bytes', 'max-bytes', 'step-factor', 'op'] as const) if (typeof v[k] === 'string') options[k] = v[k] as string;
-  if (options.op !== undefined && !REDUCE_OPS.includes(options.op as (typeof REDUCE_OPS)[number])) throw new UsageError(`--op takes ${REDUCE_OPS.join('|')}, got '${options.op}'`);
-  const dtype = v.dtype as string | undefined;
-  if (dtype !== undefined && !isDType(dtype)) throw new UsageError(`--dtype takes ${DTYPES.join('|')}, got '${dtype}'`);
+function configFrom(v: Values, options: Record<string, unknown>): RunConfig {
   return {
     topology: (v.topology as string | undefined) ?? DEFAULT_TOPOLOGY,
     ccl: (v.ccl as string | undefined) ?? DEFAULT_CCL_FILE,
     threads: v.threads === undefined ? DEFAULT_THREADS : parseThreadLayout(v.threads as string),
     sets: (v.set as string[] | undefined) ?? [],
     algorithm: v.algorithm as string | undefined,
-    dtype: dtype as DType | undefined,
     jitterSeed: jitterSeedFromEnv(),
     trace: v.trace as string | undefined,
     options,
@@ -126,18 +220,61 @@ function configFrom(v: Values): RunConfig {
   };
 }
 
+/**
+ * Refuse an output file the run could not write, before the run: a missing
+ * folder, a folder, a read-only place. Opening is the only honest test (access()
+ * says yes to root on a read-only mount); a file created here is removed again.
+ */
+function checkWritable(flag: string, file: string): void {
+  const path = resolve(file);
+  const refuse = (why: string): never => {
+    throw new UsageError(`--${flag}: cannot write ${path}: ${why}, got '${file}'`);
+  };
+  let existed = true;
+  try {
+    if (statSync(path).isDirectory()) refuse('it is a directory');
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    existed = false;
+  }
+  let fd: number;
+  try {
+    fd = openSync(path, existed ? 'r+' : 'wx');
+  } catch (e) {
+    return refuse(`${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
+  closeSync(fd);
+  if (!existed) unlinkSync(path);
+}
+
+/** Check the bench's options and the output files before any thread starts. */
+function preflight(b: BenchArgs, config: RunConfig): void {
+  benchOptions(b.loaded, config);
+  for (const flag of ['trace', 'csv'] as const) {
+    const file = b.values[flag];
+    if (typeof file === 'string') checkWritable(flag, file);
+  }
+}
+
 async function cmdSweep(args: string[]): Promise<number> {
-  const v = parse(args, ['bench', 'over', 'topology', 'ccl', 'algorithm', 'threads', 'dtype', 'set', 'json', 'csv', 'no-data', 'min-bytes', 'max-bytes', 'step-factor', 'op']);
-  const bench = v.bench as string | undefined;
-  if (!bench) throw new UsageError(`sweep needs --bench NAME; known: ${listBenches().join(', ')}, got none`);
+  const b = await parseBenchArgs('sweep', args, SWEEP_FLAGS);
+  if (b === 'help') {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  if (b.values.help === true) {
+    process.stdout.write(benchHelp('sweep', b.loaded));
+    return 0;
+  }
+  const v = b.values;
   const axes = ((v.over as string[] | undefined) ?? []).map(parseAxis);
   if (axes.length === 0) throw new UsageError('sweep needs at least one --over PATH=V1,V2,..., got none');
-  const config = configFrom(v);
-  await loadBench(bench);
+  const config = configFrom(v, b.options);
+  preflight(b, config);
   const resources = new ThreadResources();
   try {
     const tty = process.stderr.isTTY === true;
-    const table = await runSweep(resources, bench, config, axes, (line) => tty && process.stderr.write(`\r  ${line}   `));
+    const table = await runSweep(resources, b.loaded, config, axes, (line) => tty && process.stderr.write(`\r  ${line}   `));
     if (tty) process.stderr.write('\n');
     if (v.json === true) for (const row of table.rows) process.stdout.write(`${JSON.stringify(Object.fromEntries(table.columns.map((c, i) => [c, row[i]])))}\n`);
     else {
@@ -145,7 +282,7 @@ async function cmdSweep(args: string[]): Promise<number> {
       const widths = table.columns.map((_, c) => Math.max(...cells.map((r) => String(r[c]).length)));
       for (const r of cells) process.stdout.write(`  ${r.map((x, c) => String(x).padStart(widths[c])).join('  ')}\n`);
     }
-    if (typeof v.csv === 'string') writeCsv(v.csv, bench, [{ table: { columns: table.columns, rows: table.rows.map((r) => r.map(String)) } } as BenchResult]);
+    if (typeof v.csv === 'string') writeCsv(v.csv, b.loaded.name, [{ table: { columns: table.columns, rows: table.rows.map((r) => r.map(String)) } } as BenchResult]);
     return table.ok ? 0 : 1;
   } finally {
     await resources.close();
@@ -153,24 +290,27 @@ async function cmdSweep(args: string[]): Promise<number> {
 }
 
 async function cmdRun(args: string[]): Promise<number> {
-  const v = parse(args, ['bench', 'topology', 'ccl', 'algorithm', 'threads', 'dtype', 'set', 'json', 'trace', 'csv', 'no-data', 'min-bytes', 'max-bytes', 'step-factor', 'op', 'help']);
-  if (v.help) {
+  const b = await parseBenchArgs('run', args, RUN_FLAGS);
+  if (b === 'help') {
     process.stdout.write(HELP);
     return 0;
   }
-  const bench = v.bench as string | undefined;
-  if (!bench) throw new UsageError(`run needs --bench NAME; known: ${listBenches().join(', ')}, got none`);
-  const config = configFrom(v);
+  if (b.values.help === true) {
+    process.stdout.write(benchHelp('run', b.loaded));
+    return 0;
+  }
+  const v = b.values;
+  const config = configFrom(v, b.options);
   const json = v.json === true;
-  await loadBench(bench); // unknown bench: usage error before any thread starts
+  preflight(b, config);
   const resources = new ThreadResources();
   try {
     const log = (line: string): void => {
       (json ? process.stderr : process.stdout).write(`${line}\n`);
     };
-    const outcome = await runBench(resources, bench, config, log);
+    const outcome = await runBench(resources, b.loaded, config, log);
     for (const r of outcome.results) printResult(r, json);
-    if (typeof v.csv === 'string') writeCsv(v.csv, bench, outcome.results);
+    if (typeof v.csv === 'string') writeCsv(v.csv, b.loaded.name, outcome.results);
     return outcome.results.every((r) => r.ok) ? 0 : 1;
   } finally {
     await resources.close();
@@ -202,7 +342,11 @@ function printResult(r: BenchResult & { digest: string }, json: boolean): void {
 async function cmdList(args: string[]): Promise<number> {
   parse(args, []);
   process.stdout.write('benches:\n');
-  for (const b of listBenches()) process.stdout.write(`  ${b.padEnd(20)} ${(await loadBench(b)).description}\n`);
+  for (const name of listBenches()) {
+    const { bench } = await loadBench(name);
+    process.stdout.write(`  ${name.padEnd(20)} ${bench.description}\n`);
+    for (const line of optionsHelp(optionInfos(bench.options), ' '.repeat(25))) process.stdout.write(`${line}\n`);
+  }
   process.stdout.write('topologies:\n');
   for (const t of listTopologies()) process.stdout.write(`  ${t}\n`);
   process.stdout.write('algorithms (lib/ccl/algorithms; a ccl.yaml module: names one, or a path to your own):\n');
@@ -234,6 +378,17 @@ async function cmdValidate(args: string[]): Promise<number> {
   return 0;
 }
 
+/** Errors of the invocation or its inputs (flags, configuration files, user modules): exit 2, one message, no stack. */
+const EXIT_2: ReadonlySet<string> = new Set(['ERR_USAGE', 'ERR_CONFIG', 'ERR_MODULE_LOAD', 'ERR_MODULE_CONTRACT']);
+
+/**
+ * A message as safe to print on a terminal: control characters (from a binary file
+ * given as configuration, say) written as \xNN escapes; newlines and tabs kept.
+ */
+function printable(text: string): string {
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
 /** Entry point for bin/kernbench.js: exit codes and error printing (no stack for usage/config). */
 export async function cli(argv: string[]): Promise<void> {
   // `kernbench list | head` closes the pipe early: that is the reader's choice, not an error.
@@ -245,14 +400,14 @@ export async function cli(argv: string[]): Promise<void> {
   try {
     code = await main(argv);
   } catch (e) {
-    if (e instanceof KernbenchError && (e.code === 'ERR_USAGE' || e.code === 'ERR_CONFIG' || e.code === 'ERR_MODULE_LOAD' || e.code === 'ERR_MODULE_CONTRACT')) {
-      process.stderr.write(`kernbench: ${e.message}\n`);
+    if (e instanceof KernbenchError && EXIT_2.has(e.code)) {
+      process.stderr.write(`kernbench: ${printable(e.message)}\n`);
       code = 2;
     } else if (e instanceof KernbenchError) {
-      process.stderr.write(`kernbench: ${e.name} [${e.code}]: ${e.message}\n`);
+      process.stderr.write(`kernbench: ${e.name} [${e.code}]: ${printable(e.message)}\n`);
       code = 1;
     } else {
-      process.stderr.write(`kernbench: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+      process.stderr.write(`kernbench: ${printable(e instanceof Error ? (e.stack ?? e.message) : String(e))}\n`);
       code = 1;
     }
   }

@@ -1,6 +1,6 @@
-// Runs on: main. Owns: what a bench module exports and what it returns.
-//
-// A bench is a module in benches/ exporting `description` and either
+// Runs on: main. Owns: what a bench is given (RunConfig, BenchContext) and what
+// it returns (BenchResult). What a bench module exports is lib/bench/define.ts:
+// a default export made with defineBench, with either
 //   run(torch, ctx)     one session: the bench drives torch like a PyTorch
 //                       script (spawn -> initProcessGroup -> allReduce), or
 //   evaluate(ctx)       an evaluation bench that opens its own sessions (sweeps,
@@ -37,14 +37,22 @@ export interface RunConfig {
   threads: ThreadLayout;
   sets: string[];
   algorithm: string | undefined;
-  dtype: DType | undefined;
+  /**
+   * Shorthand for `options.dtype`, for benches whose schema declares a dtype option
+   * (programmatic callers; the CLI's --dtype is that option's flag).
+   */
+  dtype?: DType | undefined;
   jitterSeed: number | null;
   /** Write a Chrome trace of the (last) session here (--trace). */
   trace?: string;
   /** Timing-only mode (--no-data): same virtual times, no data moved or computed; benches skip their checks. */
   noData?: boolean;
-  /** Bench-specific flags (--min-bytes, --max-bytes, --step-factor, --op), as given. */
-  options?: Record<string, string>;
+  /**
+   * The bench's options by field name (`minBytes`) or flag name (`min-bytes`), as
+   * given: text from the command line or typed values. They are checked against the
+   * bench's schema (lib/bench/options.ts) when it runs; unknown names are refused.
+   */
+  options?: Record<string, unknown>;
 }
 
 export interface SessionRun<T> {
@@ -53,18 +61,15 @@ export interface SessionRun<T> {
   digest: string;
 }
 
-export interface BenchContext {
+export interface BenchContext<O = Record<string, unknown>> {
+  /** The bench's name (a shipped bench) or its file's base name (a user's bench). */
   bench: string;
+  /** The bench's options: its schema's output, defaults applied. */
+  options: O;
   config: RunConfig;
   ccl: ResolvedCcl;
   /** Progress and notes (stderr in --json mode, stdout otherwise). */
   log(line: string): void;
   /** Open a session with `overrides` on top of the run's configuration, run `fn`, end it. */
   session<T>(overrides: Partial<RunConfig>, fn: (torch: Torch, session: Session) => Promise<T>): Promise<SessionRun<T>>;
-}
-
-export interface BenchModule {
-  description: string;
-  run?: (torch: Torch, ctx: BenchContext) => Promise<BenchResult[]>;
-  evaluate?: (ctx: BenchContext) => Promise<BenchResult[]>;
 }

@@ -1,12 +1,27 @@
-// Runs on: main. Owns: finding and loading bench modules (compiled benches/*.js).
+// Runs on: main. Owns: finding and loading benches — a shipped bench by name
+// (compiled benches/NAME.js) or a user's bench by path (a .ts/.mts/.js/.mjs file
+// anywhere, no build step) — through the one door of lib/loader/user-module.ts,
+// and refusing a module whose default export is not a defineBench bench.
 import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, extname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { PROJECT_ROOT } from '../config/paths.js';
 import { UsageError } from '../errors.js';
-import type { BenchModule } from './contract.js';
+import { checkExports, importModule, isPathLike, userModuleUrl, type ExportRule } from '../loader/user-module.js';
+import { isBench, type Bench } from './define.js';
 
 export const BENCH_DIR = join(PROJECT_ROOT, 'dist', 'benches');
+
+/** What a bench module must export (its spawned workers are further named exports). */
+export const BENCH_EXPORTS: readonly ExportRule[] = [{ name: 'default', is: 'a bench made with defineBench (kernbench/bench)', check: isBench }];
+
+export interface LoadedBench {
+  /** The shipped bench's name, or a user bench file's base name without extension. */
+  name: string;
+  /** The module's file URL: spawn finds the bench's workers among its exports. */
+  url: string;
+  bench: Bench;
+}
 
 export function listBenches(): string[] {
   return readdirSync(BENCH_DIR)
@@ -19,12 +34,24 @@ export function benchUrl(name: string): string {
   return pathToFileURL(join(BENCH_DIR, `${name}.js`)).href;
 }
 
-export async function loadBench(name: string): Promise<BenchModule> {
-  const known = listBenches();
-  if (!known.includes(name)) throw new UsageError(`unknown bench; known: ${known.join(', ')}, got '${name}'`);
-  const mod = (await import(benchUrl(name))) as Partial<BenchModule>;
-  if (typeof mod.description !== 'string' || (typeof mod.run !== 'function' && typeof mod.evaluate !== 'function')) {
-    throw new UsageError(`bench '${name}' must export description and run(torch, ctx) or evaluate(ctx)`);
+/**
+ * Load the bench `nameOrPath`: a shipped bench's name, or a path (absolute or
+ * relative to `cwd`). ERR_USAGE for an unknown name, ERR_MODULE_LOAD for a file
+ * that cannot be loaded, ERR_MODULE_CONTRACT for one that is not a bench.
+ */
+export async function loadBench(nameOrPath: string, cwd: string = process.cwd()): Promise<LoadedBench> {
+  let url: string;
+  let name: string;
+  if (isPathLike(nameOrPath)) {
+    url = userModuleUrl(nameOrPath, cwd, '--bench');
+    name = basename(nameOrPath, extname(nameOrPath));
+  } else {
+    const known = listBenches();
+    if (!known.includes(nameOrPath)) throw new UsageError(`unknown bench (or give a path to a bench module); known: ${known.join(', ')}, got '${nameOrPath}'`);
+    url = benchUrl(nameOrPath);
+    name = nameOrPath;
   }
-  return mod as BenchModule;
+  const mod = await importModule(url);
+  checkExports(url, 'bench', mod, BENCH_EXPORTS);
+  return { name, url, bench: mod.default as Bench };
 }

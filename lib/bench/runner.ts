@@ -10,7 +10,9 @@ import type { BenchContext, BenchResult, RunConfig, SessionRun } from './contrac
 import { runDigest } from './digest.js';
 import { writeChromeTrace } from '../trace/chrome.js';
 import { Machine } from '../topology/machine.js';
-import { benchUrl, loadBench } from './registry.js';
+import { KernbenchError } from '../errors.js';
+import { parseBenchOptions } from './options.js';
+import { loadBench, type LoadedBench } from './registry.js';
 
 export interface RunOutcome {
   results: (BenchResult & { digest: string })[];
@@ -44,23 +46,32 @@ export async function withSession<T>(resources: ThreadResources, config: RunConf
   return { value, report, digest: runDigest([], report.records) };
 }
 
-export async function runBench(resources: ThreadResources, bench: string, config: RunConfig, log: (line: string) => void): Promise<RunOutcome> {
-  const mod = await loadBench(bench);
+/** The bench's options for `config`: `config.options` (and the `config.dtype` shorthand) through its schema. */
+export function benchOptions(loaded: LoadedBench, config: RunConfig): Record<string, unknown> {
+  const given: Record<string, unknown> = { ...(config.dtype !== undefined ? { dtype: config.dtype } : {}), ...(config.options ?? {}) };
+  return parseBenchOptions(loaded.name, loaded.bench.options, given) as Record<string, unknown>;
+}
+
+/** Run the bench `bench` (a shipped bench's name or a path to a bench module, see loadBench) under `config`. */
+export async function runBench(resources: ThreadResources, bench: string | LoadedBench, config: RunConfig, log: (line: string) => void): Promise<RunOutcome> {
+  const loaded = typeof bench === 'string' ? await loadBench(bench) : bench;
+  const mod = loaded.bench;
+  const options = benchOptions(loaded, config);
   const { ccl } = await resolveRunConfig(config);
-  const url = benchUrl(bench);
   const ctx: BenchContext = {
-    bench,
+    bench: loaded.name,
+    options,
     config,
     ccl,
     log,
-    session: (overrides, fn) => withSession(resources, { ...config, ...overrides }, [url], fn),
+    session: (overrides, fn) => withSession(resources, { ...config, ...overrides }, [loaded.url], fn),
   };
   if (mod.evaluate) {
     const results = await mod.evaluate(ctx);
     return { results: results.map((r) => ({ ...r, digest: runDigest(r.outputs ?? [], []) })) };
   }
   const run = mod.run;
-  if (!run) throw new Error(`bench ${bench} has neither run nor evaluate`);
-  const s = await withSession(resources, config, [url], (torch) => run(torch, ctx));
+  if (!run) throw new KernbenchError('ERR_INTERNAL', `bench ${loaded.name} has neither run nor evaluate, got neither`);
+  const s = await withSession(resources, config, [loaded.url], (torch) => run(torch, ctx));
   return { results: s.value.map((r) => ({ ...r, digest: runDigest(r.outputs ?? [], s.report.records) })) };
 }

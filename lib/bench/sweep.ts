@@ -4,6 +4,7 @@
 import { UsageError } from '../errors.js';
 import type { BenchResult, RunConfig } from './contract.js';
 import { runBench } from './runner.js';
+import type { LoadedBench } from './registry.js';
 import type { ThreadResources } from '../session/session.js';
 
 export interface SweepAxis {
@@ -33,7 +34,7 @@ export interface SweepTable {
   ok: boolean;
 }
 
-export async function runSweep(resources: ThreadResources, bench: string, base: RunConfig, axes: SweepAxis[], progress: (line: string) => void): Promise<SweepTable> {
+export async function runSweep(resources: ThreadResources, bench: string | LoadedBench, base: RunConfig, axes: SweepAxis[], progress: (line: string) => void): Promise<SweepTable> {
   const points = gridPoints(axes);
   const rows: (string | number | boolean)[][] = [];
   for (const [i, point] of points.entries()) {

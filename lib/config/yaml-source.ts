@@ -1,7 +1,9 @@
 // Runs on: main thread. Owns: reading one YAML configuration file into a
 // `yaml.Document` that keeps node ranges, turning YAML syntax errors into
 // ConfigProblems, and finding the `line:col` of a dotted path in the document.
-import { readFileSync } from 'node:fs';
+// A file that is not small UTF-8 text (a device, a binary) or whose aliases
+// expand without bound (an alias bomb) is refused as one problem, unparsed.
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
 import type { ConfigProblem } from '../errors.js';
 import type { PathKey } from './schema-path.js';
@@ -27,14 +29,54 @@ export interface Position {
  * An unreadable file is a single problem and no source.
  */
 export function readYamlSource(file: string): { source: YamlSource | undefined; problems: ConfigProblem[] } {
-  let text: string;
+  const only = (message: string) => ({ source: undefined, problems: [{ file, path: '', message }] });
+  let bytes: Buffer;
   try {
-    text = readFileSync(file, 'utf8');
+    bytes = readCapped(file, MAX_YAML_BYTES);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code ?? String(e);
-    return { source: undefined, problems: [{ file, path: '', message: `cannot read the file (${code}), got '${file}'` }] };
+    return only(`cannot read the file (${code}), got '${file}'`);
   }
-  return parseYamlSource(file, text);
+  if (bytes.length > MAX_YAML_BYTES) return only(`a configuration file is at most ${MAX_YAML_BYTES} bytes (1 MiB), got more than that from '${file}'`);
+  const nul = bytes.indexOf(0);
+  if (nul >= 0) return only(`not a text file: a NUL byte at offset ${nul}, got a binary file '${file}'`);
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return only(`not UTF-8 text, got a file whose bytes do not decode as UTF-8: '${file}'`);
+  }
+  const parsed = parseYamlSource(file, text);
+  try {
+    parsed.source.doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (e) {
+    // yaml's resource-exhaustion guard (an alias bomb: aliases of aliases expanding without bound).
+    return only(`YAML aliases expand too far (more than ${MAX_ALIAS_COUNT} per alias): ${(e as Error).message}, got '${file}'`);
+  }
+  return parsed;
+}
+
+/** The largest configuration file read: far above any real topology, far below what would stall a run (/dev/zero). */
+export const MAX_YAML_BYTES = 1024 * 1024;
+/** yaml's maxAliasCount: how many nodes one alias may expand to (yaml's own default). */
+const MAX_ALIAS_COUNT = 100;
+
+/** Up to `cap + 1` bytes of `file` (so a longer file is seen as longer than `cap` without reading all of it). */
+function readCapped(file: string, cap: number): Buffer {
+  const fd = openSync(file, 'r');
+  try {
+    if (fstatSync(fd).isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+    const buf = Buffer.alloc(cap + 1);
+    let n = 0;
+    while (n < buf.length) {
+      const got = readSync(fd, buf, n, buf.length - n, null);
+      if (got === 0) break;
+      n += got;
+    }
+    return buf.subarray(0, n);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Parse YAML text already in memory; `file` is only used to name it in problems. */
@@ -45,11 +87,16 @@ export function parseYamlSource(file: string, text: string): { source: YamlSourc
   const problems = doc.errors.map((err): ConfigProblem => {
     const { line, col } = lineCounter.linePos(err.pos[0]);
     // The rest of the line from the error on: enough to recognise it, never a whole block.
-    const snippet = text.slice(err.pos[0]).split('\n')[0].trim().slice(0, 40);
+    const snippet = printable(text.slice(err.pos[0]).split('\n')[0].trim().slice(0, 40));
     const got = snippet === '' ? 'end of line' : `'${snippet}'`;
     return { file, line, col, path: '', message: `YAML syntax: ${err.message}, got ${got}` };
   });
   return { source: { file, doc, lineCounter }, problems };
+}
+
+/** Control characters written as \\xNN, so a message never sends raw bytes to a terminal. */
+function printable(s: string): string {
+  return s.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }
 
 function rangeStart(node: unknown): number | undefined {

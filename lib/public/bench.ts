@@ -1,3 +1,4 @@
-// Runs on: main. The `kernbench/bench` entry point: what a bench is written
-// with. Re-exports only.
-export type { BenchContext, BenchResult, BenchModule, RunConfig, SessionRun } from '../bench/contract.js';
+// Runs on: main (a bench's run/evaluate) and executors (its spawned workers).
+// The `kernbench/bench` entry point: what a bench is written with. Re-exports only.
+export { defineBench, z, type Bench, type BenchSpec, type BenchOptionsSchema } from '../bench/define.js';
+export type { BenchContext, BenchResult, RunConfig, SessionRun } from '../bench/contract.js';

@@ -35,11 +35,15 @@ export interface SessionPlan {
   noData: boolean;
 }
 
+/**
+ * The --threads value: `rank`, `pe`, or a count of executors written as a plain
+ * positive decimal integer (no sign, exponent, fraction or hex: `1e3` and `0x2`
+ * are refused rather than read as 1000 and 2).
+ */
 export function parseThreadLayout(s: string): ThreadLayout {
   if (s === 'rank' || s === 'pe') return s;
-  const n = Number(s);
-  if (Number.isInteger(n) && n >= 1) return n;
-  throw new UsageError(`--threads takes rank, pe or a positive integer, got '${s}'`);
+  if (/^[1-9][0-9]*$/.test(s) && Number.isSafeInteger(Number(s))) return Number(s);
+  throw new UsageError(`--threads takes rank, pe or a positive integer (decimal digits only), got '${s}'`);
 }
 
 export function buildPlan(opts: {

@@ -1,0 +1,43 @@
+// Runs on: main thread (tap). Covers: the kernbench command line's help, list
+// and the usage errors of run (unknown bench, unknown flag, bad --threads): exit
+// code 2, one message, no stack. Run through execa as a user runs it.
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { assertUsageError, kernbench, ROOT } from './helpers/cli.js';
+
+t.test('--help exits 0 and lists the run, list and validate commands', async (t) => {
+  const r = await kernbench(['--help']);
+  t.equal(r.exitCode, 0);
+  for (const command of ['run', 'list', 'validate']) t.match(r.stdout, `kernbench ${command}`, command);
+});
+
+t.test('list names the ccl_allreduce bench and every shipped topology', async (t) => {
+  const r = await kernbench(['list']);
+  t.equal(r.exitCode, 0);
+  const names = r.stdout.split('\n').map((line) => line.trim().split(/\s+/)[0]);
+  t.ok(names.includes('ccl_allreduce'), 'ccl_allreduce is listed');
+  const topologies = readdirSync(join(ROOT, 'topologies'))
+    .filter((f) => f.endsWith('.yaml') && f !== 'ccl.yaml')
+    .map((f) => f.slice(0, -'.yaml'.length));
+  t.ok(topologies.length > 0, 'topologies/ ships topologies');
+  for (const name of topologies) t.ok(names.includes(name), `${name} is listed`);
+});
+
+t.test('an unknown bench exits 2 and names the known benches', async (t) => {
+  const r = await kernbench(['run', '--bench', 'nope']);
+  assertUsageError(t, r);
+  t.match(r.stderr, 'ccl_allreduce');
+  t.match(r.stderr, "'nope'", 'the message ends with what was received');
+});
+
+t.test('an unknown flag exits 2 and names the known flags', async (t) => {
+  const r = await kernbench(['run', '--bench', 'ccl_allreduce', '--bogus']);
+  assertUsageError(t, r);
+  t.match(r.stderr, '--bogus');
+  for (const flag of ['--bench', '--topology', '--ccl', '--algorithm', '--threads', '--dtype', '--set', '--json']) t.match(r.stderr, flag, flag);
+});
+
+t.test('--threads 0 exits 2', async (t) => {
+  assertUsageError(t, await kernbench(['run', '--bench', 'ccl_allreduce', '--threads', '0']));
+});
