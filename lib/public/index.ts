@@ -19,3 +19,6 @@ export {
   type ErrorCode,
   type PeAddress,
 } from '../errors.js';
+export { withTorch, type TorchOptions } from '../bench/with-torch.js';
+export type { SessionRun } from '../bench/contract.js';
+export type { SessionReport } from '../session/session.js';
