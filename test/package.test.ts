@@ -2,9 +2,10 @@
 // `npm pack` carries the build and the declarations, and a project that
 // installed the tarball can run the CLI, gets exit 2 with the path for a user
 // module that breaks its contract, imports the three entry points from a script
-// (withTorch, no CLI) and type-checks against the shipped declarations.
-// The examples/custom-allreduce project has its own file: package-example.test.ts.
-import { mkdirSync } from 'node:fs';
+// (withTorch, no CLI) and type-checks against the shipped declarations (its own
+// TypeScript and the example's algorithm and bench). The examples/custom-allreduce
+// project runs in its own file: package-example.test.ts.
+import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { ROOT, npmInstall, pack, run, tempDir, writeProject, type Packed, type Ran } from './helpers/packed.js';
@@ -80,7 +81,9 @@ export default defineBench({
 `;
 
 const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-// Only typed.ts is checked (--skipLibCheck: not every declaration of every dependency, a third of the time).
+// The example's algorithm and bench (its test needs tap's types; package-example.test.ts runs it).
+const EXAMPLE_SOURCES = ['bidir_ring.ts', 'bench.ts'];
+// Only these files are checked (--skipLibCheck: not every declaration of every dependency, a third of the time).
 const TSC_FLAGS = ['--noEmit', '--strict', '--skipLibCheck', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--types', 'node', '--typeRoots', join(ROOT, 'node_modules', '@types')];
 
 let packed: Packed;
@@ -92,12 +95,14 @@ t.before(async () => {
   packed = await pack(tmp.dir);
   mkdirSync(project);
   writeProject(project, { 'broken_bench.ts': BROKEN_BENCH, 'workers.mjs': WORKERS, 'script.mjs': SCRIPT, 'typed.ts': TYPED });
+  mkdirSync(join(project, 'example'));
+  for (const file of EXAMPLE_SOURCES) copyFileSync(join(ROOT, 'examples', 'custom-allreduce', file), join(project, 'example', file));
   await npmInstall(project, packed.tarball);
   ran = {
     cli: run(project, 'npx', ['kernbench', 'run', '--bench', 'ccl_allreduce', '--json']),
     broken: run(project, process.execPath, [join(project, 'node_modules', '.bin', 'kernbench'), 'run', '--bench', './broken_bench.ts']),
     script: run(project, process.execPath, ['script.mjs']),
-    typed: run(project, process.execPath, [TSC, ...TSC_FLAGS, 'typed.ts']),
+    typed: run(project, process.execPath, [TSC, ...TSC_FLAGS, 'typed.ts', ...EXAMPLE_SOURCES.map((f) => join('example', f))]),
   };
 });
 
@@ -147,7 +152,7 @@ t.test('a script imports kernbench, kernbench/kernel and kernbench/bench and run
   t.same(out.entryPoints, ['object', 'object', 'function', 'function', 'function', 'function']);
 });
 
-t.test('TypeScript in the project type-checks against the shipped declarations, spawn and launch typed', async (t) => {
+t.test('TypeScript in the project and the example\'s algorithm and bench type-check against the shipped declarations', async (t) => {
   const r = await ran.typed;
   t.equal(r.exitCode, 0, r.stdout);
 });
