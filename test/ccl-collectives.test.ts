@@ -4,7 +4,7 @@
 // barrier, and the errors of misuse.
 import t from 'tap';
 import { SpawnError } from '../lib/errors.js';
-import { CCL_FIXTURES, allReduceWorker, cclValue, collectiveWorker, expectedAllReduce, lateBarrierWorker, nonMemberWorker, type CollectiveCase, type RankView } from './fixtures/ccl.js';
+import { CCL_FIXTURES, allReduceWorker, cclValue, collectiveWorker, expectedAllReduce, lateBarrierWorker, nonMemberWorker, type CollectiveCase } from './fixtures/ccl.js';
 import { TestRuntime } from './helpers/run.js';
 
 const rt = new TestRuntime({ modules: [CCL_FIXTURES] });
@@ -12,7 +12,7 @@ t.teardown(() => rt.close());
 
 async function run(c: CollectiveCase, nprocs: number, topology = 'ring_1d_6'): Promise<(number[] | null)[]> {
   const r = await rt.session({ topology, threads: 1 }, (torch) => torch.multiprocessing.spawn(collectiveWorker, { args: [c], nprocs }));
-  return (r.value as (RankView | null)[]).map((v) => (v ? v.values : null));
+  return r.value.map((v) => (v ? v.values : null));
 }
 
 const range = <T>(n: number, f: (i: number) => T): T[] => Array.from({ length: n }, (_, i) => f(i));
@@ -67,7 +67,7 @@ t.test('newGroup([1, 3, 4]): an all-reduce on the subgroup sums over its members
     [4, 0],
   ]);
   t.same(
-    (r.value as (RankView | null)[]).map((v) => (v ? v.values : null)),
+    r.value.map((v) => (v ? v.values : null)),
     [null, expected, null, expected, expected, null],
   );
 });
@@ -78,7 +78,7 @@ t.test('the tree all-reduce runs on a subgroup too (a tree of its members)', asy
   );
   const expected = expectedAllReduce('prod', 'f32', 12, 1, () => [0, 2, 3, 5].map((q): [number, number] => [q, 0]));
   t.same(
-    (r.value as (RankView | null)[]).map((v) => (v ? v.values : null)),
+    r.value.map((v) => (v ? v.values : null)),
     [expected, null, expected, expected, null, expected],
   );
 });

@@ -5,6 +5,7 @@
 // (All-reduce algorithms: ccl-matrix.test.ts and ccl-hierarchical.test.ts.)
 import t from 'tap';
 import { CCL_FIXTURES, allReduceWorker, collectiveWorker, lateBarrierWorker, type CollectiveCase } from './fixtures/ccl.js';
+import type { Torch } from '../lib/host/torch.js';
 import { TestRuntime } from './helpers/run.js';
 
 const rt = new TestRuntime({ modules: [CCL_FIXTURES] });
@@ -17,7 +18,7 @@ const LAYOUTS = [
   { threads: 1 as const, jitterSeed: 8 },
 ];
 
-type Job = (torch: Parameters<Parameters<TestRuntime['session']>[1]>[0]) => Promise<unknown>;
+type Job = (torch: Torch) => Promise<unknown>;
 
 const jobs: { name: string; job: Job }[] = [
   ...(
@@ -26,7 +27,7 @@ const jobs: { name: string; job: Job }[] = [
       { kind: 'allGather', nElem: 77, dtype: 'bf16' },
       { kind: 'reduceScatter', nElem: 61, dtype: 'f32', op: 'avg' },
     ] satisfies CollectiveCase[]
-  ).map((c) => ({ name: c.kind, job: ((torch) => torch.multiprocessing.spawn(collectiveWorker, { args: [c], nprocs: 5 })) as Job })),
+  ).map((c) => ({ name: c.kind, job: (torch: Torch) => torch.multiprocessing.spawn(collectiveWorker, { args: [c], nprocs: 5 }) })),
   { name: 'allReduce on newGroup([0, 2, 3, 5])', job: (torch) => torch.multiprocessing.spawn(allReduceWorker, { args: [{ nElem: 200, dtype: 'f16', op: 'max', group: [0, 2, 3, 5] }], nprocs: 6 }) },
   { name: 'barrier on newGroup([1, 2, 4])', job: (torch) => torch.multiprocessing.spawn(lateBarrierWorker, { args: [[1, 2, 4], 2, 1234], nprocs: 6 }) },
 ];

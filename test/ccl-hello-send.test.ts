@@ -3,7 +3,7 @@
 // spawned directly and run the kernel as a collective over every rank.
 import t from 'tap';
 import { helloValue } from '../lib/ccl/algorithms/hello_send.js';
-import { CCL_FIXTURES, helloWorker, type RankView } from './fixtures/ccl.js';
+import { CCL_FIXTURES, helloWorker, everyRank } from './fixtures/ccl.js';
 import { TestRuntime } from './helpers/run.js';
 
 const rt = new TestRuntime({ modules: [CCL_FIXTURES] });
@@ -16,14 +16,14 @@ const zeros = new Array<number>(N).fill(0);
 t.test('rank 1 ends with the tile rank 0 sent; ranks 0 and 2 are untouched', async (t) => {
   const r = await rt.session({ topology: 'ring_1d_6', threads: 1 }, (torch) => torch.multiprocessing.spawn(helloWorker, { args: [N, 'bf16'], nprocs: 3 }));
   t.same(
-    (r.value as RankView[]).map((v) => v.values),
+    everyRank(r.value).map((v) => v.values),
     [zeros, pattern, zeros],
   );
 });
 
 t.test('on the ideal ring the receive takes one hop: alpha + N/beta', async (t) => {
   const r = await rt.session({ topology: 'ideal_ring_1d_6', threads: 1 }, (torch) => torch.multiprocessing.spawn(helloWorker, { args: [N, 'f32'], nprocs: 2 }));
-  const [, receiver] = r.value as RankView[];
+  const [, receiver] = everyRank(r.value);
   t.equal(receiver.critNs, 1000 + (N * 4) / 100, 'alpha 1000 ns, 1 KiB at 100 GB/s');
 });
 

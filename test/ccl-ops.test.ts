@@ -6,7 +6,7 @@
 import t from 'tap';
 import { REDUCE_OPS } from '../lib/ccl/reduce-op.js';
 import type { DType } from '../lib/dtype/index.js';
-import { CCL_FIXTURES, allReduceWorker, expectedAllReduce, type RankView } from './fixtures/ccl.js';
+import { CCL_FIXTURES, allReduceWorker, expectedAllReduce, everyRank } from './fixtures/ccl.js';
 import { TestRuntime } from './helpers/run.js';
 
 const rt = new TestRuntime({ modules: [CCL_FIXTURES] });
@@ -31,7 +31,7 @@ for (const c of cases) {
         torch.multiprocessing.spawn(allReduceWorker, { args: [{ nElem: N_ELEM, dtype: c.dtype, op }], nprocs: c.ws }),
       );
       const expected = expectedAllReduce(op, c.dtype, N_ELEM, 1, () => Array.from({ length: c.ws }, (_, q): [number, number] => [q, 0]));
-      seen[op] = (r.value as RankView[]).every((v) => JSON.stringify(v.values) === JSON.stringify(expected));
+      seen[op] = everyRank(r.value).every((v) => JSON.stringify(v.values) === JSON.stringify(expected));
     }
     t.same(seen, Object.fromEntries(REDUCE_OPS.map((op) => [op, true])));
   });

@@ -51,7 +51,7 @@ t.test('ranks start at main\'s clock when spawned, and main continues from the l
   await rt.session({ topology: 'ring_1d_6' }, async (torch) => {
     for (const spawn of [1, 2]) {
       const at = torch.host.clockPs;
-      const clocks = (await torch.multiprocessing.spawn(clockWorker, { nprocs: 3 })) as [number, number][];
+      const clocks = await torch.multiprocessing.spawn(clockWorker, { nprocs: 3 });
       t.same(clocks.map(([entry]) => entry), [at, at, at], `spawn ${spawn}: every rank starts at main's clock ${at} ps`);
       t.ok(clocks[2][1] > clocks[0][1], `spawn ${spawn}: uneven work ends at uneven times`);
       t.equal(torch.host.clockPs, Math.max(...clocks.map(([, exit]) => exit)), `spawn ${spawn}: main continues from the latest rank`);
@@ -63,7 +63,7 @@ t.test('join: false returns a context whose join() waits', async (t) => {
   const r = await rt.session({}, async (torch) => {
     const ctx = await torch.multiprocessing.spawn(sumWorker, { args: [3], nprocs: 2, join: false });
     t.notOk(Array.isArray(ctx), 'not the results yet');
-    return (ctx as { join(): Promise<unknown[]> }).join();
+    return ctx.join();
   });
   t.same(r.value, [[3, 3, 3], [3, 3, 3]]);
 });
@@ -77,7 +77,7 @@ t.test('nprocs beyond the SIP count is refused with the count', async (t) => {
 t.test('join: false leaves main free to wait on its own work (memory grants included) before join()', async (t) => {
   const { addOne } = await import('./fixtures/kernels.js');
   const r = await rt.session({}, async (torch) => {
-    const ctx = (await torch.multiprocessing.spawn(sumWorker, { args: [4], nprocs: 2, join: false })) as { join(): Promise<unknown[]> };
+    const ctx = await torch.multiprocessing.spawn(sumWorker, { args: [4], nprocs: 2, join: false });
     const x = torch.zeros([1024]);
     await torch.launch('add_one', addOne, x); // its HBM accesses need quiescence while the ranks may be done
     return { ranks: await ctx.join(), x: (await x.numpy()).data[0] };
@@ -88,7 +88,7 @@ t.test('join: false leaves main free to wait on its own work (memory grants incl
 t.test('a deadlock behind join: false is still reported at join()', async (t) => {
   const { deadlockWorker } = await import('./fixtures/kernels.js');
   await rt.session({ topology: 'ring_1d_6' }, async (torch) => {
-    const ctx = (await torch.multiprocessing.spawn(deadlockWorker, { nprocs: 3, join: false })) as { join(): Promise<unknown[]> };
+    const ctx = await torch.multiprocessing.spawn(deadlockWorker, { nprocs: 3, join: false });
     await t.rejects(ctx.join(), { code: 'ERR_DEADLOCK' });
   });
 });
@@ -123,7 +123,7 @@ t.test('two spawns in one session: the second one\'s barriers wait for its own r
     const b = await torch.multiprocessing.spawn(sumWorker, { args: [2], nprocs: 4 });
     const c = await torch.multiprocessing.spawn(sumWorker, { args: [2], nprocs: 2 });
     const { barrierClockWorker } = await import('./fixtures/kernels.js');
-    const clocks = (await torch.multiprocessing.spawn(barrierClockWorker, { nprocs: 4 })) as number[];
+    const clocks = await torch.multiprocessing.spawn(barrierClockWorker, { nprocs: 4 });
     return { a, b, c, clocks };
   });
   t.same({ ...r.value, clocks: undefined }, { a: [[6, 6], [6, 6], [6, 6]], b: [[10, 10], [10, 10], [10, 10], [10, 10]], c: [[3, 3], [3, 3]], clocks: undefined });

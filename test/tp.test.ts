@@ -20,15 +20,16 @@ import {
   type Caught,
   type LinearCase,
 } from './fixtures/tp.js';
+import type { SpawnArgs, SpawnResult, SpawnTarget } from '../lib/host/torch.js';
 import { TestRuntime } from './helpers/run.js';
 
 const rt = new TestRuntime({ modules: [TP_FIXTURES] });
 t.teardown(() => rt.close());
 
 /** Run `worker` on every SIP of `topology` and return the ranks' results. */
-async function spawnAll<R>(worker: (...a: never[]) => unknown, args: unknown[], over: { topology?: string; threads?: 1 | 'rank' | 'pe' } = {}): Promise<R[]> {
+async function spawnAll<F extends SpawnTarget>(worker: F, args: SpawnArgs<F>, over: { topology?: string; threads?: 1 | 'rank' | 'pe' } = {}): Promise<SpawnResult<F>[]> {
   const r = await rt.session(over, (torch) => torch.multiprocessing.spawn(worker, { args, nprocs: torch.spec.system.sips.count }));
-  return r.value as R[];
+  return r.value;
 }
 
 /** Small integers in [-3, 3]: every product and sum below is exact in f16, so results must match exactly. */
@@ -57,7 +58,7 @@ t.test('the parallel-state getters throw ERR_INVALID_ARG before initializeModelP
 });
 
 t.test('initializeModelParallel refuses a TP size other than the world size, naming both', async (t) => {
-  const got = await spawnAll<Caught | null>(tpSizeWorker, [1]);
+  const got = await spawnAll(tpSizeWorker, [1]);
   for (const e of got) {
     t.equal(e?.code, 'ERR_INVALID_ARG');
     t.match(e?.message, /world size \(2\), got 1$/);
@@ -65,7 +66,7 @@ t.test('initializeModelParallel refuses a TP size other than the world size, nam
 });
 
 t.test('initializeModelParallel refuses to run before initProcessGroup', async (t) => {
-  const got = await spawnAll<Caught | null>(tpNoGroupWorker, []);
+  const got = await spawnAll(tpNoGroupWorker, []);
   t.same(got.map((e) => e?.code), ['ERR_INVALID_ARG', 'ERR_INVALID_ARG']);
 });
 
@@ -110,7 +111,7 @@ t.test('ColumnParallelLinear holds a [in, out/ws] weight and an [out/ws] bias, a
 t.test('ColumnParallelLinear forward equals x @ W + b on the rank\'s columns, computed in plain JS, within 1 f16 ulp', async (t) => {
   const [m, k, n] = [8, 32, 16];
   const c: LinearCase = { m, inFeatures: k, outFeatures: n, x: [...seededValues(1, m * k, 'f16')], w: [...seededValues(2, k * n, 'f16')], bias: [...seededValues(3, n, 'f16')] };
-  const got = await spawnAll<number[]>(columnForwardWorker, [c]);
+  const got = await spawnAll(columnForwardWorker, [c]);
   const full = matmul(c.x, c.w, m, k, n, c.bias ?? undefined);
   const ref = rounded('f16', full.value);
   const half = n / 2;
@@ -131,7 +132,7 @@ t.test('ColumnParallelLinear forward equals x @ W + b on the rank\'s columns, co
 t.test('RowParallelLinear: the sum over ranks of x_k @ W_k equals x @ W, element by element, on every rank', async (t) => {
   const [m, k, n] = [4, 24, 8];
   const c: LinearCase = { m, inFeatures: k, outFeatures: n, x: smallInts(4, m * k), w: smallInts(5, k * n), bias: null };
-  const got = await spawnAll<number[]>(rowForwardWorker, [c], { topology: 'ring_1d_6' });
+  const got = await spawnAll(rowForwardWorker, [c], { topology: 'ring_1d_6' });
   const ref = Array.from(matmul(c.x, c.w, m, k, n).value);
   t.ok(ref.some((v) => v !== 0) && new Set(ref).size > n, 'the reference is not trivial');
   t.same(got, got.map(() => ref));
@@ -140,13 +141,13 @@ t.test('RowParallelLinear: the sum over ranks of x_k @ W_k equals x @ W, element
 t.test('RowParallelLinear adds the bias once, after the all-reduce, not once per rank', async (t) => {
   const [m, k, n] = [3, 8, 4];
   const c: LinearCase = { m, inFeatures: k, outFeatures: n, x: smallInts(6, m * k), w: smallInts(7, k * n), bias: [10, -20, 30, -40] };
-  const got = await spawnAll<number[]>(rowForwardWorker, [c]);
+  const got = await spawnAll(rowForwardWorker, [c]);
   const ref = Array.from(matmul(c.x, c.w, m, k, n, c.bias ?? undefined).value);
   t.same(got, [ref, ref]);
 });
 
 t.test('ColumnParallelLinear refuses outFeatures not divisible by the TP world size, naming both', async (t) => {
-  const got = await spawnAll<Caught | null>(indivisibleWorker, ['column']);
+  const got = await spawnAll(indivisibleWorker, ['column']);
   for (const e of got) {
     t.equal(e?.code, 'ERR_INVALID_ARG');
     t.match(e?.message, /outFeatures .*world size \(2\).*got outFeatures = 9$/);
@@ -154,7 +155,7 @@ t.test('ColumnParallelLinear refuses outFeatures not divisible by the TP world s
 });
 
 t.test('RowParallelLinear refuses inFeatures not divisible by the TP world size, naming both', async (t) => {
-  const got = await spawnAll<Caught | null>(indivisibleWorker, ['row']);
+  const got = await spawnAll(indivisibleWorker, ['row']);
   for (const e of got) {
     t.equal(e?.code, 'ERR_INVALID_ARG');
     t.match(e?.message, /inFeatures .*world size \(2\).*got inFeatures = 9$/);

@@ -9,7 +9,7 @@ import t, { type Test } from 'tap';
 import { bareBarrier } from '../benches/barrier/bare-barriers.js';
 import { bareRing } from '../benches/sim/bare-ring.js';
 import { modelFloor } from '../benches/sim/model-floor.js';
-import { ringMessages, worker, type RankRun } from '../benches/sim_throughput.js';
+import { ringMessages, worker } from '../benches/sim_throughput.js';
 import { TestRuntime } from './helpers/run.js';
 
 const rt = new TestRuntime({ modules: [new URL('../benches/sim_throughput.js', import.meta.url).href, new URL('../benches/barrier_throughput.js', import.meta.url).href] });
@@ -62,7 +62,7 @@ t.test('the all-reduce message count the bench expects is the one the simulator 
   ]) {
     const sets = [`system.sips.count=${p}`, `ccl.vc_chunk_size=${pieceElems * 4}`];
     const run = await rt.session({ topology: 'ideal', threads: 1, sets }, async (torch) => {
-      const ranks = (await torch.multiprocessing.spawn(worker, { args: [n], nprocs: p })) as RankRun[];
+      const ranks = await torch.multiprocessing.spawn(worker, { args: [n], nprocs: p });
       return ranks.every((r) => r.ok);
     });
     t.equal(run.value, true, `p = ${p}, n = ${n}: every rank holds p on every element`);

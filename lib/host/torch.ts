@@ -5,7 +5,7 @@ import type { ResolvedCcl } from '../config/ccl-schema.js';
 import type { Topology } from '../config/topology-schema.js';
 import { KernbenchError } from '../errors.js';
 import type { Kernel } from '../kernel/define.js';
-import { isTensorDesc } from '../shm/tensor-desc.js';
+import { isTensorDesc, type TensorDesc } from '../shm/tensor-desc.js';
 import type { DType } from '../dtype/index.js';
 import { Distributed } from './distributed.js';
 import type { HostRuntime, LaunchHandle } from './host-runtime.js';
@@ -17,25 +17,50 @@ export interface Spawner {
   spawn(fn: (...a: never[]) => unknown, opts: { args: unknown[]; nprocs: number }): Promise<{ join(): Promise<unknown[]> }>;
 }
 
-export interface SpawnOptions {
-  args?: unknown[];
+/**
+ * A function spawn can run: `fn(rank, ...args, torch)`, exported from a module
+ * the session knows (the bench's own file). It may omit trailing parameters.
+ */
+export type SpawnTarget = (rank: number, ...rest: never[]) => unknown;
+
+/** The `args` a spawn target takes: its parameters after `rank`, without a trailing `torch`. */
+export type SpawnArgs<F extends SpawnTarget> = F extends (rank: number, ...rest: infer P) => unknown ? WithoutTorch<P> : never;
+
+type WithoutTorch<P extends unknown[]> = P extends [...infer A, Torch] ? A : P;
+
+/** What each rank of `fn` resolves with (in join()'s array, by rank). */
+export type SpawnResult<F extends SpawnTarget> = Awaited<ReturnType<F>>;
+
+export type SpawnOptions<A extends unknown[] = unknown[]> = {
   nprocs: number;
   /** Wait for the ranks (default true). With false, spawn returns a context whose join() waits. */
   join?: boolean;
-}
+} & ([] extends A ? { args?: A } : { args: A });
 
-export class SpawnContext {
+export class SpawnContext<R = unknown> {
   constructor(private readonly ranks: { join(): Promise<unknown[]> }) {}
   /** Wait for every rank; resolves with their return values by rank, rejects with SpawnError. */
-  join(): Promise<unknown[]> {
-    return this.ranks.join();
+  join(): Promise<R[]> {
+    // The ranks' values are what `fn` returned, structured-cloned back: SpawnResult<F>.
+    return this.ranks.join() as Promise<R[]>;
   }
 }
+
+/** torch.multiprocessing: spawn is typed by its target (args checked, results inferred). */
+export interface Multiprocessing {
+  /** Run `fn(rank, ...args, torch)` on ranks 0..nprocs-1, one per SIP; resolves with their results by rank. */
+  spawn<F extends SpawnTarget>(fn: F, opts: SpawnOptions<SpawnArgs<F>> & { join?: true }): Promise<SpawnResult<F>[]>;
+  /** With `join: false`: resolves once the ranks started, with a context whose join() waits for them. */
+  spawn<F extends SpawnTarget>(fn: F, opts: SpawnOptions<SpawnArgs<F>> & { join: false }): Promise<SpawnContext<SpawnResult<F>>>;
+}
+
+/** A kernel's host-side arguments: a device Tensor wherever the kernel takes a TensorDesc. */
+export type LaunchArgs<A extends unknown[]> = { [K in keyof A]: TensorDesc extends NonNullable<A[K]> ? A[K] | Tensor : A[K] };
 
 export class Torch {
   distributed: Distributed;
   readonly ahbm: { setDevice(sip: number): void; currentDevice(): number; deviceCount(): number };
-  readonly multiprocessing: { spawn(fn: (...a: never[]) => unknown, opts: SpawnOptions): Promise<unknown[] | SpawnContext> };
+  readonly multiprocessing: Multiprocessing;
 
   constructor(
     public host: HostRuntime,
@@ -52,19 +77,19 @@ export class Torch {
       currentDevice: () => this.host.device,
       deviceCount: () => machine.sips,
     };
-    this.multiprocessing = {
-      spawn: async (fn, opts) => {
-        const spawner = this.spawner;
-        if (!spawner) throw new KernbenchError('ERR_INVALID_ARG', 'torch.multiprocessing.spawn is only available to the main host (a spawned rank cannot spawn)');
-        const sips = machine.sips;
-        if (!Number.isInteger(opts.nprocs) || opts.nprocs < 1 || opts.nprocs > sips) {
-          throw new KernbenchError('ERR_INVALID_ARG', `spawn: nprocs must be in [1, ${sips}] (one rank per SIP), got ${opts.nprocs}`);
-        }
-        const ranks = await spawner.spawn(fn, { args: opts.args ?? [], nprocs: opts.nprocs });
-        if (opts.join === false) return new SpawnContext(ranks);
-        return ranks.join();
-      },
+    const spawn = async (fn: SpawnTarget, opts: SpawnOptions & { args?: unknown[] }): Promise<unknown[] | SpawnContext> => {
+      const spawner = this.spawner;
+      if (!spawner) throw new KernbenchError('ERR_INVALID_ARG', 'torch.multiprocessing.spawn is only available to the main host (a spawned rank cannot spawn)');
+      const sips = machine.sips;
+      if (!Number.isInteger(opts.nprocs) || opts.nprocs < 1 || opts.nprocs > sips) {
+        throw new KernbenchError('ERR_INVALID_ARG', `spawn: nprocs must be in [1, ${sips}] (one rank per SIP), got ${opts.nprocs}`);
+      }
+      const ranks = await spawner.spawn(fn, { args: opts.args ?? [], nprocs: opts.nprocs });
+      if (opts.join === false) return new SpawnContext(ranks);
+      return ranks.join();
     };
+    // The overloads of Multiprocessing.spawn narrow what this one implementation returns.
+    this.multiprocessing = { spawn: spawn as Multiprocessing['spawn'] };
   }
 
   /** Point this torch at a new host (main's torch after a session recovered from a failed spawn). */
@@ -107,7 +132,7 @@ export class Torch {
    * Launch `kernel` on every PE that holds a shard of the first tensor argument
    * (programId = the shard's index). Returns a handle; awaiting it is worker-wait.
    */
-  launch<A extends unknown[]>(name: string, kernel: Kernel<A>, ...args: unknown[]): LaunchHandle {
+  launch<A extends unknown[]>(name: string, kernel: Kernel<A>, ...args: LaunchArgs<A>): LaunchHandle {
     for (const a of args) if (a instanceof Tensor) this.requireLive(a, name);
     const wire = args.map((a) => (a instanceof Tensor ? a.toDesc() : a));
     const first = wire.find(isTensorDesc);

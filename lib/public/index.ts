@@ -1,6 +1,6 @@
 // Runs on: a host thread (main, or a spawned rank's executor). The `kernbench`
 // entry point: the PyTorch-shaped host API. Re-exports only.
-export type { Torch, SpawnOptions, SpawnContext } from '../host/torch.js';
+export type { Torch, Multiprocessing, SpawnOptions, SpawnContext, SpawnTarget, SpawnArgs, SpawnResult, LaunchArgs } from '../host/torch.js';
 export { Tensor, type TensorOptions, type HostArray } from '../host/tensor.js';
 export { DPPolicy, SPLIT_MODES, type DPPolicyOptions, type SplitMode } from '../host/dp-policy.js';
 export type { Work, CollectiveOptions } from '../host/distributed.js';
@@ -19,3 +19,6 @@ export {
   type ErrorCode,
   type PeAddress,
 } from '../errors.js';
+export { withTorch, type TorchOptions } from '../bench/with-torch.js';
+export type { SessionRun } from '../bench/contract.js';
+export type { SessionReport } from '../session/session.js';

@@ -1,0 +1,61 @@
+// Runs on: main (tests). Shared plumbing of the packaging tests: pack this
+// checkout the way `npm publish` would (the build already ran: the tests run
+// from dist/), install the tarball into a fresh project with npm, and run
+// commands there as a user would.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+
+// These helpers run compiled, from dist/test/helpers/: the project root is three levels up.
+export const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+
+export interface Packed {
+  /** The tarball's absolute path. */
+  tarball: string;
+  /** The files npm put in it, relative to the package root. */
+  files: string[];
+}
+
+export interface Ran {
+  exitCode: number | undefined;
+  stdout: string;
+  stderr: string;
+}
+
+/** A fresh directory under the OS temp dir; removed by `remove()`. */
+export function tempDir(prefix: string): { dir: string; remove(): void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * `npm pack` into `dest`. --ignore-scripts: `prepare` would rebuild, and the
+ * tests run from the build that is already there.
+ */
+export async function pack(dest: string): Promise<Packed> {
+  const { stdout } = await execa('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dest], { cwd: ROOT });
+  const [info] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
+  return { tarball: join(dest, info.filename), files: info.files.map((f) => f.path) };
+}
+
+/**
+ * `npm install` in `project` (its package.json must exist), from npm's cache
+ * when it has the packages (--prefer-offline), from the registry otherwise.
+ */
+export async function npmInstall(project: string, ...specs: string[]): Promise<void> {
+  await execa('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', ...specs], { cwd: project });
+}
+
+/** An empty ES-module project, as `npm init` would make, with `files` beside its package.json. */
+export function writeProject(dir: string, files: Record<string, string> = {}): void {
+  writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: 'user-project', version: '1.0.0', private: true, type: 'module' }, null, 2)}\n`);
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+}
+
+/** Run `command ...args` in `cwd`; never throws on a non-zero exit. */
+export async function run(cwd: string, command: string, args: string[], env: Record<string, string> = {}): Promise<Ran> {
+  const r = await execa(command, args, { cwd, reject: false, env });
+  return { exitCode: r.exitCode, stdout: String(r.stdout), stderr: String(r.stderr) };
+}

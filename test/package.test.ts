@@ -1,0 +1,158 @@
+// Runs on: main thread (tap). Covers: kernbench as a package (issue 12.1, 12.6):
+// `npm pack` carries the build and the declarations, and a project that
+// installed the tarball can run the CLI, gets exit 2 with the path for a user
+// module that breaks its contract, imports the three entry points from a script
+// (withTorch, no CLI) and type-checks against the shipped declarations (its own
+// TypeScript and the example's algorithm and bench). The examples/custom-allreduce
+// project runs in its own file: package-example.test.ts.
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { ROOT, npmInstall, pack, run, tempDir, writeProject, type Packed, type Ran } from './helpers/packed.js';
+
+const tmp = tempDir('kernbench-package-');
+t.teardown(() => tmp.remove());
+const project = join(tmp.dir, 'user-project');
+
+// A bench that breaks the contract: no default export made with defineBench.
+const BROKEN_BENCH = `export const description = 'a bench without its default export';\n`;
+
+// Spawn targets live in their own module: each rank imports it on its own thread.
+const WORKERS = `export async function sumWorker(rank, n, torch) {
+  torch.ahbm.setDevice(rank);
+  await torch.distributed.initProcessGroup({ backend: 'ahbm' });
+  const t = torch.zeros([n], { dtype: 'f32' });
+  await t.copy_(torch.fromArray(new Float32Array(n).fill(rank + 1)));
+  await torch.distributed.allReduce(t, { op: 'sum' });
+  return Array.from((await t.numpy()).data);
+}
+`;
+
+// A script using the library: the three entry points, a session without the CLI.
+const SCRIPT = `import { withTorch, DTYPES, ERROR_CODES } from 'kernbench';
+import { defineKernel, ringAllReduce } from 'kernbench/kernel';
+import { defineBench, z } from 'kernbench/bench';
+import { sumWorker } from './workers.mjs';
+
+const run = await withTorch({ topology: 'ideal', threads: 1, sets: ['system.sips.count=3'], modules: [new URL('./workers.mjs', import.meta.url).href] }, (torch) =>
+  torch.multiprocessing.spawn(sumWorker, { args: [5], nprocs: 3 }),
+);
+const entryPoints = [typeof DTYPES, typeof ERROR_CODES, typeof defineKernel, typeof ringAllReduce, typeof defineBench, typeof z.object];
+console.log(JSON.stringify({ value: run.value, digest: run.digest, entryPoints }));
+`;
+
+// TypeScript against the installed declarations: typed spawn and launch, a typed bench.
+const TYPED = `import { withTorch, type Torch } from 'kernbench';
+import { defineKernel, type TensorDesc } from 'kernbench/kernel';
+import { defineBench, z } from 'kernbench/bench';
+
+export async function worker(rank: number, n: number, torch: Torch): Promise<{ rank: number; n: number }> {
+  return { rank: rank + torch.ahbm.currentDevice(), n };
+}
+
+export const scale = defineKernel(import.meta.url, 'scale', async (tl, t: TensorDesc, by: number) => {
+  void [tl, t, by];
+});
+
+export async function main(): Promise<number> {
+  const run = await withTorch({ modules: [import.meta.url] }, async (torch) => {
+    await torch.launch('scale', scale, torch.zeros([4]), 2);
+    // @ts-expect-error launch takes the kernel's arguments: a tensor, then a number
+    torch.launch('scale', scale, 2, 2);
+    // @ts-expect-error spawn takes the worker's arguments after rank
+    await torch.multiprocessing.spawn(worker, { args: ['one'], nprocs: 2 });
+    return torch.multiprocessing.spawn(worker, { args: [1], nprocs: 2 });
+  });
+  const ranks: { rank: number; n: number }[] = run.value;
+  return ranks.length;
+}
+
+export default defineBench({
+  description: 'typed options',
+  options: z.object({ nElem: z.number().int().default(8) }),
+  async run(torch, ctx) {
+    const n: number = ctx.options.nElem;
+    // @ts-expect-error options are typed by the schema
+    const wrong: string = ctx.options.nElem;
+    void wrong;
+    return [{ bench: ctx.bench, algorithm: 'none', topology: torch.topologyName, worldSize: 1, nElem: n, dtype: 'f32', ok: true, critNs: 0, lines: [] }];
+  },
+});
+`;
+
+const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+// The example's algorithm and bench (its test needs tap's types; package-example.test.ts runs it).
+const EXAMPLE_SOURCES = ['bidir_ring.ts', 'bench.ts'];
+// Only these files are checked (--skipLibCheck: not every declaration of every dependency, a third of the time).
+const TSC_FLAGS = ['--noEmit', '--strict', '--skipLibCheck', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--types', 'node', '--typeRoots', join(ROOT, 'node_modules', '@types')];
+
+let packed: Packed;
+// Every command below starts as soon as the install is done and runs alongside the others;
+// each test awaits its own.
+let ran: { cli: Promise<Ran>; broken: Promise<Ran>; script: Promise<Ran>; typed: Promise<Ran> };
+
+t.before(async () => {
+  packed = await pack(tmp.dir);
+  mkdirSync(project);
+  writeProject(project, { 'broken_bench.ts': BROKEN_BENCH, 'workers.mjs': WORKERS, 'script.mjs': SCRIPT, 'typed.ts': TYPED });
+  mkdirSync(join(project, 'example'));
+  for (const file of EXAMPLE_SOURCES) copyFileSync(join(ROOT, 'examples', 'custom-allreduce', file), join(project, 'example', file));
+  await npmInstall(project, packed.tarball);
+  ran = {
+    cli: run(project, 'npx', ['kernbench', 'run', '--bench', 'ccl_allreduce', '--json']),
+    broken: run(project, process.execPath, [join(project, 'node_modules', '.bin', 'kernbench'), 'run', '--bench', './broken_bench.ts']),
+    script: run(project, process.execPath, ['script.mjs']),
+    typed: run(project, process.execPath, [TSC, ...TSC_FLAGS, 'typed.ts', ...EXAMPLE_SOURCES.map((f) => join('example', f))]),
+  };
+});
+
+t.test('the tarball holds the build, the declarations, the CLI and the data files, not the tests', async (t) => {
+  for (const file of [
+    'bin/kernbench.js',
+    'dist/bin/cli.js',
+    'dist/lib/public/index.js',
+    'dist/lib/public/index.d.ts',
+    'dist/lib/public/kernel.d.ts',
+    'dist/lib/public/bench.d.ts',
+    'dist/benches/ccl_allreduce.js',
+    'topologies/ccl.yaml',
+    'topologies/ideal.yaml',
+    'schemas/ccl.schema.json',
+    'README.md',
+  ]) {
+    t.ok(packed.files.includes(file), file);
+  }
+  t.same(
+    packed.files.filter((f) => f.startsWith('dist/test/') || f.startsWith('test/') || f.endsWith('.map') || (f.startsWith('lib/') && f.endsWith('.ts'))),
+    [],
+    'no tests, source maps or sources',
+  );
+});
+
+t.test('npx kernbench run --bench ccl_allreduce works in a project that installed the tarball', async (t) => {
+  const r = await ran.cli;
+  t.equal(r.exitCode, 0, r.stderr);
+  const result = JSON.parse(r.stdout) as { ok: boolean; worldSize: number };
+  t.same({ ok: result.ok, worldSize: result.worldSize }, { ok: true, worldSize: 2 });
+});
+
+t.test('a user bench without a default export exits 2 with its path and no stack', async (t) => {
+  const r = await ran.broken;
+  t.equal(r.exitCode, 2);
+  t.ok(r.stderr.includes(join(project, 'broken_bench.ts')), `names the file: ${r.stderr}`);
+  t.notMatch(r.stderr, '    at ', 'no stack trace');
+});
+
+t.test('a script imports kernbench, kernbench/kernel and kernbench/bench and runs a session with withTorch', async (t) => {
+  const r = await ran.script;
+  t.equal(r.exitCode, 0, r.stderr);
+  const out = JSON.parse(r.stdout) as { value: number[][]; digest: string; entryPoints: string[] };
+  t.same(out.value, [0, 1, 2].map(() => new Array(5).fill(6)), 'each of 3 ranks holds 1 + 2 + 3');
+  t.match(out.digest, /^[0-9a-f]{16}$/);
+  t.same(out.entryPoints, ['object', 'object', 'function', 'function', 'function', 'function']);
+});
+
+t.test('TypeScript in the project and the example\'s algorithm and bench type-check against the shipped declarations', async (t) => {
+  const r = await ran.typed;
+  t.equal(r.exitCode, 0, r.stdout);
+});
