@@ -177,9 +177,12 @@ export const ERROR_SLOT_BYTES = 8 * 1024;
 /**
  * Bytes per actor in the report slot (the abort's report: a DeadlockError names
  * each waiter twice, in its message and in `waiters`, ~100-200 bytes a line),
- * so a deadlock of every actor fits whole. At least ERROR_SLOT_BYTES.
+ * so a deadlock of every actor fits whole. At least ERROR_SLOT_BYTES, at most
+ * REPORT_SLOT_MAX_BYTES (a larger report is shortened like any error).
  */
 export const REPORT_BYTES_PER_ACTOR = 512;
+/** 1 MiB: ~2000 actors' worth; past that, nobody reads a deadlock report line by line. */
+export const REPORT_SLOT_MAX_BYTES = 1024 * 1024;
 export const CMD_SLOT_BYTES = 16 * 1024;
 /** Per command slot: a publication sequence word (slot k holds command n when seq == n + 1). */
 
@@ -251,7 +254,7 @@ export class ShmLayout {
     // Whole cache lines per slot, so a sender filling slot k+1 never shares a line with a receiver reading slot k.
     this.slotStride = Math.ceil((SLOT.HEADER_BYTES + dims.slotSize) / 64) * 64;
     this.ipcqBytes = this.rings * dims.nSlots * this.slotStride;
-    this.reportSlotBytes = Math.max(ERROR_SLOT_BYTES, this.actors * REPORT_BYTES_PER_ACTOR);
+    this.reportSlotBytes = Math.min(REPORT_SLOT_MAX_BYTES, Math.max(ERROR_SLOT_BYTES, this.actors * REPORT_BYTES_PER_ACTOR));
     this.cmdBytes = (dims.executors + 1) * CMD_SLOTS * CMD_SLOT_BYTES + this.reportSlotBytes + dims.pes * ERROR_SLOT_BYTES;
   }
 
