@@ -5,6 +5,7 @@
 import t from 'tap';
 import { DeadlockError, KernbenchError, SpawnError, fitSerializedError, reviveError, serializeError, utf8Bytes } from '../lib/errors.js';
 import { ERROR_SLOT_BYTES } from '../lib/shm/layout.js';
+import { SharedState } from '../lib/shm/shared-state.js';
 import { deadlockWorker } from './fixtures/kernels.js';
 import { hugeErrorKernel, hugeErrorWorker } from './fixtures/faults.js';
 import { TestRuntime } from './helpers/run.js';
@@ -60,5 +61,26 @@ t.test("a rank that rethrows an oversized kernel error fails the spawn with that
     t.ok(e instanceof SpawnError, 'rejects with SpawnError');
     t.same([...(e as SpawnError).errors.keys()], [0]);
     t.match((e as SpawnError).errors.get(0), { code: 'ERR_KERNEL', kernel: 'huge_error' });
+    t.equal(((e as SpawnError).errors.get(0)?.cause as Error | undefined)?.name, 'RangeError', "the kernel's own error class");
   });
+});
+
+t.test('a deadlock report larger than the report slot is read back as a DeadlockError with its first waiters', async (t) => {
+  const sh = SharedState.create({ executors: 1, pes: 2, hosts: 2, nSlots: 2, slotSize: 64, cubes: 1, arenaBytes: 1024 });
+  const waiters = Array.from({ length: 20_000 }, (_, i) => `PE ${i} waits for PE ${i + 1}`);
+  sh.writeErrorSlot(-1, { error: serializeError(new DeadlockError(waiters)) });
+  const slot = sh.readErrorSlot(-1);
+  const e = slot && reviveError(slot.error);
+  t.ok(e instanceof DeadlockError, 'a DeadlockError');
+  t.match(e, { code: 'ERR_DEADLOCK', truncated: true });
+  t.same((e as DeadlockError).waiters.slice(0, 3), waiters.slice(0, 3), 'the first waiters, in order');
+});
+
+t.test('reading a slot that does not hold an error gives an ERR_INTERNAL error instead of throwing', async (t) => {
+  const sh = SharedState.create({ executors: 1, pes: 2, hosts: 2, nSlots: 2, slotSize: 64, cubes: 1, arenaBytes: 1024 });
+  const off = sh.layout.errorOffset(1);
+  const junk = new TextEncoder().encode('{"truncated":"{\\"error\\":{\\"na');
+  new DataView(sh.buffers.cmd).setUint32(off, junk.length, true);
+  sh.cmd.set(junk, off + 4);
+  t.match(sh.readErrorSlot(1)?.error, { code: 'ERR_INTERNAL' });
 });
