@@ -12,6 +12,7 @@
 //   or no owner           with the fault as the abort's report (ABORT_KIND.FAULT).
 // Faults are wall-clock events (a timer fires when the OS says), so the run
 // aborts at once instead of waiting for quiescence: see docs/spawn.md.
+import { isMainThread } from 'node:worker_threads';
 import { KernbenchError, serializeError, type ErrorCode } from '../errors.js';
 import { ABORT_KIND } from '../shm/layout.js';
 import type { SharedState } from '../shm/shared-state.js';
@@ -26,9 +27,9 @@ export function setFaultSession(s: { shared: SharedState; executor: number } | u
   current = s;
 }
 
-/** Install the handlers and replace process.exit, once per thread. */
+/** Install the handlers and replace process.exit, once per executor thread (never on main: its exit is the CLI's). */
 export function installFaultHandlers(): void {
-  if (installed) return;
+  if (installed || isMainThread) return;
   installed = true;
   process.on('uncaughtException', (e) => onFault(e, 'ERR_UNCAUGHT_EXCEPTION'));
   process.on('unhandledRejection', (reason) => onFault(reason, 'ERR_UNHANDLED_REJECTION'));
