@@ -24,6 +24,10 @@ export const ERROR_CODES = {
   ERR_HOST_READ_PENDING: 'a synchronous host read found kernels still running',
   ERR_MODULE_LOAD: 'a user module (algorithm, bench, kernel) could not be found or compiled',
   ERR_MODULE_CONTRACT: 'a user module does not export what its kind requires',
+  ERR_UNCAUGHT_EXCEPTION: 'an exception escaped every promise chain on an executor thread (a throw in a timer or event callback)',
+  ERR_UNHANDLED_REJECTION: 'a promise rejected on an executor thread and nothing handled it',
+  ERR_RANK_EXIT: 'process.exit() was called on an executor thread (by a rank or a kernel)',
+  ERR_EXECUTOR_LOST: 'an executor thread stopped while it served a session',
   ERR_INTERNAL: 'an invariant of kernbench itself was broken',
 } as const;
 
@@ -216,4 +220,87 @@ export function reviveError(s: SerializedError): Error {
 
 function reviveErrorMap(o: Record<string, SerializedError>): Map<number, Error> {
   return new Map(Object.entries(o).map(([k, v]) => [Number(k), reviveError(v)]));
+}
+
+// ---------------------------------------------------------------------------
+// Fitting an error into a fixed-size slot.
+
+/** Fields that say where and when an error happened: never shortened. */
+const KEPT_FIELDS = new Set(['atPs', 'pe', 'kernel', 'rank']);
+
+/**
+ * The longest strings and arrays allowed at each step of fitSerializedError,
+ * tried in order until the error fits. Unlimited first: an error that fits is
+ * left untouched.
+ */
+const FIT_STEPS: readonly { chars: number; items: number }[] = [
+  { chars: Infinity, items: Infinity },
+  { chars: 4096, items: 256 },
+  { chars: 2048, items: 128 },
+  { chars: 1024, items: 64 },
+  { chars: 512, items: 32 },
+  { chars: 256, items: 16 },
+  { chars: 128, items: 8 },
+  { chars: 64, items: 4 },
+];
+
+export function utf8Bytes(s: string): number {
+  return Buffer.byteLength(s, 'utf8');
+}
+
+function capString(s: string, chars: number): string {
+  return s.length <= chars ? s : `${s.slice(0, chars)}... [${s.length - chars} more chars]`;
+}
+
+function capValue(v: unknown, chars: number, items: number): unknown {
+  if (typeof v === 'string') return capString(v, chars);
+  if (Array.isArray(v)) {
+    const kept = v.slice(0, items).map((x) => capValue(x, chars, items));
+    if (v.length > items) kept.push(`... [${v.length - items} more]`);
+    return kept;
+  }
+  if (v !== null && typeof v === 'object') {
+    const o = Object.entries(v as Record<string, unknown>);
+    const kept = o.slice(0, items).map(([k, x]) => [k, capValue(x, chars, items)]);
+    if (o.length > items) kept.push(['...', `[${o.length - items} more]`]);
+    return Object.fromEntries(kept);
+  }
+  return v;
+}
+
+function capError(s: SerializedError, chars: number, items: number): SerializedError {
+  const fields: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(s.fields)) fields[k] = KEPT_FIELDS.has(k) ? v : capValue(v, chars, items);
+  const out: SerializedError = { name: s.name, message: capString(s.message, chars), stack: s.stack === undefined ? undefined : capString(s.stack, chars), code: s.code, fields };
+  if (s.cause) out.cause = capError(s.cause, chars, items);
+  return out;
+}
+
+/**
+ * The error, shortened so that `JSON.stringify` of it takes at most `maxBytes`
+ * UTF-8 bytes, and still a valid SerializedError that reviveError rebuilds.
+ * Never the JSON cut short: strings (message, stack, fields) and arrays
+ * (`waiters`) are capped, longest first, each cut saying how much it dropped;
+ * then the stack, the cause and the other fields go. `name`, `code` and the
+ * fields saying where and when (atPs, pe, kernel, rank) are always kept. A
+ * shortened error has `fields.truncated = true`. Deterministic: the same error
+ * and size give the same result. See docs/spawn.md, "Errors crossing threads".
+ */
+export function fitSerializedError(s: SerializedError, maxBytes: number): SerializedError {
+  const size = (x: SerializedError): number => utf8Bytes(JSON.stringify(x));
+  for (const { chars, items } of FIT_STEPS) {
+    const c = chars === Infinity ? s : capError(s, chars, items);
+    if (chars !== Infinity) c.fields.truncated = true;
+    if (size(c) <= maxBytes) return c;
+  }
+  // Last resort: only what identifies the error, with a message as long as the room allows.
+  const fields: Record<string, unknown> = { truncated: true };
+  for (const k of KEPT_FIELDS) if (k in s.fields) fields[k] = s.fields[k];
+  const bare: SerializedError = { name: capString(s.name, 64), message: '', stack: undefined, code: s.code, fields };
+  if (typeof fields.kernel === 'string') fields.kernel = capString(fields.kernel, 64);
+  const room = maxBytes - size(bare);
+  if (room < 0) throw new KernbenchError('ERR_INTERNAL', `an error slot of ${maxBytes} bytes cannot hold even an error's name and code, got ${size(bare)} bytes`);
+  // JSON escapes can take up to 6 bytes per char: this length always fits.
+  bare.message = capString(s.message, Math.max(0, Math.floor(room / 6) - 32));
+  return bare;
 }

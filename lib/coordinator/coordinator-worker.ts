@@ -1,11 +1,12 @@
 // Runs on: the coordinator thread (one per process, reused across sessions).
 // Owns: the session's global view — deadlock detection and the abort that
-// follows it. The coordinator has nothing else to run, so it may block in
+// follows it, and the abort of a session in which a rank failed, once nothing
+// else can happen in it. The coordinator has nothing else to run, so it may block in
 // Atomics.wait between passes (DESIGN §3); it is never on the IPCQ path.
 import { parentPort } from 'node:worker_threads';
 import { DeadlockError, serializeError } from '../errors.js';
-import { ABORT_KIND, ERROR_SLOT_BYTES, HEADER } from '../shm/layout.js';
-import { wakeAllThreads } from '../sync/wake.js';
+import { ABORT_KIND, HEADER } from '../shm/layout.js';
+import { abortSession } from '../sync/scheduler.js';
 import { SharedState } from '../shm/shared-state.js';
 import { Machine } from '../topology/machine.js';
 import { unreachable, type FromCoordinator, type ToCoordinator } from '../sync/messages.js';
@@ -71,12 +72,16 @@ function runSession(m: Extract<ToCoordinator, { type: 'session' }>): void {
       }
       continue;
     }
-    if (waiters) {
-      deadlock = true;
-      sh.writeErrorSlot(-1, serializeError(new DeadlockError(waiters)), ERROR_SLOT_BYTES);
-      Atomics.store(ctl, HEADER.ABORT_KIND, ABORT_KIND.DEADLOCK);
-      Atomics.add(ctl, HEADER.ABORT, 1);
-      wakeAllThreads(sh);
+    if (waiters && Atomics.load(ctl, HEADER.RANKS_FAILED) > 0) {
+      // A rank failed and nothing else can happen: every rank that was going to fail
+      // on its own has failed, so the root causes are final. Abort the rest now
+      // (docs/decisions/0015-root-causes-at-quiescence.md).
+      abortSession(sh, ABORT_KIND.RANK_FAILED);
+    } else if (waiters) {
+      // The coordinator's own stack says nothing about the program: the report is the waiters.
+      const report = serializeError(new DeadlockError(waiters));
+      report.stack = undefined;
+      deadlock = abortSession(sh, ABORT_KIND.DEADLOCK, report);
     }
   }
   post({ type: 'session-done', passes, deadlock });

@@ -5,11 +5,17 @@
 //
 // Start-up handshake: attach to the session's buffers, create the PEs, post
 // `ready`. The task resolves with an ExecutorReport when main posts `end`.
+//
+// Errors that escape every promise chain on this thread fail their rank or
+// kernel, or abort the session (./faults.ts): they never end the thread.
 import { importModule } from '../loader/user-module.js';
 import { resetSlabs } from '../tile/slab.js';
 import { pathToFileURL } from 'node:url';
-import { serializeError } from '../errors.js';
-import { ACTOR_STATE, HEADER } from '../shm/layout.js';
+import { AbortError, DeadlockError, KernbenchError, serializeError } from '../errors.js';
+import { ABORT_KIND, ACTOR_STATE, HEADER } from '../shm/layout.js';
+import { FaultOwner } from '../sync/fault-owner.js';
+import { abortSession } from '../sync/scheduler.js';
+import { installFaultHandlers, setFaultSession } from './faults.js';
 import { SharedState } from '../shm/shared-state.js';
 import { HostRuntime } from '../host/host-runtime.js';
 import { Torch } from '../host/torch.js';
@@ -19,12 +25,15 @@ import { PeRuntime } from '../pe/pe-runtime.js';
 import { ThreadEnv } from '../sync/thread-env.js';
 import { configureYoungGc, youngCollections } from '../sync/young-gc.js';
 
+installFaultHandlers();
+
 export async function runExecutor(init: ExecutorInit): Promise<ExecutorReport> {
   // Kernels of an earlier session on this thread are over (or abandoned): tile memory starts afresh.
   resetSlabs();
   configureYoungGc(init.epochGc);
   const shared = SharedState.attach(init.dims, init.buffers);
   const env = new ThreadEnv(init.plan, shared, init.executor);
+  setFaultSession({ shared, executor: init.executor });
   const pes = new Map<number, PeRuntime>();
   init.plan.peExecutor.forEach((e, pe) => {
     if (e === init.executor) pes.set(pe, new PeRuntime(env, pe));
@@ -50,11 +59,14 @@ export async function runExecutor(init: ExecutorInit): Promise<ExecutorReport> {
   });
 
   const serving = serve(env, pes);
+  // A broken command queue is kernbench's own failure: the run must fail, not wait for launches that never come.
+  serving.catch((e: unknown) => abortSession(shared, ABORT_KIND.FAULT, serializeError(new KernbenchError('ERR_INTERNAL', `executor ${init.executor} stopped serving launches: ${String(e)}`, { cause: e }))));
   post({ type: 'ready', executor: init.executor });
   await end;
-  env.sched.stop(new Error('session ended'));
+  env.sched.stop(new AbortError('session ended'));
   await serving;
   await Promise.allSettled(ranks);
+  setFaultSession(undefined);
   port.close();
   return { executor: init.executor, messages: env.stats.messages, epochGcs: youngCollections(), trace: env.trace?.data ?? null };
 }
@@ -66,8 +78,9 @@ async function serve(env: ThreadEnv, pes: Map<number, PeRuntime>): Promise<void>
     let next;
     try {
       next = await reader.next();
-    } catch {
-      return; // session ended or aborted: no more commands are served
+    } catch (e) {
+      if (e instanceof AbortError || e instanceof DeadlockError) return; // session ended or aborted: no more commands are served
+      throw e;
     }
     const pe = pes.get(next.cmd.pe);
     if (!pe) throw new Error(`internal: launch for PE ${next.cmd.pe} reached executor ${env.executor}, which does not run it`);
@@ -81,17 +94,25 @@ async function runRank(env: ThreadEnv, m: Extract<ToExecutor, { type: 'spawn-ran
   host.clock.advanceTo(m.startPs); // a rank starts when it is spawned, in virtual time too
   const torch = new Torch(host, { rank: m.rank, nprocs: m.nprocs }, null);
   env.sched.setState(host.actor, ACTOR_STATE.RUNNING);
+  // Everything the rank's code schedules (timers, promise continuations) belongs to this owner (./faults.ts).
+  const owner = new FaultOwner(`rank ${m.rank}`, () => host.clockPs);
   let outcome: FromExecutor;
   try {
-    const url = m.module.startsWith('file:') ? m.module : pathToFileURL(m.module).href;
-    const mod = await importModule(url);
-    const fn = mod[m.exportName];
-    if (typeof fn !== 'function') throw new TypeError(`spawn: '${m.exportName}' is not a function exported by ${m.module}, got ${typeof fn}`);
-    const value: unknown = await (fn as (...a: unknown[]) => unknown)(m.rank, ...m.args, torch);
-    await host.synchronize();
+    const value = await owner.run(async () => {
+      const url = m.module.startsWith('file:') ? m.module : pathToFileURL(m.module).href;
+      const mod = await importModule(url);
+      const fn = mod[m.exportName];
+      if (typeof fn !== 'function') throw new TypeError(`spawn: '${m.exportName}' is not a function exported by ${m.module}, got ${typeof fn}`);
+      const v: unknown = await (fn as (...a: unknown[]) => unknown)(m.rank, ...m.args, torch);
+      await host.synchronize();
+      return v;
+    });
     outcome = { type: 'rank-done', rank: m.rank, value, clockPs: host.clockPs };
   } catch (e) {
     outcome = { type: 'rank-failed', rank: m.rank, error: serializeError(e) };
+    // A rank that failed on its own is a root cause; the coordinator aborts the others
+    // only once nothing else can happen (docs/decisions/0015-root-causes-at-quiescence.md).
+    if (!(e instanceof AbortError) && !(e instanceof DeadlockError)) Atomics.add(env.shared.ctl, HEADER.RANKS_FAILED, 1);
   }
   // Count the rank settled before it stops being RUNNING: the deadlock detector
   // takes an actor that is not RUNNING to publish nothing more, so with the other
@@ -99,10 +120,14 @@ async function runRank(env: ThreadEnv, m: Extract<ToExecutor, { type: 'spawn-ran
   // settled rank, and reported a deadlock (seen once in CI, on the first spawn).
   Atomics.add(env.shared.ctl, HEADER.RANKS_SETTLED, 1);
   env.sched.setState(host.actor, ACTOR_STATE.DONE);
+  // A faulted rank's code may still be running (parked in a wait, or about to be):
+  // abort now, so that it unwinds instead of acting as a rank that has settled.
+  if (owner.faulted) abortSession(env.shared, ABORT_KIND.FAULT, serializeError(owner.faulted));
   try {
     post(outcome);
   } catch (e) {
     // The value could not be cloned across threads: report that as the rank's failure.
+    Atomics.add(env.shared.ctl, HEADER.RANKS_FAILED, 1);
     post({ type: 'rank-failed', rank: m.rank, error: serializeError(e) });
   }
 }

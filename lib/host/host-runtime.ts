@@ -2,7 +2,7 @@
 // Owns: one host's view of the device — its virtual clock, its device (SIP),
 // launches and their handles (worker-wait), the host-read barrier's drain, and
 // host-level barriers across ranks.
-import { KernelError, KernbenchError, reviveError, type SerializedError } from '../errors.js';
+import { KernelError, KernbenchError, reviveError } from '../errors.js';
 import type { Kernel } from '../kernel/define.js';
 import { portsOf, type World } from '../ccl/world.js';
 import { HEADER, PE, RECORD, WAIT_KIND } from '../shm/layout.js';
@@ -120,8 +120,14 @@ export class HostRuntime {
     const L = shared.layout;
     try {
       await h.posted;
-      for (let i = 0; i < h.pes.length; i++) {
-        await sched.waitUntil(this.actor, L.pe(h.pes[i], PE.DONE_SEQ), h.seqs[i] + 1, WAIT_KIND.KERNEL_DONE, h.pes[i], this.clockPs);
+      try {
+        for (let i = 0; i < h.pes.length; i++) {
+          await sched.waitUntil(this.actor, L.pe(h.pes[i], PE.DONE_SEQ), h.seqs[i] + 1, WAIT_KIND.KERNEL_DONE, h.pes[i], this.clockPs);
+        }
+      } catch (e) {
+        // An abort can reach this waiter after its kernels have ended (a kernel that fails
+        // by a fault publishes its end, then aborts the session): their own outcome wins.
+        if (!h.pes.every((pe, i) => Atomics.load(shared.ctl, L.pe(pe, PE.DONE_SEQ)) >= h.seqs[i] + 1)) throw e;
       }
       let failure: Error | undefined;
       h.timings = h.pes.map((pe, i) => {
@@ -129,7 +135,7 @@ export class HostRuntime {
         const status = t[L.record(pe, h.seqs[i], RECORD.STATUS)];
         const endPs = t[L.record(pe, h.seqs[i], RECORD.END_PS)];
         if (status !== 0 && !failure) {
-          const slot = shared.readErrorSlot(pe) as { error: SerializedError; atPs: number } | undefined;
+          const slot = shared.readErrorSlot(pe);
           // A kernel unwound by a session abort or a deadlock is not a root cause: the
           // host sees the same abort it would have seen waiting (see docs/spawn.md).
           const unwound = slot && (slot.error.name === 'AbortError' || slot.error.name === 'DeadlockError');

@@ -4,7 +4,7 @@
 // outside the package, with no build step — and refusing one that cannot load
 // or does not export what its kind requires, with its path and no stack.
 //
-// TypeScript goes through tsx (decision 0010). Its hooks are per thread: a
+// TypeScript goes through tsx (decision 0011). Its hooks are per thread: a
 // worker does not inherit the main thread's, so every thread registers them
 // itself, the first time it imports a TypeScript file, and only then (plain
 // .js imports get slower under the hooks).

@@ -2,14 +2,16 @@
 // session — its virtual clock, its DMA channels, and the queue of kernels
 // launched on it, which it runs one at a time in launch-sequence order.
 import { importModule } from '../loader/user-module.js';
-import { serializeError } from '../errors.js';
+import { KernelError, serializeError } from '../errors.js';
+import { FaultOwner } from '../sync/fault-owner.js';
+import { abortSession } from '../sync/scheduler.js';
 import { InboundChannel, OutboundChannel } from '../ipcq/channel.js';
 import { KernelContext } from '../kernel/context.js';
 import { isKernel, type Kernel } from '../kernel/define.js';
 import { kernelEnded, kernelStarted } from '../tile/slab.js';
 import { epochEnded } from '../sync/young-gc.js';
 import { KernbenchError } from '../errors.js';
-import { ACTOR_STATE, DIR_COUNT, ERROR_SLOT_BYTES, PE, RECORD } from '../shm/layout.js';
+import { ABORT_KIND, ACTOR_STATE, DIR_COUNT, PE, RECORD } from '../shm/layout.js';
 import type { PeCoord } from '../topology/machine.js';
 import type { LaunchCommand } from './commands.js';
 import type { ThreadEnv } from '../sync/thread-env.js';
@@ -71,13 +73,17 @@ export class PeRuntime {
     const tl = new KernelContext(this, cmd.name, cmd.ports, cmd.rank);
     let status = 0;
     const epoch = kernelStarted();
+    // Timers and promise continuations the kernel schedules belong to this run (lib/executor/faults.ts).
+    const owner = new FaultOwner(`kernel '${cmd.name}' on ${env.machine.describePe(this.id)}`, () => this.clock.nowPs);
     try {
-      const kernel = await importKernel(cmd);
-      await kernel.fn(tl, ...cmd.args);
-      await tl.drain();
+      await owner.run(async () => {
+        const kernel = await importKernel(cmd);
+        await kernel.fn(tl, ...cmd.args);
+        await tl.drain();
+      });
     } catch (e) {
       status = 1;
-      env.shared.writeErrorSlot(this.id, { error: serializeError(e), atPs: this.clock.nowPs }, ERROR_SLOT_BYTES);
+      env.shared.writeErrorSlot(this.id, { error: serializeError(e), atPs: this.clock.nowPs });
     }
     // Its tiles are dead now (lib/tile/slab.ts recycles them once the thread has no kernel
     // running; the thread then collects its young generation when next idle, ./young-gc.ts).
@@ -93,6 +99,9 @@ export class PeRuntime {
     const done = L.pe(this.id, PE.DONE_SEQ);
     Atomics.store(env.shared.ctl, done, cmd.seq + 1);
     env.sched.publish(done, cmd.hostExecutor);
+    // A faulted kernel's body may still be parked in a wait: abort the session, after its
+    // end is published, so its host sees the KernelError itself (HostRuntime.complete).
+    if (owner.faulted) abortSession(env.shared, ABORT_KIND.FAULT, serializeError(new KernelError(cmd.name, this.coord, this.clock.nowPs, serializeError(owner.faulted))));
   }
 }
 

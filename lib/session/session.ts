@@ -14,12 +14,12 @@
 import { importModule } from '../loader/user-module.js';
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import { AbortError, DeadlockError, KernbenchError, SpawnError, reviveError, type SerializedError } from '../errors.js';
+import { AbortError, DeadlockError, KernbenchError, SpawnError, reviveError, serializeError, type SerializedError } from '../errors.js';
 import { HostRuntime } from '../host/host-runtime.js';
 import { Torch, type Spawner } from '../host/torch.js';
 import { ABORT_KIND, ACTOR_STATE, HEADER, PE, RECORD, WAIT_KIND } from '../shm/layout.js';
 import { SharedState } from '../shm/shared-state.js';
-import { wakeAllThreads } from '../sync/wake.js';
+import { abortSession } from '../sync/scheduler.js';
 import { enableYoungGc, epochGcFromEnv } from '../sync/young-gc.js';
 import { unreachable, type ExecutorReport, type FromCoordinator, type FromExecutor, type ToCoordinator, type ToExecutor } from '../sync/messages.js';
 import type { SessionPlan } from '../sync/plan.js';
@@ -187,7 +187,10 @@ export class Session implements Spawner {
         }),
       );
       port1.on('message', (m: FromExecutor) => this.onExecutorMessage(m));
-      this.tasks.push(pool.run({ executor: e, plan: this.plan, dims: this.plan.dims, buffers: this.shared.buffers, port: port2, epochGc: this.resources.epochGc }, { transferList: [port2] }) as Promise<ExecutorReport>);
+      const task = pool.run({ executor: e, plan: this.plan, dims: this.plan.dims, buffers: this.shared.buffers, port: port2, epochGc: this.resources.epochGc }, { transferList: [port2] }) as Promise<ExecutorReport>;
+      const shared = this.shared;
+      task.catch((x: unknown) => this.executorLost(shared, e, x));
+      this.tasks.push(task);
     }
     const failed = Promise.race(this.tasks.map((t) => t.then(() => new Promise<never>(() => undefined))));
     await Promise.race([Promise.all(ready), failed]);
@@ -200,23 +203,29 @@ export class Session implements Spawner {
       case 'rank-done':
         this.rankWaiters.get(m.rank)?.resolve({ value: m.value, clockPs: m.clockPs });
         break;
-      case 'rank-failed': {
-        const e = reviveError(m.error);
-        if (!(e instanceof AbortError) && !(e instanceof DeadlockError)) this.abort(ABORT_KIND.RANK_FAILED);
-        this.rankWaiters.get(m.rank)?.reject(e);
+      case 'rank-failed':
+        // No abort here: the coordinator aborts the other ranks once nothing else can
+        // happen, so every rank that fails on its own is a root cause, whatever the
+        // timing (docs/decisions/0015-root-causes-at-quiescence.md).
+        this.rankWaiters.get(m.rank)?.reject(reviveError(m.error));
         break;
-      }
       default:
         unreachable(m);
     }
   }
 
-  /** Abort the session: every waiter on every thread wakes with an AbortError. */
-  abort(kind: number): void {
-    if (Atomics.load(this.shared.ctl, HEADER.ABORT) !== 0) return;
-    Atomics.store(this.shared.ctl, HEADER.ABORT_KIND, kind);
-    Atomics.add(this.shared.ctl, HEADER.ABORT, 1);
-    wakeAllThreads(this.shared);
+  /**
+   * An executor task failed (its thread died, or it stopped serving): its ranks will
+   * never report, so they fail now with that error, and the session aborts so that
+   * nobody waits for its PEs. `shared` is the epoch the task served.
+   */
+  private executorLost(shared: SharedState, executor: number, x: unknown): void {
+    if (shared !== this.shared) return; // an old epoch's task, already ended
+    const lost = new KernbenchError('ERR_EXECUTOR_LOST', `executor ${executor} stopped while serving the session: ${x instanceof Error ? `${x.name}: ${x.message}` : String(x)}`, { cause: x });
+    abortSession(shared, ABORT_KIND.FAULT, serializeError(lost));
+    this.plan.hostExecutor.forEach((e, rank) => {
+      if (e === executor) this.rankWaiters.get(rank)?.reject(lost);
+    });
   }
 
   get aborted(): boolean {
@@ -256,16 +265,22 @@ export class Session implements Spawner {
       return values.map((v) => v.value);
     }
 
-    const deadlocked = Atomics.load(this.shared.ctl, HEADER.ABORT_KIND) === ABORT_KIND.DEADLOCK;
+    // Root causes: every rank that failed on its own. The session aborted only once nothing
+    // else could happen (the coordinator, at quiescence), so this set does not depend on
+    // timing (docs/decisions/0015-root-causes-at-quiescence.md); faults are the exception.
+    const kind = Atomics.load(this.shared.ctl, HEADER.ABORT_KIND);
+    const report = kind === ABORT_KIND.FAULT ? this.shared.readErrorSlot(-1) : undefined; // before recover() drops the buffers
     const errors = new Map<number, Error>();
     outcomes.forEach((o, rank) => {
       if (o.status === 'rejected' && !(o.reason instanceof AbortError) && !(o.reason instanceof DeadlockError)) errors.set(rank, o.reason as Error);
     });
     const deadlock = outcomes.find((o) => o.status === 'rejected' && o.reason instanceof DeadlockError) as PromiseRejectedResult | undefined;
     await this.recover();
-    if (deadlocked && deadlock && errors.size === 0) throw deadlock.reason as Error;
-    if (errors.size === 0) throw new KernbenchError('ERR_INTERNAL', 'spawn failed but no rank reported a root cause');
-    throw new SpawnError(errors);
+    if (errors.size > 0) throw new SpawnError(errors);
+    if (kind === ABORT_KIND.DEADLOCK && deadlock) throw deadlock.reason as Error;
+    // A fault nobody could fail in its place (a callback that threw after its rank or kernel ended).
+    if (report) throw reviveError(report.error);
+    throw new KernbenchError('ERR_INTERNAL', 'spawn failed but no rank reported a root cause');
   }
 
   /** Find the module and export name of a spawn target among the registered modules (like pickle, spawn needs an importable function). */
@@ -283,7 +298,7 @@ export class Session implements Spawner {
    * the main torch is re-bound to the new buffers.
    */
   private async recover(): Promise<void> {
-    await this.end();
+    await this.finish(false);
     this.fresh();
     this.torch.rebind(this.host, this);
     await this.start();
@@ -291,16 +306,33 @@ export class Session implements Spawner {
 
   /** End the session: executors stop serving and report; PE records are read. */
   async end(): Promise<SessionReport> {
+    return this.finish(true);
+  }
+
+  /**
+   * End this epoch. `reportFailures`: throw a fault that aborted the epoch, or an
+   * executor that was lost — unless a failed spawn's join already reported them
+   * (recover()).
+   */
+  private async finish(reportFailures: boolean): Promise<SessionReport> {
     if (this.ended) throw new KernbenchError('ERR_INTERNAL', 'session ended twice');
     this.ended = true;
     Atomics.add(this.shared.ctl, HEADER.SESSION_END, 1);
     Atomics.notify(this.shared.ctl, HEADER.COORD_DOORBELL);
     this.env.sched.stop(new AbortError('session ended'));
     for (const p of this.ports) p.postMessage({ type: 'end' } satisfies ToExecutor);
-    const reports = await Promise.all(this.tasks);
+    const settled = await Promise.allSettled(this.tasks);
     for (const p of this.ports) p.close();
     const coord = await this.coordinatorDone;
     if (coord?.type === 'fatal') throw reviveError(coord.error as SerializedError);
+    // A fault that aborted the session and that no spawn reported (main was not joining): the run failed.
+    if (reportFailures && Atomics.load(this.shared.ctl, HEADER.ABORT_KIND) === ABORT_KIND.FAULT) {
+      const report = this.shared.readErrorSlot(-1);
+      if (report) throw reviveError(report.error);
+    }
+    const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed && reportFailures) throw new KernbenchError('ERR_EXECUTOR_LOST', `an executor stopped while serving the session: ${String(failed.reason)}`, { cause: failed.reason });
+    const reports = settled.filter((r): r is PromiseFulfilledResult<ExecutorReport> => r.status === 'fulfilled').map((r) => r.value);
     const trace = [this.env.trace?.data, ...reports.map((r) => r.trace)].filter((x): x is ThreadTraceData => x !== null && x !== undefined);
     return {
       trace,

@@ -33,10 +33,23 @@ export const HEADER = {
   COORD_PASSES: 6,
   /** Spawned ranks that have settled (returned or thrown) in this session. */
   RANKS_SETTLED: 7,
+  /**
+   * Spawned ranks that failed on their own (not by an abort or a deadlock) in
+   * this session. Bumped before RANKS_SETTLED. The coordinator aborts a
+   * quiescent session as RANK_FAILED, not DEADLOCK, once it is non-zero
+   * (docs/decisions/0015-root-causes-at-quiescence.md).
+   */
+  RANKS_FAILED: 8,
 } as const;
 const HEADER_WORDS = 16;
 
-export const ABORT_KIND = { NONE: 0, RANK_FAILED: 1, DEADLOCK: 2 } as const;
+/**
+ * Why a session aborted. Claimed once with compareExchange from NONE, so the
+ * first aborter also owns the report slot (errorOffset(-1)): it writes the
+ * report before it bumps ABORT. DEADLOCK's report is the DeadlockError; FAULT's
+ * is the error that escaped on an executor thread (lib/executor/faults.ts).
+ */
+export const ABORT_KIND = { NONE: 0, RANK_FAILED: 1, DEADLOCK: 2, FAULT: 3 } as const;
 
 /** Per executor (and one extra slot for the main thread), EXEC_STRIDE words. */
 export const EXEC = {
@@ -160,8 +173,20 @@ export const GRANT = {
 } as const;
 
 export const CMD_SLOTS = 64;
-/** Bytes for a PE's last error (length-prefixed JSON) and for the deadlock report. */
+/**
+ * Bytes for a PE's last error (length-prefixed JSON). An error that does not
+ * fit is shortened to a valid one (fitSerializedError in lib/errors.ts).
+ */
 export const ERROR_SLOT_BYTES = 8 * 1024;
+/**
+ * Bytes per actor in the report slot (the abort's report: a DeadlockError names
+ * each waiter twice, in its message and in `waiters`, ~100-200 bytes a line),
+ * so a deadlock of every actor fits whole. At least ERROR_SLOT_BYTES, at most
+ * REPORT_SLOT_MAX_BYTES (a larger report is shortened like any error).
+ */
+export const REPORT_BYTES_PER_ACTOR = 512;
+/** 1 MiB: ~2000 actors' worth; past that, nobody reads a deadlock report line by line. */
+export const REPORT_SLOT_MAX_BYTES = 1024 * 1024;
 export const CMD_SLOT_BYTES = 16 * 1024;
 /** Per command slot: a publication sequence word (slot k holds command n when seq == n + 1). */
 
@@ -186,6 +211,7 @@ export class ShmLayout {
   readonly slotStride: number;
   readonly rings: number;
   readonly actors: number;
+  readonly reportSlotBytes: number;
 
   private readonly execBase: number;
   private readonly cmdSeqBase: number;
@@ -232,12 +258,19 @@ export class ShmLayout {
     // Whole cache lines per slot, so a sender filling slot k+1 never shares a line with a receiver reading slot k.
     this.slotStride = Math.ceil((SLOT.HEADER_BYTES + dims.slotSize) / 64) * 64;
     this.ipcqBytes = this.rings * dims.nSlots * this.slotStride;
-    this.cmdBytes = (dims.executors + 1) * CMD_SLOTS * CMD_SLOT_BYTES + (dims.pes + 1) * ERROR_SLOT_BYTES;
+    this.reportSlotBytes = Math.min(REPORT_SLOT_MAX_BYTES, Math.max(ERROR_SLOT_BYTES, this.actors * REPORT_BYTES_PER_ACTOR));
+    this.cmdBytes = (dims.executors + 1) * CMD_SLOTS * CMD_SLOT_BYTES + this.reportSlotBytes + dims.pes * ERROR_SLOT_BYTES;
   }
 
-  /** Byte offset in `cmd` of a PE's last kernel error (JSON), or of the coordinator's report (pe = -1). */
+  /** Byte offset in `cmd` of a PE's last kernel error (JSON), or of the abort's report (pe = -1): the report first, then one slot per PE. */
   errorOffset(pe: number): number {
-    return (this.dims.executors + 1) * CMD_SLOTS * CMD_SLOT_BYTES + (pe + 1) * ERROR_SLOT_BYTES;
+    const base = (this.dims.executors + 1) * CMD_SLOTS * CMD_SLOT_BYTES;
+    return pe < 0 ? base : base + this.reportSlotBytes + pe * ERROR_SLOT_BYTES;
+  }
+
+  /** Capacity in bytes (length prefix included) of a PE's error slot, or of the report slot (pe = -1). */
+  errorSlotBytes(pe: number): number {
+    return pe < 0 ? this.reportSlotBytes : ERROR_SLOT_BYTES;
   }
 
   /** Executor index of the main thread. */

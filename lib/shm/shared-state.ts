@@ -1,6 +1,7 @@
 // Runs on: any thread. Owns: the typed views over one session's
 // SharedArrayBuffers. Main creates the buffers; every other thread attaches
 // to the same ones (SharedArrayBuffers are shared, not copied, when posted).
+import { KernbenchError, fitSerializedError, serializeError, utf8Bytes, type SerializedError } from '../errors.js';
 import { ShmLayout, type LayoutDims } from './layout.js';
 
 export interface SharedBuffers {
@@ -50,19 +51,42 @@ export class SharedState {
     return new SharedState(new ShmLayout(dims), buffers);
   }
 
-  /** Write a length-prefixed UTF-8 JSON value into the error area of `pe` (-1: coordinator report). */
-  writeErrorSlot(pe: number, value: unknown, capacity: number): void {
+  /**
+   * Write an error into the error slot of `pe` (-1: the abort's report), as
+   * length-prefixed UTF-8 JSON. An error too large for the slot is shortened by
+   * fitSerializedError, never cut mid-JSON, so readErrorSlot always gets back
+   * the error's name, code, kernel, PE and time.
+   */
+  writeErrorSlot(pe: number, slot: ErrorSlot): void {
     const off = this.layout.errorOffset(pe);
-    let bytes = new TextEncoder().encode(JSON.stringify(value));
-    if (bytes.length > capacity - 4) bytes = new TextEncoder().encode(JSON.stringify({ truncated: String(JSON.stringify(value)).slice(0, capacity / 2) }));
+    const capacity = this.layout.errorSlotBytes(pe) - 4;
+    // The wrapper's own bytes (`{"error":...,"atPs":...}`) are counted before the error is fitted.
+    const wrapper = utf8Bytes(JSON.stringify({ ...slot, error: null }));
+    const fitted: ErrorSlot = { ...slot, error: fitSerializedError(slot.error, capacity - wrapper) };
+    const bytes = new TextEncoder().encode(JSON.stringify(fitted));
+    if (bytes.length > capacity) throw new KernbenchError('ERR_INTERNAL', `error slot ${pe}: a fitted error still takes ${bytes.length} bytes, more than the ${capacity} it holds`);
     new DataView(this.buffers.cmd).setUint32(off, bytes.length, true);
     this.cmd.set(bytes, off + 4);
   }
 
-  readErrorSlot(pe: number): unknown {
+  /** The error last written to the slot of `pe` (-1: the abort's report), or undefined if none. Never throws. */
+  readErrorSlot(pe: number): ErrorSlot | undefined {
     const off = this.layout.errorOffset(pe);
     const len = new DataView(this.buffers.cmd).getUint32(off, true);
     if (len === 0) return undefined;
-    return JSON.parse(new TextDecoder().decode(this.cmd.slice(off + 4, off + 4 + len)));
+    try {
+      const slot = JSON.parse(new TextDecoder().decode(this.cmd.slice(off + 4, off + 4 + len))) as Partial<ErrorSlot>;
+      const e = slot.error;
+      if (e && typeof e.name === 'string' && typeof e.message === 'string' && e.fields && typeof e.fields === 'object') return slot as ErrorSlot;
+      throw new TypeError(`not a serialized error: ${JSON.stringify(slot).slice(0, 200)}`);
+    } catch (e) {
+      return { error: serializeError(new KernbenchError('ERR_INTERNAL', `error slot ${pe} holds ${len} bytes that are not a readable error: ${(e as Error).message}`)) };
+    }
   }
+}
+
+/** What an error slot holds: the error, and for a kernel's error the PE's virtual time when it was raised. */
+export interface ErrorSlot {
+  error: SerializedError;
+  atPs?: number;
 }

@@ -27,6 +27,7 @@
 // sequentially consistent order, so T's waitAsync sees doorbell != seen and
 // returns at once. Otherwise P notifies a parked (or about to park) T.
 import { AbortError, DeadlockError, reviveError, type SerializedError } from '../errors.js';
+import { wakeAllThreads } from './wake.js';
 import { ABORT_KIND, ACTOR, ACTOR_STATE, EXEC, HEADER } from '../shm/layout.js';
 import type { SharedState } from '../shm/shared-state.js';
 import type { Jitter } from './jitter.js';
@@ -73,12 +74,18 @@ export class Scheduler {
     if (Atomics.load(this.ctl, HEADER.ABORT) !== 0) throw this.abortError();
   }
 
+  /** What every waiter rejects with once the session has aborted (see abortSession). */
   abortError(): Error {
     const kind = Atomics.load(this.ctl, HEADER.ABORT_KIND);
     if (kind === ABORT_KIND.DEADLOCK) {
-      const report = this.shared.readErrorSlot(-1) as SerializedError | undefined;
-      if (report) return reviveError(report);
+      const report = this.shared.readErrorSlot(-1);
+      if (report) return reviveError(report.error);
       return new DeadlockError(['(report unavailable)']);
+    }
+    if (kind === ABORT_KIND.FAULT) {
+      // Not the fault itself: it is the root cause of one actor only; the others were aborted by it.
+      const report = this.shared.readErrorSlot(-1);
+      return new AbortError(report ? `${report.error.name} [${report.error.code ?? 'no code'}]: ${report.error.message}` : 'an executor thread failed');
     }
     return new AbortError('another rank or PE failed');
   }
@@ -230,4 +237,18 @@ export class Scheduler {
       this.loopRunning = false;
     }
   }
+}
+
+/**
+ * Abort the session: claim ABORT_KIND (the first aborter wins; later calls
+ * return false and change nothing), write the report (if any) to the report
+ * slot, bump ABORT, wake every thread. Every waiter then rejects with
+ * Scheduler.abortError(). Any thread may call it (main, coordinator, executors).
+ */
+export function abortSession(sh: SharedState, kind: number, report?: SerializedError): boolean {
+  if (Atomics.compareExchange(sh.ctl, HEADER.ABORT_KIND, ABORT_KIND.NONE, kind) !== ABORT_KIND.NONE) return false;
+  if (report) sh.writeErrorSlot(-1, { error: report });
+  Atomics.add(sh.ctl, HEADER.ABORT, 1);
+  wakeAllThreads(sh);
+  return true;
 }

@@ -1,0 +1,63 @@
+// Runs on: an executor thread. Owns: what happens on this thread to an error
+// that escaped every promise chain (an uncaught exception, an unhandled
+// rejection) and to process.exit() — none of them may kill the thread (its
+// siblings would wait for it forever) or pass unnoticed.
+//
+// A fault is attributed to its owner (lib/sync/fault-owner.ts):
+//   owner still running   the owner fails at once with the fault as its error
+//                         (a rank: rank-failed, a root cause; a kernel: the
+//                         kernel fails, the host sees a KernelError); the owner
+//                         then aborts the session (runRank, PeRuntime.run).
+//   owner already ended,  nobody can fail in its place: the session aborts now,
+//   or no owner           with the fault as the abort's report (ABORT_KIND.FAULT).
+// Faults are wall-clock events (a timer fires when the OS says), so the run
+// aborts at once instead of waiting for quiescence: see docs/spawn.md.
+import { isMainThread } from 'node:worker_threads';
+import { KernbenchError, serializeError, type ErrorCode } from '../errors.js';
+import { ABORT_KIND } from '../shm/layout.js';
+import type { SharedState } from '../shm/shared-state.js';
+import { currentFaultOwner, type FaultOwner } from '../sync/fault-owner.js';
+import { abortSession } from '../sync/scheduler.js';
+
+/** The session this thread serves now (faults abort it); undefined between sessions. */
+let current: { shared: SharedState; executor: number } | undefined;
+let installed = false;
+
+export function setFaultSession(s: { shared: SharedState; executor: number } | undefined): void {
+  current = s;
+}
+
+/** Install the handlers and replace process.exit, once per executor thread (never on main: its exit is the CLI's). */
+export function installFaultHandlers(): void {
+  if (installed || isMainThread) return;
+  installed = true;
+  process.on('uncaughtException', (e) => onFault(e, 'ERR_UNCAUGHT_EXCEPTION'));
+  process.on('unhandledRejection', (reason) => onFault(reason, 'ERR_UNHANDLED_REJECTION'));
+  // In a worker, process.exit() ends the thread, and with it every rank and PE placed here.
+  process.exit = function exit(code?: number | string | null): never {
+    const owner = currentFaultOwner();
+    throw new KernbenchError('ERR_RANK_EXIT', `${owner?.who ?? 'code on an executor thread'} called process.exit(): a rank or kernel cannot end the process, throw an error instead; got exit code ${code ?? 'none'}`);
+  } as typeof process.exit;
+}
+
+function onFault(e: unknown, code: ErrorCode): void {
+  try {
+    const owner = currentFaultOwner();
+    const err = faultError(e, code, owner);
+    if (owner?.fail(err)) return; // the owner reports it and aborts the session
+    if (current) abortSession(current.shared, ABORT_KIND.FAULT, serializeError(err));
+    else process.stderr.write(`kernbench: a fault on an executor thread between sessions: ${err.message}\n`);
+  } catch (inner) {
+    // The handler itself must not throw (that would end the thread): say what happened.
+    process.stderr.write(`kernbench: internal: handling a fault failed: ${String(inner)}\n`);
+  }
+}
+
+/** The error an owner fails with: process.exit's own error as is, anything else wrapped with its owner and code. */
+function faultError(e: unknown, code: ErrorCode, owner: FaultOwner | undefined): Error {
+  if (e instanceof KernbenchError && e.code === 'ERR_RANK_EXIT') return e;
+  const what = code === 'ERR_UNHANDLED_REJECTION' ? 'a promise rejected and nothing handled it' : 'an exception escaped its promise chain (thrown in a timer or event callback)';
+  const who = owner ? `${owner.who}${owner.live ? '' : ', after it ended,'}` : `executor thread ${current?.executor ?? '?'}, outside any rank or kernel,`;
+  const got = e instanceof Error ? `${e.name}: ${e.message}` : `a non-error value: ${String(e)}`;
+  return new KernbenchError(code, `${who}: ${what}: ${got}`, { cause: e, atPs: owner?.clockPs() });
+}
