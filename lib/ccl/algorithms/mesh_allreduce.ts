@@ -25,7 +25,7 @@ import { neighbourRank, type WorldShape } from '../world.js';
 export const meta = defineAlgorithm({
   provides: 'all_reduce',
   arrangement: 'logical',
-  topologies: ['torus_2d', 'mesh_2d_no_wrap'],
+  topologies: ['torus_2d', 'mesh_2d_no_wrap', 'line_1d'],
   summary: '2-D: rows then columns, on the topology file\'s SIP grid (docs/algorithms/mesh_allreduce.md)',
 });
 
