@@ -20,8 +20,9 @@ export const PROVIDES = ['all_reduce', 'point_to_point'] as const;
 
 /**
  * How the module's ranks are arranged into a world (lib/ccl/placement.ts):
- *   logical       from the entry's `topology`: ring_1d -> a ring of the ranks,
- *                 torus_2d / mesh_2d_no_wrap -> the topology file's SIP grid
+ *   logical       the ranks arranged as the entry's `topology` kind (lib/topology/kinds/):
+ *                 a 1-D kind (ring_1d, line_1d) -> a row of the ranks,
+ *                 a 2-D kind (torus_2d, mesh_2d_no_wrap) -> the topology file's SIP grid
  *   tree          a binary tree of the ranks in rank order
  *   hierarchical  every shard PE of every rank, wired per SIP (lib/ccl/hierarchy.ts);
  *                 each SIP's tree is rooted at the entry's `root` param (corner | center, default corner)
@@ -42,7 +43,7 @@ function isParamsSchema(v: unknown): v is ParamsSchema {
 const AlgorithmMetaSchema = z.strictObject({
   provides: z.enum(PROVIDES),
   arrangement: z.enum(ARRANGEMENTS),
-  /** The ccl.yaml `topology` values the module accepts. */
+  /** The ccl.yaml `topology` values the module accepts: SIP topology kinds (lib/topology/kinds/). */
   topologies: z.array(z.enum(SIP_TOPOLOGIES)).min(1),
   /** One line for `kernbench list` and errors. */
   summary: z

@@ -11,8 +11,9 @@
 //     the result is the elementwise reduction of the ranks' whole tensors.
 //   hierarchical: one world of every shard PE of every member (L per SIP);
 //     each shard is a participant (seed ADR-0029's all-PE mapping).
-import type { SipTopologyKind } from '../config/topology-schema.js';
 import { KernbenchError } from '../errors.js';
+import { gridOrProblem, type SipGrid, type SipTopologyKind } from '../topology/define-kind.js';
+import { sipKind } from '../topology/kind-catalog.js';
 import type { Machine } from '../topology/machine.js';
 import type { AlgorithmMeta } from './define-algorithm.js';
 import { HIERARCHY_ROOTS, type HierarchyRoot } from './hierarchy.js';
@@ -52,16 +53,32 @@ export function arrangementFor(meta: AlgorithmMeta, module: string, topology: Si
 }
 
 /**
- * Why a `kind` (torus_2d / mesh_2d_no_wrap) logical arrangement of `p` ranks
- * cannot run on machine `m`, or undefined when it can: it takes the topology
- * file's SIP grid, and needs one rank per grid position.
+ * The grid of a `kind` logical arrangement of `p` ranks on machine `m`, by the
+ * kind's grid rule (lib/topology/kinds/<kind>.ts): a kind that lays out p ranks
+ * by itself (a 1-D kind: p x 1) takes that; one that needs a w x h grid (2-D)
+ * takes the topology file's system.sips.w/h, and needs one rank per grid position.
+ * Otherwise why not, and what to blame: the entry's `topology` (the file has no
+ * grid) or the world size.
  */
+export function logicalGrid(m: Machine, kind: SipTopologyKind, p: number): { grid: SipGrid } | { problem: string; at: 'topology' | 'world_size' } {
+  const k = sipKind(kind);
+  const own = gridOrProblem(k.grid({ count: p }));
+  if ('grid' in own) return own;
+  const file = m.topology.system.sips;
+  if (file.w === undefined || file.h === undefined) {
+    return { problem: `a ${kind} arrangement takes its w x h grid from the topology's system.sips.w/h, got a ${m.sipKind} topology of ${m.sips} SIPs (no grid)`, at: 'topology' };
+  }
+  const { w, h } = file;
+  if (p !== w * h) return { problem: `a ${kind} arrangement needs world size = w x h = ${w} x ${h} = ${w * h} (system.sips), got world size ${p}`, at: 'world_size' };
+  const onFile = gridOrProblem(k.grid({ count: p, w, h }));
+  if ('grid' in onFile) return onFile;
+  return { problem: `a ${kind} arrangement on the topology's ${w} x ${h} SIP grid: ${onFile.problem}`, at: 'topology' };
+}
+
+/** Why a `kind` logical arrangement of `p` ranks cannot run on machine `m` (logicalGrid), or undefined when it can. */
 export function logicalGridProblem(m: Machine, kind: SipTopologyKind, p: number): string | undefined {
-  if (kind === 'ring_1d') return undefined;
-  if (m.sipKind === 'ring_1d') return `a ${kind} arrangement takes its w x h grid from the topology's system.sips.w/h, got a ring_1d topology of ${m.sips} SIPs (no grid)`;
-  const { w, h } = m.sipGrid;
-  if (p !== w * h) return `a ${kind} arrangement needs world size = w x h = ${w} x ${h} = ${w * h} (system.sips), got world size ${p}`;
-  return undefined;
+  const r = logicalGrid(m, kind, p);
+  return 'problem' in r ? r.problem : undefined;
 }
 
 /** A shard's position inside its SIP. */
@@ -115,10 +132,9 @@ function flatShape(m: Machine, name: string, p: number, arr: Exclude<Arrangement
     case 'tree':
       return { kind: 'tree', w: p, h: 1 };
     case 'logical': {
-      if (arr.topology === 'ring_1d') return { kind: 'ring_1d', w: p, h: 1 };
-      const problem = logicalGridProblem(m, arr.topology, p);
-      if (problem !== undefined) throw new KernbenchError('ERR_CONFIG', `${name}: ${problem}`);
-      return { kind: arr.topology, ...m.sipGrid };
+      const r = logicalGrid(m, arr.topology, p);
+      if ('problem' in r) throw new KernbenchError('ERR_CONFIG', `${name}: ${r.problem}`);
+      return { kind: arr.topology, w: r.grid.w, h: r.grid.h };
     }
     default: {
       const never: never = arr;

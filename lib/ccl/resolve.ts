@@ -13,7 +13,8 @@
 //   4. each module accepts its entry's `topology`, and its `params` fit the
 //      module's params schema
 //   5. the chosen configuration fits the topology: world_size <= SIP count,
-//      and a 2-D logical arrangement has the topology's w x h grid
+//      and a logical arrangement fits its kind's grid rule (a 2-D kind needs the
+//      topology's w x h grid: lib/ccl/placement.ts logicalGrid)
 // Problems of stages 1, 2, 4 and 5 are one ConfigError (ERR_CONFIG) whose
 // problems point at file:line:col or at the `--set` flag.
 import { dirname, resolve as resolvePath } from 'node:path';
@@ -29,7 +30,7 @@ import { isPathLike, userModuleUrl } from '../loader/user-module.js';
 import { Machine } from '../topology/machine.js';
 import { loadAlgorithmModule, shippedAlgorithmNames, shippedAlgorithmUrl, type AlgorithmModule } from './catalog.js';
 import type { AlgorithmMeta, ParamsSchema } from './define-algorithm.js';
-import { arrangementFor, logicalGridProblem } from './placement.js';
+import { arrangementFor, logicalGrid } from './placement.js';
 
 /** One use of a module: a ccl.yaml entry, or the merged configuration of the run. */
 interface ModuleUse {
@@ -131,11 +132,10 @@ export async function resolveRunCcl(cclFile: string, topo: RunTopology, opts: Cc
   if (worldSize > sips) {
     problems.push({ ...run.at(['world_size']), message: `expected at most the SIP count of topology '${topo.name}' (system.sips.count = ${sips}), got ${worldSize}` });
   } else if (meta.arrangement === 'logical') {
-    const m = new Machine(topo.topology);
-    const grid = logicalGridProblem(m, ccl.topology, worldSize);
-    if (grid !== undefined) {
-      const at = m.sipKind === 'ring_1d' || ccl.world_size === undefined ? run.at(['topology']) : run.at(['world_size']);
-      problems.push({ ...at, message: `module '${ccl.module}' on topology '${topo.name}': ${grid}` });
+    const grid = logicalGrid(new Machine(topo.topology), ccl.topology, worldSize);
+    if ('problem' in grid) {
+      const at = grid.at === 'topology' || ccl.world_size === undefined ? run.at(['topology']) : run.at(['world_size']);
+      problems.push({ ...at, message: `module '${ccl.module}' on topology '${topo.name}': ${grid.problem}` });
     }
   }
   if (problems.length > 0) fail(problems);

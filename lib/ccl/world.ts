@@ -8,9 +8,9 @@
 // at most four neighbours and a kernel addresses them by direction. A World
 // kind is therefore a direction mapping:
 //
-//   ring_1d          east = r + 1, west = r - 1 (mod n)
-//   torus_2d         east/west along the row, north/south along the column, wrapping
-//   mesh_2d_no_wrap  as torus_2d, but -1 past an edge
+//   a SIP topology kind (ring_1d, torus_2d, mesh_2d_no_wrap, line_1d, ...)
+//                    the kind module's neighbour(rank, dir, {w, h})
+//                    (lib/topology/kinds/<kind>.ts: ranks arranged as that kind)
 //   tree             binary heap in rank order: north = parent (r - 1) >> 1,
 //                    east = left child 2r + 1, west = right child 2r + 2
 //   hierarchical     a spanning tree of each SIP's PEs plus a ring of the SIPs'
@@ -21,14 +21,17 @@
 // so they can ask `neighbourRank(shape, tl.rank, dir)` which links exist.
 import { portOf, type Port, type Ports } from '../kernel/ports.js';
 import { DIRECTIONS, oppositeDir } from '../shm/layout.js';
+import type { SipTopologyKind } from '../topology/define-kind.js';
+import { sipKind } from '../topology/kind-catalog.js';
 import { hierarchyPlan, RING_NEXT, RING_PREV, type HierarchyLevels } from './hierarchy.js';
 
-export type FlatWorldKind = 'ring_1d' | 'torus_2d' | 'mesh_2d_no_wrap' | 'tree' | 'none';
+/** A SIP topology kind's name, or one of the arrangements that are not kinds (kind names always hold a '_'). */
+export type FlatWorldKind = SipTopologyKind | 'tree' | 'none';
 export type WorldKind = FlatWorldKind | 'hierarchical';
 
 /**
  * The arrangement of a collective's ranks, without their PEs. `w x h` ranks:
- * ring_1d and tree are `n x 1`; a grid is `w x h` with rank = y * w + x;
+ * a 1-D kind (ring_1d) and tree are `n x 1`; a grid is `w x h` with rank = y * w + x;
  * hierarchical is `L x s` (L PEs on each of s SIPs, rank = sip position * L + local).
  */
 export type WorldShape = { kind: FlatWorldKind; w: number; h: number } | { kind: 'hierarchical'; w: number; h: number; levels: HierarchyLevels };
@@ -57,26 +60,6 @@ export function neighbourRank(shape: WorldShape, rank: number, dir: number): num
   switch (shape.kind) {
     case 'none':
       return -1;
-    case 'ring_1d':
-      if (dir === 0) return (rank + 1) % n;
-      if (dir === 1) return (rank - 1 + n) % n;
-      return -1;
-    case 'torus_2d':
-    case 'mesh_2d_no_wrap': {
-      const { w, h } = shape;
-      const x = rank % w, y = Math.floor(rank / w);
-      const wrap = shape.kind === 'torus_2d';
-      let nx = x, ny = y;
-      if (dir === 0) nx = x + 1;
-      else if (dir === 1) nx = x - 1;
-      else if (dir === 2) ny = y - 1;
-      else ny = y + 1;
-      if (wrap) {
-        nx = (nx + w) % w;
-        ny = (ny + h) % h;
-      } else if (nx < 0 || nx >= w || ny < 0 || ny >= h) return -1;
-      return ny * w + nx;
-    }
     case 'tree': {
       let q = -1;
       if (dir === 2) q = rank === 0 ? -1 : (rank - 1) >> 1;
@@ -94,10 +77,9 @@ export function neighbourRank(shape: WorldShape, rank: number, dir: number): num
       if (nb === RING_PREV) return ((sip - 1 + shape.h) % shape.h) * L + local;
       return nb < 0 ? -1 : sip * L + nb;
     }
-    default: {
-      const never: never = shape;
-      throw new Error(`unknown world kind ${String((never as WorldShape).kind)}`);
-    }
+    default:
+      // A SIP topology kind: its module says (ERR_CONFIG for a name no module has).
+      return sipKind(shape.kind).neighbour(rank, dir, shape);
   }
 }
 

@@ -1,7 +1,7 @@
 // Runs on: any thread (executors use it on every op). Owns: what each modelled
 // operation costs in virtual time, computed from the topology's timing section.
 // Every function returns integer picoseconds (rounded once, see lib/time).
-import type { MemorySpaceName, Topology } from '../config/topology-schema.js';
+import type { MemorySpaceName, Topology } from './schema.js';
 import { cyclesPs, latencyPs, transferPs } from '../time/virtual-time.js';
 import type { Machine } from './machine.js';
 

@@ -5,8 +5,12 @@
 // where `cube` is row-major in the SIP's cube mesh and `pe` is corner-major
 // (corner index * pe_per_corner + k). Every thread derives the same numbering
 // from the same topology, so ids can cross threads as plain integers.
-import type { LinkClassName, SipTopologyKind, Topology } from '../config/topology-schema.js';
-import type { PeAddress } from '../errors.js';
+// How SIPs are laid out and how far apart they are is the SIP topology kind's
+// (lib/topology/kinds/<kind>.ts: its grid rule and hops).
+import { KernbenchError, type PeAddress } from '../errors.js';
+import { gridOrProblem, type SipGrid, type SipTopology, type SipTopologyKind } from './define-kind.js';
+import { sipKind } from './kind-catalog.js';
+import type { LinkClassName, Topology } from './schema.js';
 
 export type PeCoord = PeAddress;
 
@@ -18,8 +22,10 @@ export interface Route {
 export class Machine {
   readonly sips: number;
   readonly sipKind: SipTopologyKind;
-  /** SIP grid for 2-D kinds; a 1 x count row for ring_1d. */
-  readonly sipGrid: { w: number; h: number };
+  /** The kind's module (its grid rule, hops and neighbours). */
+  readonly sipTopology: SipTopology;
+  /** SIP grid from the kind's grid rule: the file's w x h for 2-D kinds; a count x 1 row for 1-D ones. */
+  readonly sipGrid: SipGrid;
   readonly cubeMesh: { w: number; h: number };
   readonly cubesPerSip: number;
   readonly pesPerCube: number;
@@ -30,7 +36,11 @@ export class Machine {
     const s = topology.system.sips;
     this.sips = s.count;
     this.sipKind = s.topology;
-    this.sipGrid = s.topology === 'ring_1d' ? { w: s.count, h: 1 } : { w: s.w ?? s.count, h: s.h ?? 1 };
+    this.sipTopology = sipKind(s.topology);
+    const grid = gridOrProblem(this.sipTopology.grid({ count: s.count, w: s.w, h: s.h }));
+    // The schema ran the same rule; a topology built in code may not have.
+    if ('problem' in grid) throw new KernbenchError('ERR_CONFIG', `system.sips: ${grid.problem}`);
+    this.sipGrid = Object.freeze({ ...grid.grid });
     this.cubeMesh = { ...topology.sip.cube_mesh };
     this.cubesPerSip = this.cubeMesh.w * this.cubeMesh.h;
     this.pesPerCube = topology.cube.pe_layout.corners.length * topology.cube.pe_layout.pe_per_corner;
@@ -59,23 +69,9 @@ export class Machine {
     return `PE (sip ${c.sip}, cube ${c.cube}, pe ${c.pe})`;
   }
 
-  /** Hops between two SIPs on the SIP-level topology (shortest, dimension order). */
+  /** Hops between two SIPs on the SIP-level topology: the kind's shortest route. */
   sipHops(a: number, b: number): number {
-    const { w } = this.sipGrid;
-    const ax = a % w, ay = Math.floor(a / w), bx = b % w, by = Math.floor(b / w);
-    const dx = Math.abs(ax - bx), dy = Math.abs(ay - by);
-    switch (this.sipKind) {
-      case 'ring_1d':
-        return Math.min(dx, this.sips - dx);
-      case 'torus_2d':
-        return Math.min(dx, w - dx) + Math.min(dy, this.sipGrid.h - dy);
-      case 'mesh_2d_no_wrap':
-        return dx + dy;
-      default: {
-        const never: never = this.sipKind;
-        throw new Error(`unknown SIP topology ${String(never)}`);
-      }
-    }
+    return this.sipTopology.hops(a, b, this.sipGrid);
   }
 
   /** Manhattan hops between two cubes of one SIP's cube mesh. */

@@ -1,0 +1,131 @@
+// Runs on: any thread. Owns: what a SIP topology kind is — the one module
+// that says how SIPs are laid out and linked (ring_1d, torus_2d, ...) — and
+// defineSipTopology, which checks and freezes it. The kind catalog
+// (./kind-catalog.ts), the topology file's schema (./schema.ts), the machine's
+// routes (./machine.ts), placement's grid rule and the CCL worlds'
+// neighbours (lib/ccl/placement.ts, lib/ccl/world.ts) read only this.
+//
+// A kind module is one file in lib/topology/kinds/, named after the kind, that exports
+//   kind = defineSipTopology({ name, summary, grid, hops, neighbour })
+//   grid(sips)            the grid rule: the topology file's system.sips {count, w?, h?}
+//                         -> its {w, h} grid (SIP s sits at x = s % w, y = floor(s / w)),
+//                         or a problem (a sentence ending with what was received)
+//   hops(a, b, grid)      the shortest hop count from SIP a to SIP b (the route a
+//                         sip_sip transfer pays: hops * alpha + bytes / beta, docs/timing.md)
+//   neighbour(r, d, grid) the neighbour of rank r in direction d (0 east, 1 west,
+//                         2 north, 3 south) when a collective's ranks are arranged as
+//                         this kind on `grid`, or -1 where there is none
+// A kind module imports this file only: the catalog imports the kinds while it
+// loads (top-level await), so a kind that imported the catalog would wait on itself.
+import { KernbenchError } from '../errors.js';
+
+/**
+ * A kind's name: snake_case with at least one `_` (a shape and its dimension,
+ * `ring_1d`), so it can never be one of the CCL arrangements that are not
+ * topology kinds (`tree`, `none`, `hierarchical`), and types can tell them apart.
+ */
+export type SipTopologyKind = `${string}_${string}`;
+
+const NAME = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$/;
+
+/** A grid of SIPs (or of CCL ranks): `w x h`, index = y * w + x. */
+export interface SipGrid {
+  readonly w: number;
+  readonly h: number;
+}
+
+/** The topology file's `system.sips`, as the grid rule sees it. */
+export interface SipCount {
+  readonly count: number;
+  readonly w?: number;
+  readonly h?: number;
+}
+
+/**
+ * What a grid rule returns when the SIPs cannot be laid out: a sentence ending
+ * with what was received; `at` names the field of system.sips it is about
+ * (default: the whole system.sips mapping).
+ */
+export type GridProblem = string | { readonly problem: string; readonly at: 'count' | 'w' | 'h' };
+
+/** Direction indices (lib/shm/layout.ts DIRECTIONS). */
+export const EAST = 0;
+export const WEST = 1;
+export const NORTH = 2;
+export const SOUTH = 3;
+
+export interface SipTopologyDefinition {
+  readonly name: string;
+  /** One line for `kernbench list`, docs and errors. */
+  readonly summary: string;
+  grid(sips: SipCount): SipGrid | GridProblem;
+  hops(a: number, b: number, grid: SipGrid): number;
+  neighbour(rank: number, dir: number, grid: SipGrid): number;
+}
+
+/** A checked, frozen kind. */
+export interface SipTopology extends SipTopologyDefinition {
+  readonly name: SipTopologyKind;
+}
+
+/** Why `v` is not a kind definition, or [] when it is one. */
+function contractProblems(v: unknown): string[] {
+  if (typeof v !== 'object' || v === null) return [`expected an object, got ${v === null ? 'null' : typeof v}`];
+  const d = v as Record<string, unknown>;
+  const bad: string[] = [];
+  if (typeof d.name !== 'string' || !NAME.test(d.name)) bad.push(`name: expected snake_case with at least one '_' (ring_1d, mesh_2d_no_wrap), got ${JSON.stringify(d.name)}`);
+  if (typeof d.summary !== 'string' || d.summary.length === 0 || d.summary.includes('\n')) bad.push(`summary: expected one non-empty line, got ${JSON.stringify(d.summary)}`);
+  for (const [f, arity] of [['grid', 1], ['hops', 3], ['neighbour', 3]] as const) {
+    if (typeof d[f] !== 'function') bad.push(`${f}: expected a function of ${arity} argument(s), got ${typeof d[f]}`);
+  }
+  return bad;
+}
+
+/** Check and freeze a kind; a bad one is ERR_MODULE_CONTRACT naming each field. */
+export function defineSipTopology(def: SipTopologyDefinition): SipTopology {
+  const bad = contractProblems(def);
+  if (bad.length > 0) throw new KernbenchError('ERR_MODULE_CONTRACT', `defineSipTopology: ${bad.join('; ')}`);
+  const { name, summary, grid, hops, neighbour } = def;
+  return Object.freeze({ name: name as SipTopologyKind, summary, grid, hops, neighbour });
+}
+
+/** Is `v` a kind defineSipTopology would accept (the export check of a kind module)? */
+export function isSipTopology(v: unknown): v is SipTopology {
+  return contractProblems(v).length === 0;
+}
+
+/** The grid or the problem a grid rule returned, told apart. */
+export function gridOrProblem(r: SipGrid | GridProblem): { grid: SipGrid } | { problem: string; at?: 'count' | 'w' | 'h' } {
+  if (typeof r === 'string') return { problem: r };
+  if ('problem' in r) return { problem: r.problem, at: r.at };
+  return { grid: r };
+}
+
+// Grid rules the shipped kinds share; a kind may use one or write its own.
+
+/** A 1-D kind: the SIPs in a row of `count`; a w/h in the file is a mistake. */
+export function rowGrid(kind: string, sips: SipCount): SipGrid | GridProblem {
+  if (sips.w !== undefined || sips.h !== undefined) return { problem: `${kind} takes no w/h grid, got w=${sips.w} h=${sips.h}`, at: 'w' };
+  return { w: sips.count, h: 1 };
+}
+
+/** A 2-D kind: the file's explicit w x h grid, which must hold every SIP once. */
+export function explicitGrid(kind: string, sips: SipCount): SipGrid | GridProblem {
+  if (sips.w === undefined || sips.h === undefined) return `${kind} needs an explicit w x h grid, got w=${sips.w} h=${sips.h}`;
+  if (sips.w * sips.h !== sips.count) return { problem: `w x h must equal count (${sips.w} x ${sips.h} = ${sips.w * sips.h}), got ${sips.count}`, at: 'count' };
+  return { w: sips.w, h: sips.h };
+}
+
+/** Position (x, y) of index `i` on `grid`. */
+export function xy(i: number, grid: SipGrid): { x: number; y: number } {
+  return { x: i % grid.w, y: Math.floor(i / grid.w) };
+}
+
+/** The grid position one step from `rank` in `dir`: {x, y} before any wrap or edge check. */
+export function step(rank: number, dir: number, grid: SipGrid): { x: number; y: number } {
+  const { x, y } = xy(rank, grid);
+  if (dir === EAST) return { x: x + 1, y };
+  if (dir === WEST) return { x: x - 1, y };
+  if (dir === NORTH) return { x, y: y - 1 };
+  return { x, y: y + 1 };
+}

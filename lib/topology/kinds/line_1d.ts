@@ -1,0 +1,16 @@
+// Runs on: any thread. Owns: the line_1d SIP topology kind — the SIPs in a
+// chain: ring_1d without the link from the last SIP back to the first.
+import { defineSipTopology, EAST, rowGrid, WEST } from '../define-kind.js';
+
+export const kind = defineSipTopology({
+  name: 'line_1d',
+  summary: 'SIPs in a chain: s links to s + 1 and s - 1, no wrap; no w/h',
+  grid: (sips) => rowGrid('line_1d', sips),
+  // There is only one way along a chain.
+  hops: (a, b) => Math.abs(a - b),
+  neighbour: (rank, dir, { w, h }) => {
+    if (dir === EAST) return rank + 1 < w * h ? rank + 1 : -1;
+    if (dir === WEST) return rank > 0 ? rank - 1 : -1;
+    return -1;
+  },
+});

@@ -1,0 +1,104 @@
+// Runs on: any thread. Owns: the zod schema of a topology file (the hardware
+// model) and the types derived from it. Defaults live here, once, with their
+// meaning; nothing else in kernbench restates them. lib/config/topology-schema.ts
+// re-exports it for the loaders; it lives beside the machine because the
+// `system.sips` part is the SIP topology kinds' own (./kinds/: the names a file
+// may give and each kind's grid rule), and lib/config sits above lib/topology.
+import { z } from 'zod';
+import { gridOrProblem, type SipTopologyKind } from './define-kind.js';
+import { findSipKind, sipKindNames } from './kind-catalog.js';
+
+/** A throughput or bandwidth: a positive number, or `.inf` in YAML for "free" (ideal topologies). */
+export const throughput = z.union([z.number().positive(), z.literal(Infinity)], {
+  error: (iss) => `expected a positive number or .inf, got ${JSON.stringify(iss.input)}`,
+});
+const latencyNs = z.number().nonnegative();
+const positiveInt = z.number().int().positive();
+
+/** The SIP topology kinds a file may name: the modules of lib/topology/kinds/ (./kind-catalog.ts). */
+export const SIP_TOPOLOGIES: readonly SipTopologyKind[] = Object.freeze(sipKindNames());
+export const CORNERS = ['nw', 'ne', 'sw', 'se'] as const;
+
+export const MemorySpaceSchema = z.strictObject({
+  /** Capacity in bytes of one instance (one PE's TCM, one cube's SRAM or HBM). */
+  bytes: positiveInt,
+  /** Bandwidth in GB/s (1e9 bytes per second, so bytes / bandwidth = ns). */
+  bandwidth_gb_s: throughput,
+  /** Fixed access latency in ns, paid once per access. */
+  latency_ns: latencyNs,
+});
+
+export const LinkClassSchema = z.strictObject({
+  /** Bandwidth in GB/s. */
+  bandwidth_gb_s: throughput,
+  /** Per-hop latency (alpha) in ns; k hops cost k * latency_ns (cut-through). */
+  latency_ns: latencyNs,
+});
+
+export const TopologySchema = z
+  .strictObject({
+    name: z.string().min(1),
+    description: z.string().optional(),
+    system: z.strictObject({
+      sips: z.strictObject({
+        count: positiveInt,
+        topology: z.enum(SIP_TOPOLOGIES as [SipTopologyKind, ...SipTopologyKind[]]),
+        /** Grid width, for kinds whose grid rule takes one (2-D kinds: w * h must equal count). */
+        w: positiveInt.optional(),
+        /** Grid height for 2-D kinds. */
+        h: positiveInt.optional(),
+      }),
+    }),
+    sip: z.strictObject({
+      cube_mesh: z.strictObject({ w: positiveInt, h: positiveInt }),
+    }),
+    cube: z.strictObject({
+      pe_layout: z.strictObject({
+        corners: z.array(z.enum(CORNERS)).min(1),
+        pe_per_corner: positiveInt,
+      }),
+    }),
+    timing: z.strictObject({
+      pe: z.strictObject({
+        /** PE clock in GHz: one cycle is 1000 / clock_ghz ps. */
+        clock_ghz: z.number().positive(),
+        /** f16/bf16 multiply-accumulates per cycle of the matrix unit (f32 runs at half rate). */
+        gemm_macs_per_cycle: throughput,
+        /** Elements per cycle of the vector unit (add, mul, max, ...). */
+        vector_lanes: throughput,
+      }),
+      memory: z.strictObject({
+        tcm: MemorySpaceSchema,
+        sram: MemorySpaceSchema,
+        hbm: MemorySpaceSchema,
+      }),
+      links: z.strictObject({
+        pe_pe: LinkClassSchema,
+        cube_cube: LinkClassSchema,
+        sip_sip: LinkClassSchema,
+      }),
+      dma: z.strictObject({
+        /** Cost in ns to set up one DMA transfer (each IPCQ piece is one transfer). */
+        setup_ns: latencyNs,
+      }),
+    }),
+  })
+  .superRefine((t, ctx) => {
+    // The kind's own grid rule (lib/topology/kinds/<kind>.ts).
+    const s = t.system.sips;
+    const kind = findSipKind(s.topology);
+    const r = kind === undefined ? undefined : gridOrProblem(kind.grid({ count: s.count, w: s.w, h: s.h }));
+    if (r !== undefined && 'problem' in r) {
+      const path = r.at === undefined ? ['system', 'sips'] : ['system', 'sips', r.at];
+      ctx.addIssue({ code: 'custom', path, message: r.problem, input: r.at === undefined ? s : s[r.at] });
+    }
+    const corners = t.cube.pe_layout.corners;
+    if (new Set(corners).size !== corners.length) {
+      ctx.addIssue({ code: 'custom', path: ['cube', 'pe_layout', 'corners'], message: `corners must not repeat, got ${JSON.stringify(corners)}`, input: corners });
+    }
+  });
+
+export type Topology = z.infer<typeof TopologySchema>;
+export type { SipTopologyKind } from './define-kind.js';
+export type MemorySpaceName = keyof Topology['timing']['memory'];
+export type LinkClassName = keyof Topology['timing']['links'];
