@@ -7,7 +7,7 @@
 // the schema, Machine and the CCL worlds ask a kind synchronously. So this
 // module imports every file of the folder once, with a top-level await, while
 // it loads: every module that imports it (statically) runs after the kinds are
-// in. Decision 0013 weighs the alternatives.
+// in. Decision 0018 weighs the alternatives.
 import { readdirSync } from 'node:fs';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
