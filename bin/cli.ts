@@ -213,7 +213,7 @@ async function cmdValidate(args: string[]): Promise<number> {
   const sets = (v.set as string[] | undefined) ?? [];
   const topo = topologyPath((v.topology as string | undefined) ?? DEFAULT_TOPOLOGY);
   const t = loadTopology(topo, sets);
-  const c = loadCcl((v.ccl as string | undefined) ?? DEFAULT_CCL_FILE, { algorithm: v.algorithm as string | undefined, sets });
+  const c = loadCcl((v.ccl as string | undefined) ?? DEFAULT_CCL_FILE, { algorithm: v.algorithm as string | undefined, sets, topology: t });
   process.stdout.write(`ok: ${t.name} (${t.system.sips.count} SIPs, ${t.system.sips.topology}); algorithm ${c.algorithm} (${c.module})\n`);
   return 0;
 }

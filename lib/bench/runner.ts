@@ -15,14 +15,14 @@ export interface RunOutcome {
   results: (BenchResult & { digest: string })[];
 }
 
-export function resolveCclFor(config: RunConfig) {
-  return loadCcl(config.ccl === 'default' ? DEFAULT_CCL_FILE : config.ccl, { algorithm: config.algorithm, sets: config.sets });
+export function resolveCclFor(config: RunConfig, topology = loadTopology(topologyPath(config.topology), config.sets)) {
+  return loadCcl(config.ccl === 'default' ? DEFAULT_CCL_FILE : config.ccl, { algorithm: config.algorithm, sets: config.sets, topology });
 }
 
 /** Open a session for `config`, run `fn` with the main torch, end the session. */
 export async function withSession<T>(resources: ThreadResources, config: RunConfig, spawnModules: string[], fn: (torch: Torch, s: Session) => Promise<T>): Promise<SessionRun<T>> {
   const topology = loadTopology(topologyPath(config.topology), config.sets);
-  const ccl = resolveCclFor(config);
+  const ccl = resolveCclFor(config, topology);
   const plan = buildPlan({ topologyName: config.topology, topology, ccl, threads: config.threads, jitterSeed: config.jitterSeed, trace: config.trace !== undefined, noData: config.noData ?? false });
   const session = await Session.open(resources, plan);
   session.spawnModules.push(...spawnModules);

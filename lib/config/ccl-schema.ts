@@ -1,6 +1,7 @@
 // Runs on: any thread. Owns: the zod schema of a CCL file (`topologies/ccl.yaml`
 // or a `ccl:` section) and the resolved per-run CCL configuration.
-// Precedence of a resolved field: CLI `--set ccl.<field>` > algorithm entry > defaults.
+// Precedence of a resolved field: CLI `--set ccl.<field>` > algorithm entry > the
+// topology's `ccl:` section (IPCQ window only, lib/config/topology-schema.ts) > defaults.
 import { z } from 'zod';
 import { SIP_TOPOLOGIES } from './topology-schema.js';
 
