@@ -63,7 +63,7 @@ function fail(problems: ConfigProblem[]): never {
  */
 export async function resolveRunCcl(cclFile: string, topo: RunTopology, opts: CclOptions = {}): Promise<ResolvedCcl> {
   const file = loadCclFile(cclFile);
-  const { ccl, locate } = resolveCclLocated(file, cclFile, opts);
+  const { ccl, locate } = resolveCclLocated(file, cclFile, { topology: topo.topology, ...opts });
   const inFile = cclFileLocator(file, cclFile);
   const fileDir = dirname(resolvePath(cclFile));
 

@@ -1,6 +1,7 @@
 // Runs on: any thread. Owns: the zod schema of a CCL file (`topologies/ccl.yaml`
 // or a `ccl:` section) and the resolved per-run CCL configuration.
-// Precedence of a resolved field: CLI `--set ccl.<field>` > algorithm entry > defaults.
+// Precedence of a resolved field: CLI `--set ccl.<field>` > algorithm entry > the
+// topology's `ccl:` section (IPCQ window only, lib/topology/schema.ts) > defaults.
 //
 // What `module:` names and what `params:` may hold depend on the algorithm
 // modules (their `meta`), which live above this layer: lib/ccl/resolve.ts

@@ -23,6 +23,8 @@ export interface CclOptions {
   algorithm?: string;
   /** All `--set` overrides of the run; only the `ccl.`-prefixed ones are used here. */
   sets?: readonly string[];
+  /** The run's topology: its `ccl:` section (if any) replaces the file's defaults. */
+  topology?: Topology;
 }
 
 function fail(problems: ConfigProblem[]): never {
@@ -87,7 +89,8 @@ export function loadCclFile(file: string): CclFile {
 
 /**
  * Choose an algorithm of `file` and merge its configuration with precedence
- * `--set ccl.<field>` > algorithm entry > defaults, then validate the result.
+ * `--set ccl.<field>` > algorithm entry > the topology's `ccl:` section >
+ * defaults, then validate the result.
  * The algorithm is `opts.algorithm`, else a `ccl.algorithm=` set, else
  * `defaults.algorithm`; naming one that is not in `algorithms` is a
  * ConfigError that lists the known ones. `fileName` names the file in problems.
@@ -127,8 +130,16 @@ export function resolveCclLocated(file: CclFile, fileName: string, opts: CclOpti
   const { algorithm: _defaultAlgorithm, ...defaults } = file.defaults;
   const merged: Record<string, unknown> = { algorithm: name, ...defaults };
   const fromDefaults = new Set(Object.keys(defaults));
+  const fromTopology = new Set<string>();
+  for (const [k, v] of Object.entries(opts.topology?.ccl ?? {})) {
+    if (v === undefined) continue;
+    merged[k] = v;
+    fromDefaults.delete(k);
+    fromTopology.add(k);
+  }
   for (const [k, v] of Object.entries(entry)) {
     if (v === undefined) continue;
+    fromTopology.delete(k);
     merged[k] = structuredClone(v); // sets write into it (params); the loaded file stays as read
     fromDefaults.delete(k);
   }
@@ -136,6 +147,7 @@ export function resolveCclLocated(file: CclFile, fileName: string, opts: CclOpti
 
   const locator: Locator = (path: readonly PathKey[], at) => {
     if (setCovering(parsedSets, path)) return { file: SET_SOURCE, path: CCL_SET_PREFIX + dottedPath(path) };
+    if (fromTopology.has(String(path[0]))) return { file: `topology ${opts.topology?.name}`, path: CCL_SET_PREFIX + dottedPath(path) };
     return fromDefaults.has(String(path[0])) ? inFile(['defaults', ...path], at) : inFile(['algorithms', name, ...path], at);
   };
   const result = ResolvedCclSchema.safeParse(merged, { reportInput: true });

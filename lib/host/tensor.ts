@@ -87,6 +87,8 @@ export class Tensor {
     const sh = checkShape(shape);
     const n = sh.reduce((a, b) => a * b, 1);
     if (values.length !== n) throw new KernbenchError('ERR_INVALID_ARG', `fromArray: shape [${sh.join(', ')}] needs ${n} values, got ${values.length}`);
+    // Timing-only mode keeps no values: a host tensor only feeds copy_, which moves none.
+    if (host.env.plan.noData) return new Tensor(host, sh, dtype, 'host', undefined, undefined);
     const bytes = new Uint8Array(n * bytesPerElement(dtype));
     encode(dtype, values, bytes);
     return new Tensor(host, sh, dtype, 'host', undefined, decode(dtype, bytes));
@@ -132,9 +134,15 @@ export class Tensor {
 
   /** Copy `src` (host or device tensor) into this tensor. The source side is a host read; the target side is not a barrier. */
   async copy_(src: Tensor | HostArray): Promise<this> {
+    const srcShape = src.shape;
+    const n = srcShape.reduce((x, y) => x * y, 1);
+    if (n !== this.numel) throw new KernbenchError('ERR_INVALID_ARG', `copy_: target has shape [${this.shape.join(', ')}], got a source of shape [${srcShape.join(', ')}]`);
+    if (this.host.env.plan.noData) {
+      // Timing-only mode: the source side is still a host-read barrier; no values move.
+      if (src instanceof Tensor && src.desc) await src.host.drain();
+      return this;
+    }
     const a = src instanceof Tensor ? await src.numpy() : src;
-    const n = a.shape.reduce((x, y) => x * y, 1);
-    if (n !== this.numel) throw new KernbenchError('ERR_INVALID_ARG', `copy_: target has shape [${this.shape.join(', ')}], got a source of shape [${a.shape.join(', ')}]`);
     if (!this.desc) {
       this.hostValues?.set(a.data);
       return this;
@@ -177,7 +185,9 @@ export class Tensor {
   }
 
   private readNow(): HostArray {
-    if (!this.desc) return { shape: [...this.shape], dtype: this.dtype, data: Float32Array.from(this.hostValues ?? []) };
+    if (!this.desc) return { shape: [...this.shape], dtype: this.dtype, data: this.hostValues ? Float32Array.from(this.hostValues) : new Float32Array(this.numel) };
+    // Timing-only mode: device memory is not backed (lib/shm/allocator.ts), so it reads as zeros.
+    if (this.host.env.plan.noData) return { shape: [...this.shape], dtype: this.dtype, data: new Float32Array(this.numel) };
     const [, cols] = as2d(this.shape);
     const out = new Float32Array(this.numel);
     const seen = new Set<string>();

@@ -10,8 +10,12 @@
 // Outbound, piece i of a payload (pieces of vc_chunk_size bytes, cut on element boundaries):
 //   credit_i  = freed time of message (k - n_slots) + credit latency   (k >= n_slots)
 //   start_i   = max(channel clock, issue time, credit_i) + dma setup
-//   channel clock = start_i + bytes_i / beta            (the link is busy until then)
+//   channel clock = start_i + serial_i                  (the link is busy until then)
 //   arrival_i = channel clock + hops * alpha            (cut-through)
+// serial_i = round(c_i / beta) - round(c_(i-1) / beta), c_i the payload's bytes up to
+// and including piece i: the pieces of one payload add up to round(S / beta), rounded
+// once, whatever their number (rounding each piece on its own let the error grow with
+// the piece count).
 // Inbound, piece i:
 //   channel clock = max(channel clock, issue time, arrival_i) + staging read(bytes_i)
 //   freed_i   = channel clock                            (the credit leaves then)
@@ -28,6 +32,7 @@ import { ACTOR_STATE, PE, WAIT_KIND, ringId } from '../shm/layout.js';
 import type { ThreadEnv } from '../sync/thread-env.js';
 import { IpcqRingView } from './ring.js';
 import { VirtualClock } from '../time/virtual-clock.js';
+import { transferPs } from '../time/virtual-time.js';
 import { allocBytes } from '../tile/slab.js';
 
 const EMPTY = new Uint8Array(0);
@@ -170,10 +175,13 @@ export class OutboundChannel extends Channel {
     const per = pieceBytes / bpe;
     const flight = this.linkTo(peer).flightPs;
     let t = Math.max(this.clock.nowPs, issuePs);
+    let sentPs = 0;
     for (let i = 0; i < pieces; i++) {
       const k = this.seq;
       const n = Math.min(per, values.length - i * per);
-      t = this.pieceTiming(peer, k, t, n * bpe);
+      const upToPs = this.serialUpToPs(peer, (i * per + n) * bpe);
+      t = this.pieceTiming(peer, k, t, upToPs - sentPs);
+      sentPs = upToPs;
       if (env.plan.noData) {
         // timing-only mode: the header (sizes, times) travels, the bytes do not
       } else {
@@ -194,32 +202,31 @@ export class OutboundChannel extends Channel {
   // The link to the peer, memoised: a channel sends to one peer per kernel, and the
   // costs are asked for on every piece (credit, serialisation, flight).
   private linkPeer = -1;
-  private link = { flightPs: 0, creditPs: 0, pieceBytes: -1, pieceSerialPs: 0 };
+  private link = { flightPs: 0, creditPs: 0, gbPerS: Infinity };
 
-  private linkTo(peer: number): { flightPs: number; creditPs: number; pieceBytes: number; pieceSerialPs: number } {
+  private linkTo(peer: number): { flightPs: number; creditPs: number; gbPerS: number } {
     if (peer !== this.linkPeer) {
       const { costs, plan } = this.env;
       this.linkPeer = peer;
       this.link = {
         flightPs: costs.flightPs(this.pe, peer),
         creditPs: costs.serialPs(peer, this.pe, plan.ccl.ipcq_credit_size_bytes) + costs.flightPs(peer, this.pe),
-        pieceBytes: -1,
-        pieceSerialPs: 0,
+        gbPerS: costs.bandwidthGbPerS(this.pe, peer),
       };
     }
     return this.link;
   }
 
-  /** Start time bookkeeping of one piece (credit, setup, serialisation); returns the channel clock after it. */
-  private pieceTiming(peer: number, k: number, t: number, bytes: number): number {
-    const link = this.linkTo(peer);
+  /** Serialisation time of a payload's first `bytes` bytes on the link to `peer`, rounded once (see the header). */
+  private serialUpToPs(peer: number, bytes: number): number {
+    return transferPs(bytes, this.linkTo(peer).gbPerS);
+  }
+
+  /** Start time bookkeeping of one piece (credit, setup, its share `serialPs` of the payload's serialisation); returns the channel clock after it. */
+  private pieceTiming(peer: number, k: number, t: number, serialPs: number): number {
     const nSlots = this.ring.nSlots;
-    if (k >= nSlots) t = Math.max(t, this.ring.freedPs(k - nSlots) + link.creditPs);
-    if (bytes !== link.pieceBytes) {
-      link.pieceBytes = bytes;
-      link.pieceSerialPs = this.env.costs.serialPs(this.pe, peer, bytes);
-    }
-    return t + this.env.costs.dmaSetupPs + link.pieceSerialPs;
+    if (k >= nSlots) t = Math.max(t, this.ring.freedPs(k - nSlots) + this.linkTo(peer).creditPs);
+    return t + this.env.costs.dmaSetupPs + serialPs;
   }
 
   /** `payload` is empty in timing-only mode; `nbytes` is what the pieces say they carry. */
@@ -229,6 +236,7 @@ export class OutboundChannel extends Channel {
     const nSlots = ring.nSlots;
     const consumer = plan.peExecutor[peer];
     let t = Math.max(this.clock.nowPs, issuePs);
+    let sentPs = 0;
     for (let i = 0; i < pieces; i++) {
       const k = this.seq;
       const b = Math.min(pieceBytes, nbytes - i * pieceBytes);
@@ -237,7 +245,9 @@ export class OutboundChannel extends Channel {
         ring.wantCredit(k - nSlots + 1);
         await sched.waitUntil(this.actor, ring.headWord, k - nSlots + 1, WAIT_KIND.IPCQ_CREDIT, ring.ring, t);
       }
-      t = this.pieceTiming(peer, k, t, b);
+      const upToPs = this.serialUpToPs(peer, i * pieceBytes + b);
+      t = this.pieceTiming(peer, k, t, upToPs - sentPs);
+      sentPs = upToPs;
       if (sched.jitter) await sched.jitter.point();
       if (!plan.noData) ring.payload(k, b).set(payload.subarray(i * pieceBytes, i * pieceBytes + b));
       ring.publish(k, b, t + this.linkTo(peer).flightPs, this.pe, peer);

@@ -19,6 +19,10 @@
 // The receiver Atomics.load(tail) before reading them, so payload and metadata
 // become visible together. The receiver writes each slot's freed time, then
 // Atomics.store(head) (once for a batch of slots): that pair is the credit.
+//
+// Byte offsets become typed-array indices with unsigned shifts (>>> 2, >>> 3): the
+// buffer may pass 2 GiB (1024 PEs x 4 rings x the ideal topologies' 8 x 64 KiB window), where a signed
+// shift turns an offset negative. It must stay under 4 GiB.
 import { KernbenchError } from '../errors.js';
 import { RING, SLOT } from '../shm/layout.js';
 import type { SharedState } from '../shm/shared-state.js';
@@ -50,7 +54,7 @@ export class IpcqRingView {
     for (let j = 0; j < sh.layout.dims.nSlots; j++) {
       const off = sh.layout.slotOffset(ring, j) + SLOT.HEADER_BYTES;
       this.slotBytes.push(sh.ipcq.subarray(off, off + size));
-      this.slotF32.push(sh.ipcqF32.subarray(off >> 2, (off >> 2) + (size >> 2)));
+      this.slotF32.push(sh.ipcqF32.subarray(off >>> 2, (off >>> 2) + (size >>> 2)));
     }
     this.tailWord = sh.layout.ring(ring, RING.TAIL);
     this.headWord = sh.layout.ring(ring, RING.HEAD);
@@ -84,18 +88,18 @@ export class IpcqRingView {
   /** Sender side: write message `seq`'s header (its payload is already in place), then publish it. */
   publish(seq: number, n: number, arrivalPs: number, sender: number, receiver: number): void {
     const off = this.sh.layout.slotOffset(this.ring, seq);
-    this.sh.ipcqF64[(off + SLOT.ARRIVAL_PS) >> 3] = arrivalPs;
+    this.sh.ipcqF64[(off + SLOT.ARRIVAL_PS) >>> 3] = arrivalPs;
     const i = this.sh.ipcqI32;
-    i[(off + SLOT.BYTES) >> 2] = n;
-    i[(off + SLOT.SENDER) >> 2] = sender;
-    i[(off + SLOT.RECEIVER) >> 2] = receiver;
-    i[(off + SLOT.SEQ) >> 2] = seq;
+    i[(off + SLOT.BYTES) >>> 2] = n;
+    i[(off + SLOT.SENDER) >>> 2] = sender;
+    i[(off + SLOT.RECEIVER) >>> 2] = receiver;
+    i[(off + SLOT.SEQ) >>> 2] = seq;
     Atomics.store(this.sh.ctl, this.tailWord, seq + 1);
   }
 
   /** Sender side: the virtual time at which the receiver freed message `seq` (valid once head > seq). */
   freedPs(seq: number): number {
-    return this.sh.ipcqF64[(this.sh.layout.slotOffset(this.ring, seq) + SLOT.FREED_PS) >> 3];
+    return this.sh.ipcqF64[(this.sh.layout.slotOffset(this.ring, seq) + SLOT.FREED_PS) >>> 3];
   }
 
   /**
@@ -106,21 +110,21 @@ export class IpcqRingView {
   checkedBytes(seq: number, expectSender: number, expectReceiver: number): number {
     const off = this.sh.layout.slotOffset(this.ring, seq);
     const i = this.sh.ipcqI32;
-    const sender = i[(off + SLOT.SENDER) >> 2];
-    const receiver = i[(off + SLOT.RECEIVER) >> 2];
-    const gotSeq = i[(off + SLOT.SEQ) >> 2];
+    const sender = i[(off + SLOT.SENDER) >>> 2];
+    const receiver = i[(off + SLOT.RECEIVER) >>> 2];
+    const gotSeq = i[(off + SLOT.SEQ) >>> 2];
     if (sender !== expectSender || receiver !== expectReceiver || gotSeq !== seq) {
       throw new KernbenchError(
         'ERR_IPCQ_WIRING',
         `IPCQ ring ${this.ring} message ${seq}: expected PE ${expectSender} -> PE ${expectReceiver}, got PE ${sender} -> PE ${receiver} (seq ${gotSeq})`,
       );
     }
-    return i[(off + SLOT.BYTES) >> 2];
+    return i[(off + SLOT.BYTES) >>> 2];
   }
 
   /** Receiver side: the virtual arrival time of message `seq` (valid once tail > seq). */
   arrivalPs(seq: number): number {
-    return this.sh.ipcqF64[(this.sh.layout.slotOffset(this.ring, seq) + SLOT.ARRIVAL_PS) >> 3];
+    return this.sh.ipcqF64[(this.sh.layout.slotOffset(this.ring, seq) + SLOT.ARRIVAL_PS) >>> 3];
   }
 
   /** Receiver side: header of message `seq` (valid once tail > seq), checked as by checkedBytes. */
@@ -131,7 +135,7 @@ export class IpcqRingView {
 
   /** Receiver side: record when message `seq`'s slot was freed (its credit's departure time). */
   setFreed(seq: number, freedPs: number): void {
-    this.sh.ipcqF64[(this.sh.layout.slotOffset(this.ring, seq) + SLOT.FREED_PS) >> 3] = freedPs;
+    this.sh.ipcqF64[(this.sh.layout.slotOffset(this.ring, seq) + SLOT.FREED_PS) >>> 3] = freedPs;
   }
 
   /** Receiver side: hand every slot below `head` back to the sender (after setFreed on each). */

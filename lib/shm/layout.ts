@@ -196,9 +196,11 @@ export interface LayoutDims {
   /** Host actors: one per rank (SIP) plus the main thread. */
   hosts: number;
   nSlots: number;
+  /** Payload bytes per IPCQ slot (0 in timing-only mode: slots carry headers only). */
   slotSize: number;
   /** Allocation counters: (sip, cube) pairs for SRAM and HBM. */
   cubes: number;
+  /** Host memory backing every tensor (0 in timing-only mode: nothing is backed, lib/shm/allocator.ts). */
   arenaBytes: number;
 }
 
@@ -315,7 +317,7 @@ export class ShmLayout {
   ring(ring: number, field: number): number {
     return this.ringBase + ring * RING_STRIDE + field;
   }
-  /** Allocation top of a cube's SRAM (space 0) or HBM (space 1). */
+  /** Allocation top of a cube's SRAM (space 0) or HBM (space 1), in 64-byte units (lib/shm/allocator.ts). */
   allocTop(cubeGlobal: number, space: 0 | 1): number {
     return this.allocBase + cubeGlobal * 2 + space;
   }

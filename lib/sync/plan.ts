@@ -87,9 +87,10 @@ export function buildPlan(opts: {
       pes: m.totalPes,
       hosts: m.sips + 1,
       nSlots: opts.ccl.n_slots,
-      slotSize: opts.ccl.slot_size,
+      // Timing-only mode backs no data: slots carry headers only, tensors get no arena bytes (lib/shm/allocator.ts).
+      slotSize: opts.noData ? 0 : opts.ccl.slot_size,
       cubes: m.sips * m.cubesPerSip,
-      arenaBytes: opts.arenaBytes ?? DEFAULT_ARENA_BYTES,
+      arenaBytes: opts.noData ? 0 : (opts.arenaBytes ?? DEFAULT_ARENA_BYTES),
     },
   };
 }

@@ -4,7 +4,9 @@
 // to 2^53 ps (about 2.5 hours of simulated time), so sums are exact and no
 // comparison depends on float rounding. Every cost is rounded to the nearest
 // picosecond exactly once, where it is computed (here), and only integers are
-// added afterwards. See docs/determinism.md.
+// added afterwards. See docs/determinism.md. A cost paid in parts (an IPCQ send
+// cut into pieces) is rounded once for the whole: each part is the difference of
+// the rounded running totals (lib/ipcq/channel.ts), so the parts add up exactly.
 
 /** Picoseconds per nanosecond. */
 export const PS_PER_NS = 1000;

@@ -35,6 +35,23 @@ export const LinkClassSchema = z.strictObject({
   latency_ns: latencyNs,
 });
 
+/**
+ * A topology's own IPCQ window: values that replace the CCL file's `defaults` for
+ * runs on this topology (an algorithm entry and `--set ccl.<field>` still win).
+ * For machines whose bandwidth-delay product the shared defaults cannot cover
+ * (the ideal topologies, docs/timing.md "The credit window").
+ */
+export const TopologyCclSchema = z.strictObject({
+  /** Slots per IPCQ ring. */
+  n_slots: positiveInt.optional(),
+  /** Bytes per slot. */
+  slot_size: positiveInt.optional(),
+  /** Payloads larger than this are cut into pieces of this many bytes (<= slot_size). */
+  vc_chunk_size: positiveInt.optional(),
+  /** Bytes of one credit message. */
+  ipcq_credit_size_bytes: positiveInt.optional(),
+});
+
 export const TopologySchema = z
   .strictObject({
     name: z.string().min(1),
@@ -82,6 +99,8 @@ export const TopologySchema = z
         setup_ns: latencyNs,
       }),
     }),
+    /** IPCQ settings for this machine, over the CCL file's defaults (TopologyCclSchema). */
+    ccl: TopologyCclSchema.optional(),
   })
   .superRefine((t, ctx) => {
     // The kind's own grid rule (lib/topology/kinds/<kind>.ts).
@@ -99,6 +118,7 @@ export const TopologySchema = z
   });
 
 export type Topology = z.infer<typeof TopologySchema>;
+export type TopologyCcl = z.infer<typeof TopologyCclSchema>;
 export type { SipTopologyKind } from './define-kind.js';
 export type MemorySpaceName = keyof Topology['timing']['memory'];
 export type LinkClassName = keyof Topology['timing']['links'];

@@ -1,0 +1,40 @@
+// Timing-only mode backs no tensor data (issue 14, item 3): allocations are
+// placed and checked against device capacity, but the session arena holds no
+// bytes for them, so a run may allocate more than the arena (1 GiB) could hold.
+import t from 'tap';
+import { DEFAULT_ARENA_BYTES } from '../lib/sync/plan.js';
+import { TestRuntime } from './helpers/run.js';
+
+const rt = new TestRuntime();
+t.teardown(() => rt.close());
+
+/** f32 elements of 768 MiB: two such tensors exceed the arena, one fits a 16 GiB HBM. */
+const BIG = (768 * 1024 * 1024) / 4;
+
+t.test('with --no-data two 768 MiB tensors fit although the arena holds 1 GiB', async (t) => {
+  t.ok(2 * BIG * 4 > DEFAULT_ARENA_BYTES);
+  const r = await rt.session({ noData: true }, async (torch) => {
+    const a = torch.zeros([BIG]);
+    const b = torch.zeros([BIG]);
+    await b.copy_(a);
+    return [a.desc?.shards[0].deviceOffset, b.desc?.shards[0].deviceOffset, b.desc?.shards[0].arenaOffset];
+  });
+  t.same(r.value, [0, BIG * 4, -1], 'device offsets are kept; no arena bytes are handed out');
+});
+
+t.test('with --no-data device capacity is still checked: more than the device holds is ERR_OUT_OF_MEMORY', async (t) => {
+  await t.rejects(
+    rt.session({ noData: true }, async (torch) => {
+      for (let i = 0; i < 100; i++) torch.zeros([BIG]); // 22 x 768 MiB = 16.5 GiB: more than the 16 GiB HBM of cube 0, where they go
+    }),
+    { code: 'ERR_OUT_OF_MEMORY' },
+  );
+});
+
+t.test('with --no-data a ring all-reduce on the ideal topology has the crit_ns it has with data', async (t) => {
+  const over = { topology: 'ideal', dtype: 'f32' as const, sets: ['ccl.n_elem=16384'] };
+  const [full] = await rt.bench('ccl_allreduce', over);
+  const [timing] = await rt.bench('ccl_allreduce', { ...over, noData: true });
+  t.ok(full.ok && timing.ok);
+  t.equal(timing.critNs, full.critNs);
+});
