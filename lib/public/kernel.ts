@@ -23,3 +23,5 @@ export {
   type RingLinks,
   type LineLinks,
 } from '../ccl/steps.js';
+/** zod, for an algorithm's `meta.params`: the same zod kernbench checks the schema with. */
+export { z } from 'zod';
