@@ -11,6 +11,18 @@ import { execa } from 'execa';
 // These helpers run compiled, from dist/test/helpers/: the project root is three levels up.
 export const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
+/**
+ * The environment a user's shell would give: this process's, less NODE_OPTIONS,
+ * where tap puts its process-tracking hooks (`--import @tapjs/processinfo`) for
+ * every child node process. Kept, they load into npm and every kernbench
+ * process (and double the CPU time of these tests).
+ */
+function userEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
+  delete env.NODE_OPTIONS;
+  return env;
+}
+
 export interface Packed {
   /** The tarball's absolute path. */
   tarball: string;
@@ -35,7 +47,7 @@ export function tempDir(prefix: string): { dir: string; remove(): void } {
  * tests run from the build that is already there.
  */
 export async function pack(dest: string): Promise<Packed> {
-  const { stdout } = await execa('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dest], { cwd: ROOT });
+  const { stdout } = await execa('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dest], { cwd: ROOT, env: userEnv(), extendEnv: false });
   const [info] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
   return { tarball: join(dest, info.filename), files: info.files.map((f) => f.path) };
 }
@@ -45,7 +57,7 @@ export async function pack(dest: string): Promise<Packed> {
  * when it has the packages (--prefer-offline), from the registry otherwise.
  */
 export async function npmInstall(project: string, ...specs: string[]): Promise<void> {
-  await execa('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', ...specs], { cwd: project });
+  await execa('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', ...specs], { cwd: project, env: userEnv(), extendEnv: false });
 }
 
 /** An empty ES-module project, as `npm init` would make, with `files` beside its package.json. */
@@ -56,6 +68,6 @@ export function writeProject(dir: string, files: Record<string, string> = {}): v
 
 /** Run `command ...args` in `cwd`; never throws on a non-zero exit. */
 export async function run(cwd: string, command: string, args: string[], env: Record<string, string> = {}): Promise<Ran> {
-  const r = await execa(command, args, { cwd, reject: false, env });
+  const r = await execa(command, args, { cwd, reject: false, env: userEnv(env), extendEnv: false });
   return { exitCode: r.exitCode, stdout: String(r.stdout), stderr: String(r.stderr) };
 }
