@@ -109,7 +109,7 @@ async function run(torch: Torch, ctx: BenchContext<z.output<typeof options>>): P
     if (sizes[sizes.length - 1] !== aligned) sizes.push(aligned);
   }
   fitsInMemory(torch, sizes, ws);
-  const ranks = (await torch.multiprocessing.spawn(worker, { args: [sizes, dtype, op, ctx.config.noData ?? false], nprocs: ws })) as { rows: Row[]; out: Float32Array }[];
+  const ranks = await torch.multiprocessing.spawn(worker, { args: [sizes, dtype, op, ctx.config.noData ?? false], nprocs: ws });
   const lines = [
     `# all_reduce_perf (virtual time): ${ctx.ccl.algorithm} on ${torch.topologyName}, ${ws} ranks, ${dtype}, op ${op}`,
     `#        size         count   type   redop      time(us)   algbw(GB/s)   busbw(GB/s)  #wrong`,

@@ -66,7 +66,7 @@ async function evaluate(ctx: BenchContext): Promise<BenchResult[]> {
     await ctx.session({ topology: 'ideal', threads: 'rank', sets: [...ctx.config.sets, `system.sips.count=${n}`] }, async (torch) => {
       // Round 0 warms every contender up (modules, JIT) and is not counted.
       for (let r = 0; r <= rounds; r++) {
-        const ranks = (await torch.multiprocessing.spawn(worker, { args: [count], nprocs: n })) as RankWindow[];
+        const ranks = await torch.multiprocessing.spawn(worker, { args: [count], nprocs: n });
         const runs = { atomics: await bareBarrier('atomics', n, count), message: await bareBarrier('message', n, count) };
         violations += runs.atomics.violations + runs.message.violations;
         if (r === 0) continue;

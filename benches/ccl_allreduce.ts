@@ -51,7 +51,7 @@ async function run(torch: Torch, ctx: BenchContext<z.output<typeof options>>): P
   const nElem = ctx.ccl.n_elem;
   const dtype = ctx.options.dtype;
   const noData = ctx.config.noData ?? false;
-  const ranks = (await torch.multiprocessing.spawn(worker, { args: [ws, nElem, dtype, noData], nprocs: ws })) as RankResult[];
+  const ranks = await torch.multiprocessing.spawn(worker, { args: [ws, nElem, dtype, noData], nprocs: ws });
   const algo = ctx.ccl.algorithm;
   const expected = (ws * (ws + 1)) / 2;
   const failed = ranks.filter((r) => r.wrong > 0);

@@ -69,7 +69,7 @@ async function evaluate(ctx: BenchContext): Promise<BenchResult[]> {
     const ws = loadTopology(topologyPath(p.topology)).system.sips.count;
     const run = await ctx.session(
       { topology: p.topology, algorithm: p.algorithm, sets: [`ccl.n_elem=${p.nElem}`, `ccl.buffer_kind=${p.bufferKind}`] },
-      (torch: Torch) => torch.multiprocessing.spawn(worker, { args: [ws, p.nElem, 'f16', ctx.config.noData ?? false], nprocs: ws }) as Promise<{ critNs: number; wrong: number }[]>,
+      (torch: Torch) => torch.multiprocessing.spawn(worker, { args: [ws, p.nElem, 'f16', ctx.config.noData ?? false], nprocs: ws }),
     );
     const point: Point = { ...p, worldSize: ws, critNs: Math.max(...run.value.map((r) => r.critNs)), ok: run.value.every((r) => r.wrong === 0), digest: run.digest };
     writeFileSync(file, `${JSON.stringify(point)}\n`);

@@ -140,7 +140,7 @@ async function evaluate(ctx: BenchContext): Promise<BenchResult[]> {
       const run = await ctx.session({ topology: 'ideal', threads, sets: [...ctx.config.sets, `system.sips.count=${p}`] }, async (torch) => {
         const runs: PairedRun[] = [];
         for (let i = 0; i < warmUp + timed; i++) {
-          const ranks = (await torch.multiprocessing.spawn(worker, { args: [nElem], nprocs: p })) as RankRun[];
+          const ranks = await torch.multiprocessing.spawn(worker, { args: [nElem], nprocs: p });
           runs.push({ ranks, floorMs: await runFloor(floorOf(threads)) });
         }
         return runs;

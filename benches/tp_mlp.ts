@@ -129,7 +129,7 @@ async function run(torch: Torch, ctx: BenchContext<z.output<typeof options>>): P
   const dtype = ctx.options.dtype;
   const ws = torch.spec.system.sips.count;
   const d = MLP_DIMS;
-  const ranks = (await torch.multiprocessing.spawn(worker, { args: [d, dtype], nprocs: ws })) as RankResult[];
+  const ranks = await torch.multiprocessing.spawn(worker, { args: [d, dtype], nprocs: ws });
   const ref = mlpReference(mlpParameters(d, dtype), d, dtype, ws);
   const lines: string[] = [];
   let ok = true;

@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_CCL_FILE, DEFAULT_TOPOLOGY, listTopologies, topologyPath } from '../lib/config/paths.js';
 import { loadCclFile, loadTopology } from '../lib/config/load.js';
 import { algorithmCatalog } from '../lib/ccl/catalog.js';
+import { sipKinds } from '../lib/topology/kind-catalog.js';
 import { paramsLine } from '../lib/ccl/define-algorithm.js';
 import { resolveRunCcl } from '../lib/ccl/resolve.js';
 import { KernbenchError, UsageError } from '../lib/errors.js';
@@ -349,6 +350,10 @@ async function cmdList(args: string[]): Promise<number> {
   }
   process.stdout.write('topologies:\n');
   for (const t of listTopologies()) process.stdout.write(`  ${t}\n`);
+  process.stdout.write('SIP topology kinds (lib/topology/kinds; system.sips.topology):\n');
+  const kinds = sipKinds();
+  const kindWidth = Math.max(...kinds.map((k) => k.name.length));
+  for (const k of kinds) process.stdout.write(`  ${k.name.padEnd(kindWidth)}  ${k.summary}\n`);
   process.stdout.write('algorithms (lib/ccl/algorithms; a ccl.yaml module: names one, or a path to your own):\n');
   const catalog = await algorithmCatalog();
   const cells = catalog.map((a) => [a.name, a.meta.provides, a.meta.topologies.join('|'), a.meta.summary, paramsLine(a.meta)]);

@@ -22,6 +22,11 @@ t.test('list names the ccl_allreduce bench and every shipped topology', async (t
     .map((f) => f.slice(0, -'.yaml'.length));
   t.ok(topologies.length > 0, 'topologies/ ships topologies');
   for (const name of topologies) t.ok(names.includes(name), `${name} is listed`);
+  const kinds = readdirSync(join(ROOT, 'lib', 'topology', 'kinds'))
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => f.slice(0, -'.ts'.length));
+  t.ok(kinds.length > 0, 'lib/topology/kinds ships kinds');
+  for (const name of kinds) t.ok(names.includes(name), `topology kind ${name} is listed`);
 });
 
 t.test('an unknown bench exits 2 and names the known benches', async (t) => {
