@@ -35,11 +35,21 @@ const tunables = {
 /** An entry's `params:` mapping; the module's own schema gives it meaning. */
 const AlgorithmParamsSchema = z.record(z.string(), z.unknown());
 
+/**
+ * A file's `defaults`. Only `algorithm` is required: a tunable a file leaves out
+ * takes kernbench's own default, the one written in topologies/ccl.yaml (that
+ * file gives every tunable; lib/config/load.ts fills the gaps from it).
+ */
 export const CclDefaultsSchema = z.strictObject({
   /** Name of the algorithm entry to run when none is chosen on the CLI. */
   algorithm: z.string().min(1),
-  ...tunables,
+  ...Object.fromEntries(Object.entries(tunables).map(([k, v]) => [k, v.optional()])) as {
+    [K in keyof typeof tunables]: z.ZodOptional<(typeof tunables)[K]>;
+  },
 });
+
+/** Names of the fields a `defaults` block may set besides `algorithm`. */
+export const TUNABLES = Object.keys(tunables) as (keyof typeof tunables)[];
 
 export const CclAlgorithmEntrySchema = z.strictObject({
   /** A shipped algorithm (`kernbench list`, e.g. `ring_allreduce`) or a path to a .ts, .mts, .js or .mjs file, relative to this file. */

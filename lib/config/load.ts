@@ -8,7 +8,8 @@
 // schema; its type is the schema's `z.infer`.
 import { z } from 'zod';
 import { ConfigError, UsageError, type ConfigProblem } from '../errors.js';
-import { CclFileSchema, ResolvedCclSchema, type CclFile, type MergedCcl } from './ccl-schema.js';
+import { CclFileSchema, ResolvedCclSchema, TUNABLES, type CclFile, type MergedCcl } from './ccl-schema.js';
+import { DEFAULT_CCL_FILE } from './paths.js';
 import { issueProblems, sortProblems, type Locator } from './problems.js';
 import { dottedPath, type PathKey } from './schema-path.js';
 import { applySets, parseSet, setCovering, SET_SOURCE, splitSets, CCL_SET_PREFIX } from './sets.js';
@@ -128,8 +129,11 @@ export function resolveCclLocated(file: CclFile, fileName: string, opts: CclOpti
   // Merge field by field, remembering which fields still hold a default, so a
   // problem points at the line that supplied the value (a `--set` is found by setCovering).
   const { algorithm: _defaultAlgorithm, ...defaults } = file.defaults;
-  const merged: Record<string, unknown> = { algorithm: name, ...defaults };
-  const fromDefaults = new Set(Object.keys(defaults));
+  // A tunable the file leaves out takes kernbench's own default (topologies/ccl.yaml).
+  const builtIn = TUNABLES.filter((k) => defaults[k] === undefined);
+  const shipped = builtIn.length > 0 ? loadCclFile(DEFAULT_CCL_FILE).defaults : undefined;
+  const merged: Record<string, unknown> = { algorithm: name, ...Object.fromEntries(builtIn.map((k) => [k, shipped?.[k]])), ...defaults };
+  const fromDefaults = new Set(Object.keys(merged).filter((k) => k !== 'algorithm'));
   const fromTopology = new Set<string>();
   for (const [k, v] of Object.entries(opts.topology?.ccl ?? {})) {
     if (v === undefined) continue;
