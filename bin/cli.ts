@@ -1,7 +1,8 @@
 // Runs on: main. Owns: the kernbench command line — parsing, dispatch to
-// run / list / validate, output formats and exit codes:
+// run / sweep / stress / merge / list / validate, output formats and exit codes:
 //   0 everything ran and every result is ok
-//   1 a bench result is not ok, or the run failed (kernel error, deadlock, ...)
+//   1 a bench result is not ok, or the run failed (kernel error, deadlock, ...);
+//     for stress, any run that diverged, deadlocked, failed or timed out
 //   2 usage or configuration error (no stack trace)
 import { closeSync, openSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -18,7 +19,9 @@ import type { BenchResult, RunConfig } from '../lib/bench/contract.js';
 import { optionInfos, optionsHelp } from '../lib/bench/options.js';
 import { listBenches, loadBench, type LoadedBench } from '../lib/bench/registry.js';
 import { benchOptions, runBench } from '../lib/bench/runner.js';
-import { parseAxis, runSweep } from '../lib/bench/sweep.js';
+import { formatTable, parseAxis, parseShard, runSweep, shardTable, sweepId, toCsv, toJsonLines, rowsOk, type Shard } from '../lib/bench/sweep.js';
+import { DEFAULT_STRESS_LAYOUTS, DEFAULT_STRESS_SEEDS, DEFAULT_STRESS_TIMEOUT_S, formatStress, formatTap, parseCount, parseLayouts, parseSeconds, runStress, shellQuote, type StressPoint } from '../lib/bench/stress.js';
+import { mergeShards } from '../lib/bench/merge.js';
 import { DEFAULT_THREADS, parseThreadLayout } from '../lib/sync/plan.js';
 import { jitterSeedFromEnv } from '../lib/sync/jitter.js';
 import { ThreadResources } from '../lib/session/session.js';
@@ -31,6 +34,12 @@ Usage:
   kernbench run --bench B --help         the bench's own options, with their defaults
   kernbench sweep --bench B --over PATH=V1,V2,... [--over ...] [options] [bench options]
                                          run a bench at every point of a grid of --set values; one table
+  kernbench sweep ... --shard I/N --csv F   run shard I (0 <= I < N) of the grid: point k when k mod N = I
+  kernbench merge FILE... [--csv F] [--json]
+                                         join the shards' CSV (or JSON) files into the unsharded sweep's table
+  kernbench stress --bench B [--seeds N] [--threads 1,rank,pe,2] [--timeout S] [--tap] [options]
+                                         run every jitter seed under every layout; compare each run's digest and
+                                         crit_ns with --threads 1 without jitter; exit 1 on any difference
   kernbench list                         list benches (with their options), topologies and algorithms
   kernbench validate [--topology F] [--ccl F] [--set k=v ...]
                                          check configuration files and report every problem
@@ -44,6 +53,11 @@ Options for run:
   --algorithm NAME    algorithm entry of the CCL file (default: its defaults.algorithm)
   --threads L         rank (one executor per SIP, default) | pe (one per PE) | N (N executors; 1 is the reference)
   --over PATH=V1,V2   (sweep) an axis of the grid: a --set path and its values; repeatable
+  --shard I/N         (sweep) run only grid points k with k mod N = I (0 <= I < N); --csv/--json carry
+                      sweep, shard and point columns for 'kernbench merge'
+  --seeds N           (stress) jitter seeds 1..N (default ${DEFAULT_STRESS_SEEDS}); --threads takes a list (default ${DEFAULT_STRESS_LAYOUTS.join(',')})
+  --timeout S         (stress) seconds one run may take before it is reported as timed out (default ${DEFAULT_STRESS_TIMEOUT_S})
+  --tap               (stress) print TAP version 14 (one test point per run) instead of the report
   --set PATH=VALUE    override any topology field (system.sips.count=4) or CCL field (ccl.n_slots=1); repeatable
   --json              one JSON object per result on stdout
   --no-data           timing only: kernels move and compute no data (same crit_ns; results are not checked)
@@ -72,6 +86,10 @@ const RUN_OPTIONS = {
   trace: { type: 'string' },
   csv: { type: 'string' },
   'no-data': { type: 'boolean' },
+  shard: { type: 'string' },
+  seeds: { type: 'string' },
+  timeout: { type: 'string' },
+  tap: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -80,7 +98,8 @@ type FlagTable = Record<string, { type: 'string' | 'boolean'; multiple?: boolean
 type Values = Partial<Record<string, string | string[] | boolean>>;
 
 const RUN_FLAGS: CommonFlag[] = ['bench', 'topology', 'ccl', 'algorithm', 'threads', 'set', 'json', 'trace', 'csv', 'no-data', 'help'];
-const SWEEP_FLAGS: CommonFlag[] = ['bench', 'over', 'topology', 'ccl', 'algorithm', 'threads', 'set', 'json', 'csv', 'no-data', 'help'];
+const SWEEP_FLAGS: CommonFlag[] = ['bench', 'over', 'topology', 'ccl', 'algorithm', 'threads', 'set', 'json', 'csv', 'no-data', 'shard', 'help'];
+const STRESS_FLAGS: CommonFlag[] = ['bench', 'topology', 'ccl', 'algorithm', 'threads', 'set', 'no-data', 'seeds', 'timeout', 'tap', 'help'];
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -95,10 +114,14 @@ export async function main(argv: string[]): Promise<number> {
       return cmdList(rest);
     case 'sweep':
       return cmdSweep(rest);
+    case 'stress':
+      return cmdStress(rest);
+    case 'merge':
+      return cmdMerge(rest);
     case 'validate':
       return cmdValidate(rest);
     default:
-      throw new UsageError(`unknown command; known: run, sweep, list, validate, --help, got '${command}'`);
+      throw new UsageError(`unknown command; known: run, sweep, stress, merge, list, validate, --help, got '${command}'`);
   }
 }
 
@@ -163,7 +186,7 @@ interface BenchArgs {
  * Load the bench named by --bench and parse `args` against the common flags in
  * `common` plus the bench's own flags (from its options schema).
  */
-async function parseBenchArgs(command: 'run' | 'sweep', args: string[], common: CommonFlag[]): Promise<BenchArgs | 'help'> {
+async function parseBenchArgs(command: 'run' | 'sweep' | 'stress', args: string[], common: CommonFlag[]): Promise<BenchArgs | 'help'> {
   const { bench, help } = prescan(args);
   if (bench === undefined || bench === '') {
     if (help) return 'help';
@@ -192,7 +215,7 @@ function benchFile(loaded: LoadedBench): string {
 }
 
 /** `kernbench run --bench B --help`: the bench's description and its options with their defaults. */
-function benchHelp(command: 'run' | 'sweep', loaded: LoadedBench): string {
+function benchHelp(command: 'run' | 'sweep' | 'stress', loaded: LoadedBench): string {
   const infos = optionInfos(loaded.bench.options);
   const lines = [
     `kernbench ${command} --bench ${loaded.name} [options] [bench options]`,
@@ -206,12 +229,12 @@ function benchHelp(command: 'run' | 'sweep', loaded: LoadedBench): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** The run configuration the flags describe (shared by run and sweep). */
-function configFrom(v: Values, options: Record<string, unknown>): RunConfig {
+/** The run configuration the flags describe (shared by run, sweep and stress; stress sets threads per run). */
+function configFrom(v: Values, options: Record<string, unknown>, threadList = false): RunConfig {
   return {
     topology: (v.topology as string | undefined) ?? DEFAULT_TOPOLOGY,
     ccl: (v.ccl as string | undefined) ?? DEFAULT_CCL_FILE,
-    threads: v.threads === undefined ? DEFAULT_THREADS : parseThreadLayout(v.threads as string),
+    threads: v.threads === undefined || threadList ? DEFAULT_THREADS : parseThreadLayout(v.threads as string),
     sets: (v.set as string[] | undefined) ?? [],
     algorithm: v.algorithm as string | undefined,
     jitterSeed: jitterSeedFromEnv(),
@@ -271,23 +294,102 @@ async function cmdSweep(args: string[]): Promise<number> {
   const axes = ((v.over as string[] | undefined) ?? []).map(parseAxis);
   if (axes.length === 0) throw new UsageError('sweep needs at least one --over PATH=V1,V2,..., got none');
   const config = configFrom(v, b.options);
+  const shard: Shard | undefined = typeof v.shard === 'string' ? parseShard(v.shard) : undefined;
+  const gridSize = axes.reduce((n, a) => n * a.values.length, 1);
+  if (shard && shard.count > gridSize) throw new UsageError(`--shard: ${shard.count} shards for a grid of ${gridSize} points would leave shards empty; use at most ${gridSize}, got '${v.shard as string}'`);
   preflight(b, config);
   const resources = new ThreadResources();
   try {
     const tty = process.stderr.isTTY === true;
-    const table = await runSweep(resources, b.loaded, config, axes, (line) => tty && process.stderr.write(`\r  ${line}   `));
+    const table = await runSweep(resources, b.loaded, config, axes, (line) => tty && process.stderr.write(`\r  ${line}   `), shard);
     if (tty) process.stderr.write('\n');
-    if (v.json === true) for (const row of table.rows) process.stdout.write(`${JSON.stringify(Object.fromEntries(table.columns.map((c, i) => [c, row[i]])))}\n`);
-    else {
-      const cells = [table.columns, ...table.rows.map((r) => r.map(String))];
-      const widths = table.columns.map((_, c) => Math.max(...cells.map((r) => String(r[c]).length)));
-      for (const r of cells) process.stdout.write(`  ${r.map((x, c) => String(x).padStart(widths[c])).join('  ')}\n`);
-    }
-    if (typeof v.csv === 'string') writeCsv(v.csv, b.loaded.name, [{ table: { columns: table.columns, rows: table.rows.map((r) => r.map(String)) } } as BenchResult]);
+    // A shard's CSV and JSON carry the sweep's identity, the shard and each row's grid point (for merge).
+    const out = shard ? shardTable(table, sweepId(b.loaded.name, benchOptions(b.loaded, config), config, axes), shard) : table;
+    if (v.json === true) process.stdout.write(toJsonLines(out.columns, out.rows));
+    else process.stdout.write(shard ? formatTable(['point', ...table.columns], table.rows.map((r, i) => [table.points[i], ...r])) : formatTable(table.columns, table.rows));
+    if (typeof v.csv === 'string') writeFileSync(v.csv, toCsv(out.columns, out.rows.map((r) => r.map(String))));
     return table.ok ? 0 : 1;
   } finally {
     await resources.close();
   }
+}
+
+/**
+ * `kernbench merge FILE... [--csv F] [--json]`: the shards' files joined into the
+ * table, CSV and JSON the unsharded sweep gives (JSON output needs JSON inputs:
+ * CSV cells do not say whether '2' was a number or a --over value).
+ */
+async function cmdMerge(args: string[]): Promise<number> {
+  const table: FlagTable = { csv: RUN_OPTIONS.csv, json: RUN_OPTIONS.json, help: RUN_OPTIONS.help };
+  let parsed: { values: Values; positionals: string[] };
+  try {
+    parsed = parseArgs({ args, options: table, strict: true, allowPositionals: true }) as { values: Values; positionals: string[] };
+  } catch (e) {
+    const quoted = /'([^']*)'/.exec((e as Error).message)?.[1] ?? '';
+    throw new UsageError(`merge takes FILE... [--csv F] [--json]; known flags: --csv, --json, --help, got '${quoted}'`);
+  }
+  const v = parsed.values;
+  if (v.help === true) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  if (typeof v.csv === 'string') checkWritable('csv', v.csv);
+  const merged = mergeShards(parsed.positionals);
+  if (v.json === true && merged.format !== 'json') throw new UsageError(`merge --json needs the shards' --json files (CSV cells have no types), got CSV files`);
+  process.stdout.write(v.json === true ? toJsonLines(merged.columns, merged.rows) : formatTable(merged.columns, merged.rows));
+  if (typeof v.csv === 'string') writeFileSync(v.csv, toCsv(merged.columns, merged.rows.map((r) => r.map(String))));
+  return rowsOk(merged.columns, merged.rows) ? 0 : 1;
+}
+
+/**
+ * The `kernbench run` line that repeats one stress run: the bench as given, the
+ * user's configuration flags and bench options, the point's layout, and its seed
+ * as KERNBENCH_JITTER.
+ */
+function reproduceCommand(b: BenchArgs, benchArg: string, point: StressPoint): string {
+  const v = b.values;
+  const words = ['kernbench', 'run', '--bench', benchArg];
+  for (const flag of ['topology', 'ccl', 'algorithm'] as const) if (typeof v[flag] === 'string') words.push(`--${flag}`, v[flag] as string);
+  for (const s of (v.set as string[] | undefined) ?? []) words.push('--set', s);
+  for (const o of optionInfos(b.loaded.bench.options)) {
+    const x = b.options[o.field];
+    if (x === true) words.push(`--${o.flag}`);
+    else if (typeof x === 'string') words.push(`--${o.flag}`, x);
+  }
+  if (v['no-data'] === true) words.push('--no-data');
+  words.push('--threads', String(point.threads));
+  const line = words.map(shellQuote).join(' ');
+  return point.seed === null ? line : `KERNBENCH_JITTER=${point.seed} ${line}`;
+}
+
+async function cmdStress(args: string[]): Promise<number> {
+  const b = await parseBenchArgs('stress', args, STRESS_FLAGS);
+  if (b === 'help') {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  if (b.values.help === true) {
+    process.stdout.write(benchHelp('stress', b.loaded));
+    return 0;
+  }
+  const v = b.values;
+  const layouts = typeof v.threads === 'string' ? parseLayouts(v.threads) : DEFAULT_STRESS_LAYOUTS;
+  const seeds = typeof v.seeds === 'string' ? parseCount('seeds', v.seeds) : DEFAULT_STRESS_SEEDS;
+  const timeoutS = typeof v.timeout === 'string' ? parseSeconds('timeout', v.timeout) : DEFAULT_STRESS_TIMEOUT_S;
+  const config = configFrom(v, b.options, true);
+  preflight(b, config);
+  const benchArg = prescan(args).bench ?? b.loaded.name;
+  const tty = process.stderr.isTTY === true;
+  const report = await runStress(b.loaded, config, {
+    seeds,
+    layouts,
+    timeoutMs: timeoutS * 1000,
+    command: (p) => reproduceCommand(b, benchArg, p),
+    progress: tty ? (done, total, label) => process.stderr.write(`\r\x1b[K  [${done + 1}/${total}] ${label}`) : undefined,
+  });
+  if (tty) process.stderr.write('\r\x1b[K');
+  process.stdout.write(v.tap === true ? formatTap(b.loaded.name, report) : formatStress(b.loaded.name, report));
+  return report.ok ? 0 : 1;
 }
 
 async function cmdRun(args: string[]): Promise<number> {
@@ -322,10 +424,7 @@ async function cmdRun(args: string[]): Promise<number> {
 function writeCsv(file: string, bench: string, results: BenchResult[]): void {
   const tables = results.flatMap((r) => (r.table ? [r.table] : []));
   if (tables.length === 0) throw new UsageError(`--csv: bench '${bench}' produces no table; the sweep benches are allreduce_perf, gemm_sweep, milestone_ccl`);
-  const columns = tables[0].columns;
-  const cell = (v: string | number): string => (/[",\n]/.test(String(v)) ? `"${String(v).replace(/"/g, '""')}"` : String(v));
-  const lines = [columns.map(cell).join(','), ...tables.flatMap((t) => t.rows.map((row) => row.map(cell).join(',')))];
-  writeFileSync(file, `${lines.join('\n')}\n`);
+  writeFileSync(file, toCsv(tables[0].columns, tables.flatMap((t) => t.rows)));
 }
 
 function printResult(r: BenchResult & { digest: string }, json: boolean): void {

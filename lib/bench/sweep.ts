@@ -1,6 +1,10 @@
 // Runs on: main. Owns: `kernbench sweep` — one bench run at every point of a
 // grid of --set values (the cartesian product of `--over path=v1,v2,...`), on
-// one set of threads reused across the points, gathered into one table.
+// one set of threads reused across the points, gathered into one table; its
+// three renderings (the text table, CSV, JSON lines), shared with `kernbench
+// merge` (./merge.ts) so a merged sweep prints byte for byte what the unsharded
+// one does; and --shard i/n, which runs grid point k only on shard k mod n.
+import { createHash } from 'node:crypto';
 import { UsageError } from '../errors.js';
 import type { BenchResult, RunConfig } from './contract.js';
 import { runBench } from './runner.js';
@@ -26,22 +30,95 @@ export function gridPoints(axes: SweepAxis[]): string[][] {
   return axes.reduce<string[][]>((acc, a) => acc.flatMap((p) => a.values.map((v) => [...p, v])), [[]]);
 }
 
+/** One shard of a sweep: grid point k belongs to shard k mod count; index is 0-based. */
+export interface Shard {
+  index: number;
+  count: number;
+}
+
+/** `--shard i/n`: 0 <= i < n, plain decimal digits (so `$SLURM_ARRAY_TASK_ID/4` with --array=0-3). */
+export function parseShard(text: string): Shard {
+  const m = /^(0|[1-9][0-9]*)\/([1-9][0-9]*)$/.exec(text);
+  const index = m ? Number(m[1]) : NaN;
+  const count = m ? Number(m[2]) : NaN;
+  if (!m || !Number.isSafeInteger(count) || index >= count) throw new UsageError(`--shard takes I/N with 0 <= I < N (shard I of N, counted from 0), got '${text}'`);
+  return { index, count };
+}
+
 export const SWEEP_COLUMNS = ['algorithm', 'topology', 'worldSize', 'nElem', 'dtype', 'ok', 'critNs', 'digest'] as const;
+/** The columns a shard's CSV and JSON carry before the sweep's own: which sweep, which shard, which grid point. */
+export const SHARD_COLUMNS = ['sweep', 'shard', 'point'] as const;
+
+export type Cell = string | number | boolean;
 
 export interface SweepTable {
   columns: string[];
-  rows: (string | number | boolean)[][];
+  rows: Cell[][];
+  /** The grid point (0-based, in gridPoints order) of each row. */
+  points: number[];
   ok: boolean;
 }
 
-export async function runSweep(resources: ThreadResources, bench: string | LoadedBench, base: RunConfig, axes: SweepAxis[], progress: (line: string) => void): Promise<SweepTable> {
-  const points = gridPoints(axes);
-  const rows: (string | number | boolean)[][] = [];
-  for (const [i, point] of points.entries()) {
+/**
+ * The identity of a sweep: a hash of what decides its table (the bench, its
+ * options after defaults, the configuration and the axes), not of how it runs
+ * (--threads, jitter, --shard). Shards of one sweep share it; merge checks it.
+ */
+export function sweepId(bench: string, options: Record<string, unknown>, config: RunConfig, axes: SweepAxis[]): string {
+  const sorted = (o: Record<string, unknown>): [string, unknown][] => Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const what = { bench, options: sorted(options), topology: config.topology, ccl: config.ccl, algorithm: config.algorithm ?? null, sets: config.sets, noData: config.noData ?? false, axes };
+  return createHash('sha256').update(JSON.stringify(what)).digest('hex').slice(0, 12);
+}
+
+export async function runSweep(resources: ThreadResources, bench: string | LoadedBench, base: RunConfig, axes: SweepAxis[], progress: (line: string) => void, shard?: Shard): Promise<SweepTable> {
+  const all = gridPoints(axes);
+  const mine = all.map((p, k) => ({ p, k })).filter(({ k }) => shard === undefined || k % shard.count === shard.index);
+  const rows: Cell[][] = [];
+  const points: number[] = [];
+  for (const [i, { p: point, k }] of mine.entries()) {
     const sets = point.map((v, j) => `${axes[j].path}=${v}`);
-    progress(`[${i + 1}/${points.length}] ${sets.join(' ')}`);
+    progress(`[${i + 1}/${mine.length}] ${sets.join(' ')}`);
     const out = await runBench(resources, bench, { ...base, sets: [...base.sets, ...sets] }, () => undefined);
-    for (const r of out.results) rows.push([...point, ...SWEEP_COLUMNS.map((c) => (r as BenchResult & { digest: string })[c])]);
+    for (const r of out.results) {
+      rows.push([...point, ...SWEEP_COLUMNS.map((c) => (r as BenchResult & { digest: string })[c])]);
+      points.push(k);
+    }
   }
-  return { columns: [...axes.map((a) => a.path), ...SWEEP_COLUMNS], rows, ok: rows.every((r) => r[axes.length + SWEEP_COLUMNS.indexOf('ok')] === true) };
+  const columns = [...axes.map((a) => a.path), ...SWEEP_COLUMNS];
+  return { columns, rows, points, ok: rowsOk(columns, rows) };
+}
+
+/** Every row's ok column is true (a CSV's 'true' counts). */
+export function rowsOk(columns: string[], rows: Cell[][]): boolean {
+  const c = columns.lastIndexOf('ok');
+  return rows.every((r) => r[c] === true || r[c] === 'true');
+}
+
+/** The text table `kernbench sweep` prints: right-aligned columns, two spaces apart. */
+export function formatTable(columns: string[], rows: Cell[][]): string {
+  const cells = [columns, ...rows.map((r) => r.map(String))];
+  const widths = columns.map((_, c) => Math.max(...cells.map((r) => String(r[c]).length)));
+  return cells.map((r) => `  ${r.map((x, c) => String(x).padStart(widths[c])).join('  ')}\n`).join('');
+}
+
+function csvCell(v: Cell): string {
+  return /[",\n\r]/.test(String(v)) ? `"${String(v).replace(/"/g, '""')}"` : String(v);
+}
+
+/** CSV text: a header line, one line per row, a final newline. */
+export function toCsv(columns: string[], rows: Cell[][]): string {
+  return `${[columns.map(csvCell).join(','), ...rows.map((row) => row.map(csvCell).join(','))].join('\n')}\n`;
+}
+
+/** One JSON object per row, keys in column order. */
+export function toJsonLines(columns: string[], rows: Cell[][]): string {
+  return rows.map((row) => `${JSON.stringify(Object.fromEntries(columns.map((c, i) => [c, row[i]])))}\n`).join('');
+}
+
+/** A shard's table as its CSV and JSON carry it: sweep id, shard and grid point first. */
+export function shardTable(table: SweepTable, id: string, shard: Shard): { columns: string[]; rows: Cell[][] } {
+  return {
+    columns: [...SHARD_COLUMNS, ...table.columns],
+    rows: table.rows.map((r, i) => [id, `${shard.index}/${shard.count}`, table.points[i], ...r]),
+  };
 }
