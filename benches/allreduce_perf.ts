@@ -86,7 +86,9 @@ function fitsInMemory(torch: Torch, sizes: number[], ws: number): void {
   const perRank = sizes.reduce((a, b) => a + Math.ceil(b / 64) * 64, 0); // the allocator's 64-byte alignment
   const hbm = torch.spec.timing.memory.hbm.bytes;
   const arena = torch.host.env.plan.dims.arenaBytes;
-  if (perRank > hbm || perRank * ws > arena) {
+  // --no-data backs no tensor bytes (arena 0): only the device capacity counts then.
+  const backed = !torch.host.env.plan.noData;
+  if (perRank > hbm || (backed && perRank * ws > arena)) {
     throw new UsageError(
       `the sizes from --min-bytes to --max-bytes (${sizes.length} of them, each allocated once per rank: memory is not reused within a run) need ${perRank} bytes of device memory per rank and ${perRank * ws} over ${ws} ranks, but a cube's HBM holds ${hbm} and the session arena ${arena} for all ranks; got --max-bytes ${sizes[sizes.length - 1]}`,
     );

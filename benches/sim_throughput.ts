@@ -137,7 +137,9 @@ async function evaluate(ctx: BenchContext): Promise<BenchResult[]> {
       // Identical spawns in one session (the same threads): warm-ups, then the timed ones.
       // Each spawn is followed at once by its floor, so that each ratio compares two runs
       // of the same seconds: this host's speed moves by up to 2x between minutes.
-      const run = await ctx.session({ topology: 'ideal', threads, sets: [...ctx.config.sets, `system.sips.count=${p}`] }, async (torch) => {
+      // The ideal topology carries its own IPCQ window (64 KiB pieces); the run keeps the
+      // configured piece size, so the message count and the floors match the simulator's.
+      const run = await ctx.session({ topology: 'ideal', threads, sets: [...ctx.config.sets, `system.sips.count=${p}`, `ccl.vc_chunk_size=${ctx.ccl.vc_chunk_size}`] }, async (torch) => {
         const runs: PairedRun[] = [];
         for (let i = 0; i < warmUp + timed; i++) {
           const ranks = await torch.multiprocessing.spawn(worker, { args: [nElem], nprocs: p });
