@@ -61,6 +61,7 @@ Options for run:
   --set PATH=VALUE    override any topology field (system.sips.count=4) or CCL field (ccl.n_slots=1); repeatable
   --json              one JSON object per result on stdout
   --no-data           timing only: kernels move and compute no data (same crit_ns; results are not checked)
+  --check-races       fail (exit 1) if two PEs or hosts touch the same bytes with nothing ordering them (docs/determinism.md)
   --csv FILE          write the table of a sweep bench (allreduce_perf, gemm_sweep, milestone_ccl) as CSV
   --trace FILE        write a Chrome trace (open in ui.perfetto.dev): a track per PE, IPCQ flow arrows, host spans
 
@@ -90,6 +91,7 @@ const RUN_OPTIONS = {
   seeds: { type: 'string' },
   timeout: { type: 'string' },
   tap: { type: 'boolean' },
+  'check-races': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -97,9 +99,9 @@ type CommonFlag = keyof typeof RUN_OPTIONS;
 type FlagTable = Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }>;
 type Values = Partial<Record<string, string | string[] | boolean>>;
 
-const RUN_FLAGS: CommonFlag[] = ['bench', 'topology', 'ccl', 'algorithm', 'threads', 'set', 'json', 'trace', 'csv', 'no-data', 'help'];
-const SWEEP_FLAGS: CommonFlag[] = ['bench', 'over', 'topology', 'ccl', 'algorithm', 'threads', 'set', 'json', 'csv', 'no-data', 'shard', 'help'];
-const STRESS_FLAGS: CommonFlag[] = ['bench', 'topology', 'ccl', 'algorithm', 'threads', 'set', 'no-data', 'seeds', 'timeout', 'tap', 'help'];
+const RUN_FLAGS: CommonFlag[] = ['bench', 'topology', 'ccl', 'algorithm', 'threads', 'set', 'json', 'trace', 'csv', 'no-data', 'check-races', 'help'];
+const SWEEP_FLAGS: CommonFlag[] = ['bench', 'over', 'topology', 'ccl', 'algorithm', 'threads', 'set', 'json', 'csv', 'no-data', 'check-races', 'shard', 'help'];
+const STRESS_FLAGS: CommonFlag[] = ['bench', 'topology', 'ccl', 'algorithm', 'threads', 'set', 'no-data', 'check-races', 'seeds', 'timeout', 'tap', 'help'];
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -241,6 +243,7 @@ function configFrom(v: Values, options: Record<string, unknown>, threadList = fa
     trace: v.trace as string | undefined,
     options,
     noData: v['no-data'] === true,
+    checkRaces: v['check-races'] === true,
   };
 }
 

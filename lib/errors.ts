@@ -28,6 +28,7 @@ export const ERROR_CODES = {
   ERR_UNHANDLED_REJECTION: 'a promise rejected on an executor thread and nothing handled it',
   ERR_RANK_EXIT: 'process.exit() was called on an executor thread (by a rank or a kernel)',
   ERR_EXECUTOR_LOST: 'an executor thread stopped while it served a session',
+  ERR_DATA_RACE: 'two actors touched the same device bytes, at least one writing, with nothing ordering them (--check-races)',
   ERR_INTERNAL: 'an invariant of kernbench itself was broken',
 } as const;
 

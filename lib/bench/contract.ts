@@ -47,6 +47,8 @@ export interface RunConfig {
   trace?: string;
   /** Timing-only mode (--no-data): same virtual times, no data moved or computed; benches skip their checks. */
   noData?: boolean;
+  /** Check for data races (--check-races): the session fails with ERR_DATA_RACE at its end if two actors touched the same bytes unordered. */
+  checkRaces?: boolean;
   /**
    * The bench's options by field name (`minBytes`) or flag name (`min-bytes`), as
    * given: text from the command line or typed values. They are checked against the

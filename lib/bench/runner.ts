@@ -28,7 +28,7 @@ export async function resolveRunConfig(config: RunConfig) {
 /** Open a session for `config`, run `fn` with the main torch, end the session. */
 export async function withSession<T>(resources: ThreadResources, config: RunConfig, spawnModules: string[], fn: (torch: Torch, s: Session) => Promise<T>): Promise<SessionRun<T>> {
   const { topology, ccl } = await resolveRunConfig(config);
-  const plan = buildPlan({ topologyName: config.topology, topology, ccl, threads: config.threads, jitterSeed: config.jitterSeed, trace: config.trace !== undefined, noData: config.noData ?? false });
+  const plan = buildPlan({ topologyName: config.topology, topology, ccl, threads: config.threads, jitterSeed: config.jitterSeed, trace: config.trace !== undefined, noData: config.noData ?? false, checkRaces: config.checkRaces ?? false });
   const session = await Session.open(resources, plan);
   session.spawnModules.push(...spawnModules);
   let value: T;

@@ -39,6 +39,8 @@ const TorchOptionsSchema = z.strictObject({
   jitterSeed: z.number().int().nullable().default(null),
   /** Timing only: kernels move and compute no data. */
   noData: z.boolean().default(false),
+  /** Check for data races (--check-races): the run fails with ERR_DATA_RACE if two actors touched the same bytes unordered. */
+  checkRaces: z.boolean().default(false),
   /** Write a Chrome trace of the session to this file. */
   trace: z.string().optional(),
 });

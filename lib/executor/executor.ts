@@ -24,6 +24,7 @@ import { unreachable, type ExecutorInit, type ExecutorReport, type FromExecutor,
 import { PeRuntime } from '../pe/pe-runtime.js';
 import { ThreadEnv } from '../sync/thread-env.js';
 import { configureYoungGc, youngCollections } from '../sync/young-gc.js';
+import { raceLog } from '../race/log.js';
 
 installFaultHandlers();
 
@@ -31,6 +32,7 @@ export async function runExecutor(init: ExecutorInit): Promise<ExecutorReport> {
   // Kernels of an earlier session on this thread are over (or abandoned): tile memory starts afresh.
   resetSlabs();
   configureYoungGc(init.epochGc);
+  raceLog.reset(init.plan.checkRaces);
   const shared = SharedState.attach(init.dims, init.buffers);
   const env = new ThreadEnv(init.plan, shared, init.executor);
   setFaultSession({ shared, executor: init.executor });
@@ -68,7 +70,7 @@ export async function runExecutor(init: ExecutorInit): Promise<ExecutorReport> {
   await Promise.allSettled(ranks);
   setFaultSession(undefined);
   port.close();
-  return { executor: init.executor, messages: env.stats.messages, epochGcs: youngCollections(), trace: env.trace?.data ?? null };
+  return { executor: init.executor, messages: env.stats.messages, epochGcs: youngCollections(), trace: env.trace?.data ?? null, races: raceLog.on ? raceLog.take() : null };
 }
 
 /** Hand each launch command to its PE, in queue order. Ends when the session ends or aborts. */
@@ -92,6 +94,11 @@ async function serve(env: ThreadEnv, pes: Map<number, PeRuntime>): Promise<void>
 async function runRank(env: ThreadEnv, m: Extract<ToExecutor, { type: 'spawn-rank' }>, post: (m: FromExecutor) => void): Promise<void> {
   const host = new HostRuntime(env, m.rank, m.barrierBase);
   host.clock.advanceTo(m.startPs); // a rank starts when it is spawned, in virtual time too
+  if (raceLog.on) {
+    // The same name main gave this rank's host when it spawned it (lib/race/log.ts).
+    host.raceActor = raceLog.spawnRank(m.rank);
+    raceLog.acquire(host.raceActor, [`S:${host.raceActor}`]);
+  }
   const torch = new Torch(host, { rank: m.rank, nprocs: m.nprocs }, null);
   env.sched.setState(host.actor, ACTOR_STATE.RUNNING);
   // Everything the rank's code schedules (timers, promise continuations) belongs to this owner (./faults.ts).
@@ -114,6 +121,7 @@ async function runRank(env: ThreadEnv, m: Extract<ToExecutor, { type: 'spawn-ran
     // only once nothing else can happen (docs/decisions/0015-root-causes-at-quiescence.md).
     if (!(e instanceof AbortError) && !(e instanceof DeadlockError)) Atomics.add(env.shared.ctl, HEADER.RANKS_FAILED, 1);
   }
+  if (raceLog.on) raceLog.release(host.raceActor, [`J:${host.raceActor}`]);
   // Count the rank settled before it stops being RUNNING: the deadlock detector
   // takes an actor that is not RUNNING to publish nothing more, so with the other
   // order a pass between the two saw every rank DONE, main waiting for one more

@@ -9,6 +9,7 @@ import { HEADER, PE, RECORD, WAIT_KIND } from '../shm/layout.js';
 import { postCommand } from '../pe/commands.js';
 import type { ThreadEnv } from '../sync/thread-env.js';
 import { VirtualClock } from '../time/virtual-clock.js';
+import { MAIN_ACTOR, kernelActor, raceLog } from '../race/log.js';
 
 export interface PeTiming {
   pe: number;
@@ -72,6 +73,11 @@ export class HostRuntime {
   device = 0;
   readonly pending = new Set<LaunchHandle>();
   private barrierRound = 0;
+  /** This host's actor for the race check (--check-races): main's, or the spawned rank's (lib/executor/executor.ts sets it). */
+  raceActor = MAIN_ACTOR;
+  /** Launches so far, and the last launch sequence per PE (the race check's record only). */
+  private raceLaunches = 0;
+  private readonly raceLastSeq = new Map<number, number>();
 
   constructor(
     readonly env: ThreadEnv,
@@ -90,6 +96,7 @@ export class HostRuntime {
     const L = shared.layout;
     sched.checkAbort();
     const seqs = opts.pes.map((pe) => Atomics.add(shared.ctl, L.pe(pe, PE.LAUNCHED), 1));
+    if (raceLog.on) this.raceLaunch(name, opts.pes, seqs);
     const posted = (async () => {
       for (let i = 0; i < opts.pes.length; i++) {
         const pe = opts.pes[i];
@@ -143,6 +150,7 @@ export class HostRuntime {
         }
         return { pe, startPs: t[L.record(pe, h.seqs[i], RECORD.START_PS)], endPs };
       });
+      if (raceLog.on && !failure) raceLog.acquire(this.raceActor, h.pes.map((pe, i) => `E:${pe}:${h.seqs[i]}`));
       const waitedFrom = this.clockPs;
       this.clock.advanceTo(h.endPs);
       this.env.trace?.hostSpan(this.host, `wait ${h.name}`, waitedFrom, this.clockPs);
@@ -190,10 +198,32 @@ export class HostRuntime {
     const L = shared.layout;
     const k = this.barrierRound++;
     shared.times[L.barrierTime(k, this.host)] = this.clockPs;
+    const raceKey = `B:${this.barrierBase}:${k}`;
+    if (raceLog.on) raceLog.release(this.raceActor, [raceKey]);
     Atomics.add(shared.ctl, HEADER.BARRIER_ARRIVALS, 1);
     const executors = new Set(ranks.map((r) => plan.hostExecutor[r]));
     for (const e of executors) sched.publish(HEADER.BARRIER_ARRIVALS, e);
     await sched.waitUntil(this.actor, HEADER.BARRIER_ARRIVALS, this.barrierBase + (k + 1) * n, WAIT_KIND.BARRIER, k, this.clockPs);
     for (const r of ranks) this.clock.advanceTo(shared.times[L.barrierTime(k, r)]);
+    if (raceLog.on) raceLog.acquire(this.raceActor, [raceKey]);
+  }
+
+  /**
+   * The race check's record of a launch: it orders this host's past before each
+   * kernel, and a PE runs one host's launches in the order they were made (so
+   * this host's previous kernel on a PE ends before the next starts); launches by
+   * two hosts on one PE are not ordered (their queue order is wall-clock order).
+   */
+  private raceLaunch(name: string, pes: number[], seqs: number[]): void {
+    const m = this.env.machine;
+    const n = this.raceLaunches++;
+    const host = raceLog.metaOf(this.raceActor);
+    pes.forEach((pe, i) => {
+      const prev = this.raceLastSeq.get(pe);
+      if (prev !== undefined) raceLog.link(`E:${pe}:${prev}`, `L:${pe}:${seqs[i]}`);
+      this.raceLastSeq.set(pe, seqs[i]);
+      raceLog.name(kernelActor(pe, seqs[i]), { label: `kernel '${name}' on ${m.describePe(pe)} (launched by ${host.label})`, order: [...host.order, 1, n, pe] });
+    });
+    raceLog.release(this.raceActor, pes.map((pe, i) => `L:${pe}:${seqs[i]}`));
   }
 }

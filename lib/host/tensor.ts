@@ -10,6 +10,7 @@ import type { ShardDesc, SpaceName, TensorDesc } from '../shm/tensor-desc.js';
 import { allocate } from '../shm/allocator.js';
 import { DPPolicy } from './dp-policy.js';
 import type { HostRuntime } from './host-runtime.js';
+import { raceLog } from '../race/log.js';
 
 /** What numpy() returns: a row-major copy of the whole tensor as f32 values. */
 export interface HostArray {
@@ -158,6 +159,7 @@ export class Tensor {
       }
       encode(this.dtype, block, arena.subarray(s.arenaOffset, s.arenaOffset + block.length * bpe));
     }
+    if (raceLog.on) this.raceAccess(true);
     return this;
   }
 
@@ -184,10 +186,17 @@ export class Tensor {
     }
   }
 
+  /** The race check's record of a host read or write of every shard (lib/race/log.ts). */
+  private raceAccess(write: boolean): void {
+    const bpe = bytesPerElement(this.dtype);
+    for (const s of this.desc?.shards ?? []) raceLog.access(this.host.raceActor, write, this.name, s, bpe, 0, s.nbytes / bpe, this.host.clockPs);
+  }
+
   private readNow(): HostArray {
     if (!this.desc) return { shape: [...this.shape], dtype: this.dtype, data: this.hostValues ? Float32Array.from(this.hostValues) : new Float32Array(this.numel) };
     // Timing-only mode: device memory is not backed (lib/shm/allocator.ts), so it reads as zeros.
     if (this.host.env.plan.noData) return { shape: [...this.shape], dtype: this.dtype, data: new Float32Array(this.numel) };
+    if (raceLog.on) this.raceAccess(false);
     const [, cols] = as2d(this.shape);
     const out = new Float32Array(this.numel);
     const seen = new Set<string>();

@@ -133,8 +133,7 @@ abstract class Channel {
 
   /** Bytes per piece for elements of `dt`: vc_chunk_size rounded down to whole elements. */
   protected pieceBytes(dt: DType): number {
-    const bpe = bytesPerElement(dt);
-    return Math.max(bpe, Math.floor(this.env.plan.ccl.vc_chunk_size / bpe) * bpe);
+    return pieceBytesFor(this.env.plan.ccl.vc_chunk_size, dt);
   }
 }
 
@@ -379,4 +378,15 @@ export class InboundChannel extends Channel {
       throw new RangeError(`IPCQ receive of ${want} bytes from ${this.env.machine.describePe(sender)}: the sender's pieces do not add up, got ${short ? `only ${got} bytes` : `a piece of ${piece} bytes after ${got}`}`);
     }
   }
+}
+
+/** Bytes per piece for elements of `dt`: `vcChunkSize` rounded down to whole elements. */
+function pieceBytesFor(vcChunkSize: number, dt: DType): number {
+  const bpe = bytesPerElement(dt);
+  return Math.max(bpe, Math.floor(vcChunkSize / bpe) * bpe);
+}
+
+/** The pieces a payload of `elements` elements of `dt` is cut into (the race check counts them: lib/race/log.ts). */
+export function pieceCount(vcChunkSize: number, dt: DType, elements: number): number {
+  return Math.max(1, Math.ceil((elements * bytesPerElement(dt)) / pieceBytesFor(vcChunkSize, dt)));
 }

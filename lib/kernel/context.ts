@@ -4,10 +4,11 @@
 // local ops need no synchronisation (DESIGN §4).
 import { bytesPerElement, decode, encode, roundArray, type DType } from '../dtype/index.js';
 import { KernbenchError, formatPs } from '../errors.js';
-import type { ChannelOp, InboundChannel, OutboundChannel } from '../ipcq/channel.js';
+import { pieceCount, type ChannelOp, type InboundChannel, type OutboundChannel } from '../ipcq/channel.js';
+import { raceLog } from '../race/log.js';
 import { portOf, type Ports } from './ports.js';
 import { Flow, Region } from './flow.js';
-import { ACTOR_STATE, DIRECTIONS, GRANT, HEADER, MAX_BRANCHES, PE, WAIT_KIND, type Direction } from '../shm/layout.js';
+import { ACTOR_STATE, DIRECTIONS, GRANT, HEADER, MAX_BRANCHES, PE, WAIT_KIND, ringId, type Direction } from '../shm/layout.js';
 import type { PeCoord } from '../topology/machine.js';
 import type { ThreadEnv } from '../sync/thread-env.js';
 import type { VirtualClock } from '../time/virtual-clock.js';
@@ -50,7 +51,12 @@ export class RecvFuture {
     /** Where the values land: the receive's `out` tile or a new one. Read it through `tl.wait`. */
     readonly tile: Tile,
   ) {}
+  /** The pieces to acquire when it completes (--check-races only; lib/race/log.ts). */
+  raceKeys: string[] | null = null;
 }
+
+/** Scratch tensors (--check-races only): the race check leaves them out, since a PE's next kernel reuses their TCM. */
+const scratchDescs = new WeakSet<TensorDesc>();
 
 /** What a kernel needs of the PE it runs on (lib/pe/pe-runtime.ts provides it). */
 export interface KernelPe {
@@ -145,6 +151,7 @@ export class KernelContext {
     const shape = whole ? (t.shape.length === 1 ? [s.cols[1]] : [s.rows[1], s.cols[1]]) : [count];
     const tile = allocTile(t.dtype, shape, count);
     if (!this.pe.env.plan.noData) decode(t.dtype, this.pe.env.shared.arena.subarray(at, at + count * bpe), tile.data);
+    if (raceLog.on) this.raceAccess(false, t, s, offset, count);
     return this.memoryAccess('load', s, count * bpe, tile);
   }
 
@@ -169,7 +176,15 @@ export class KernelContext {
     this.scratchBytes += Math.max(64, Math.ceil(nbytes / 64) * 64);
     const rows = sh.length === 2 ? sh[0] : 1;
     const cols = sh.length === 2 ? sh[1] : sh[0];
-    return { kind: 'tensor', name, dtype, shape: sh, shards: [{ ...c, space: 'tcm', arenaOffset: a.arenaOffset, deviceOffset: a.deviceOffset, nbytes, rows: [0, rows], cols: [0, cols] }] };
+    const desc: TensorDesc = { kind: 'tensor', name, dtype, shape: sh, shards: [{ ...c, space: 'tcm', arenaOffset: a.arenaOffset, deviceOffset: a.deviceOffset, nbytes, rows: [0, rows], cols: [0, cols] }] };
+    if (raceLog.on) scratchDescs.add(desc);
+    return desc;
+  }
+
+  /** The race check's record of a load or store (not of scratch: lib/race/log.ts). */
+  private raceAccess(write: boolean, t: TensorDesc, s: ShardDesc, offset: number, count: number): void {
+    if (scratchDescs.has(t)) return;
+    raceLog.access(raceLog.kernelOn(this.pe.id), write, t.name, s, bytesPerElement(t.dtype), offset, count, this.clock.nowPs);
   }
 
   /** Bytes of TCM scratch this kernel holds (released by the runtime at kernel end). */
@@ -184,6 +199,7 @@ export class KernelContext {
     this.checkBounds('store', t, s, offset, tile.size);
     const at = s.arenaOffset + offset * bpe;
     if (!this.pe.env.plan.noData) encode(t.dtype, tile.data, this.pe.env.shared.arena.subarray(at, at + tile.size * bpe));
+    if (raceLog.on) this.raceAccess(true, t, s, offset, tile.size);
     return this.memoryAccess('store', s, tile.size * bpe, undefined);
   }
 
@@ -373,6 +389,8 @@ export class KernelContext {
     const d = this.dir(dir);
     this.claim('send', d);
     const peer = portOf(this.ports.send, d).pe;
+    // The race check: what this kernel did so far happens before the receiver takes these pieces.
+    if (raceLog.on) raceLog.send(this.pe.id, ringId(this.pe.id, d), pieceCount(this.pe.env.plan.ccl.vc_chunk_size, tile.dtype, tile.size));
     const r = this.pe.out[d].send(peer, tile.dtype, tile.data, this.clock.nowPs);
     // Either way the kernel's end waits for it (drain).
     if (typeof r === 'number') {
@@ -395,16 +413,21 @@ export class KernelContext {
     if (typeof r === 'number') {
       this.clock.advanceTo(r);
       this.settledNow('recv');
+      if (raceLog.on) this.raceReceived(this.raceKeys);
       return Promise.resolve(tile);
     }
-    return this.wait(new RecvFuture(r, 0, tile));
+    const f = new RecvFuture(r, 0, tile);
+    f.raceKeys = this.raceKeys;
+    return this.wait(f);
   }
 
   /** Start a receive; `await tl.wait(future)` gives the tile. Leave `out` alone until then. */
   recvAsync(dir: Direction, shape: number | readonly number[], dtype: DType, out?: Tile): RecvFuture {
     const tile = this.recvTile(shape, dtype, out);
     const r = this.recvIssue(dir, dtype, tile);
-    return typeof r === 'number' ? new RecvFuture(null, r, tile) : new RecvFuture(r, 0, tile);
+    const f = typeof r === 'number' ? new RecvFuture(null, r, tile) : new RecvFuture(r, 0, tile);
+    f.raceKeys = this.raceKeys;
+    return f;
   }
 
   /** Where a receive lands: `out` (checked) or a new tile. */
@@ -423,6 +446,7 @@ export class KernelContext {
     const d = this.dir(dir);
     this.claim('recv', d);
     const src = portOf(this.ports.recv, d);
+    if (raceLog.on) this.raceKeys = raceLog.receive(ringId(src.pe, src.dir), pieceCount(this.pe.env.plan.ccl.vc_chunk_size, dtype, tile.size));
     const r = this.pe.in[d].recv(src.pe, src.dir, dtype, tile.data, this.clock.nowPs);
     // Either way the kernel's end waits for it (drain), even if never waited on.
     if (typeof r === 'number') {
@@ -437,15 +461,31 @@ export class KernelContext {
     if (f.op === null) {
       this.clock.advanceTo(f.donePs);
       this.settledNow('wait');
+      if (raceLog.on) this.raceReceived(f.raceKeys);
       return Promise.resolve(f.tile);
     }
     if (f.op.settled) {
       this.take(f.op);
       this.settledNow('wait');
+      if (raceLog.on) this.raceReceived(f.raceKeys);
       return Promise.resolve(f.tile);
     }
     this.flow.begin('wait');
-    return this.settle(f.op).then(() => this.settledAs(f.tile), (e: unknown) => this.failedWith(e));
+    return this.settle(f.op).then(
+      () => {
+        if (raceLog.on) this.raceReceived(f.raceKeys);
+        return this.settledAs(f.tile);
+      },
+      (e: unknown) => this.failedWith(e),
+    );
+  }
+
+  /** The pieces of the receive last issued (--check-races only). */
+  private raceKeys: string[] | null = null;
+
+  /** The race check: a receive's values are in, so its sender's past happens before what this kernel does next. */
+  private raceReceived(keys: string[] | null): void {
+    if (keys) raceLog.acquire(raceLog.kernelOn(this.pe.id), keys);
   }
 
   /** An `out` tile must hold exactly the result: `count` elements of `dtype`. */

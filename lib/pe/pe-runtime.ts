@@ -16,6 +16,7 @@ import type { PeCoord } from '../topology/machine.js';
 import type { LaunchCommand } from './commands.js';
 import type { ThreadEnv } from '../sync/thread-env.js';
 import { VirtualClock } from '../time/virtual-clock.js';
+import { raceLog } from '../race/log.js';
 
 export class PeRuntime {
   /** This PE's virtual time (written only by this PE's kernels, on this thread). */
@@ -73,6 +74,7 @@ export class PeRuntime {
     const tl = new KernelContext(this, cmd.name, cmd.ports, cmd.rank);
     let status = 0;
     const epoch = kernelStarted();
+    if (raceLog.on) raceLog.kernelStart(this.id, cmd.seq);
     // Timers and promise continuations the kernel schedules belong to this run (lib/executor/faults.ts).
     const owner = new FaultOwner(`kernel '${cmd.name}' on ${env.machine.describePe(this.id)}`, () => this.clock.nowPs);
     try {
@@ -85,6 +87,7 @@ export class PeRuntime {
       status = 1;
       env.shared.writeErrorSlot(this.id, { error: serializeError(e), atPs: this.clock.nowPs });
     }
+    if (raceLog.on) raceLog.kernelEnd(this.id, cmd.seq);
     // Its tiles are dead now (lib/tile/slab.ts recycles them once the thread has no kernel
     // running; the thread then collects its young generation when next idle, ./young-gc.ts).
     if (kernelEnded(epoch, status === 0)) epochEnded();

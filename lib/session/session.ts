@@ -27,6 +27,8 @@ import type { ThreadTraceData } from '../trace/recorder.js';
 import { ThreadEnv } from '../sync/thread-env.js';
 import { threadExecArgv } from './thread-flags.js';
 import { tabulate } from '../tabulate.js';
+import { MAIN_ACTOR, raceLog } from '../race/log.js';
+import { dataRaceError, findRace } from '../race/check.js';
 
 const EXECUTOR_FILE = new URL('../executor/executor-worker.js', import.meta.url).href;
 
@@ -146,6 +148,8 @@ export class Session implements Spawner {
   /** New buffers and main-thread services. */
   private fresh(): void {
     this.shared = SharedState.create(this.plan.dims);
+    // A failed spawn's epoch is over: its memory and its record go together.
+    raceLog.reset(this.plan.checkRaces);
     this.env = new ThreadEnv(this.plan, this.shared, this.shared.layout.mainExecutor);
     this.host = new HostRuntime(this.env, this.shared.layout.mainHost);
     this.ports = [];
@@ -239,6 +243,9 @@ export class Session implements Spawner {
     const settled0 = Atomics.load(this.shared.ctl, HEADER.RANKS_SETTLED);
     // Earlier spawns' barriers are all complete (their ranks joined): this spawn counts from here.
     const barrierBase = Atomics.load(this.shared.ctl, HEADER.BARRIER_ARRIVALS);
+    // The race check: main's past happens before each rank's code (the rank's thread names it alike).
+    const raceActors = raceLog.on ? tabulate(opts.nprocs, (rank) => raceLog.spawnRank(rank)) : [];
+    if (raceLog.on) raceLog.release(MAIN_ACTOR, raceActors.map((a) => `S:${a}`));
     const results = tabulate(opts.nprocs, (rank) => {
       const p = new Promise<unknown>((resolve, reject) => this.rankWaiters.set(rank, { resolve, reject }));
       this.env.sched.setState(L.hostActor(rank), ACTOR_STATE.RUNNING);
@@ -250,10 +257,10 @@ export class Session implements Spawner {
     let joined: Promise<unknown[]> | undefined;
     // Main is only BLOCKED (for the deadlock detector and the grants) while it
     // actually waits in join(); with join: false it may run other work meanwhile.
-    return { join: () => (joined ??= this.join(all, settled0 + opts.nprocs, opts.nprocs)) };
+    return { join: () => (joined ??= this.join(all, settled0 + opts.nprocs, opts.nprocs, raceActors)) };
   }
 
-  private async join(all: Promise<PromiseSettledResult<unknown>[]>, target: number, nprocs: number): Promise<unknown[]> {
+  private async join(all: Promise<PromiseSettledResult<unknown>[]>, target: number, nprocs: number, raceActors: string[]): Promise<unknown[]> {
     this.env.sched.block(this.host.actor, HEADER.RANKS_SETTLED, target, WAIT_KIND.RANKS_DONE, nprocs, this.host.clockPs);
     const outcomes = await all;
     this.env.sched.unblock(this.host.actor);
@@ -262,6 +269,7 @@ export class Session implements Spawner {
       // The ranks' hosts ran ahead in virtual time: main continues from the latest of them.
       const values = outcomes.map((o) => (o as PromiseFulfilledResult<{ value: unknown; clockPs: number }>).value);
       for (const v of values) this.host.clock.advanceTo(v.clockPs);
+      if (raceLog.on) raceLog.acquire(MAIN_ACTOR, raceActors.map((a) => `J:${a}`));
       return values.map((v) => v.value);
     }
 
@@ -333,6 +341,10 @@ export class Session implements Spawner {
     const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed && reportFailures) throw new KernbenchError('ERR_EXECUTOR_LOST', `an executor stopped while serving the session: ${String(failed.reason)}`, { cause: failed.reason });
     const reports = settled.filter((r): r is PromiseFulfilledResult<ExecutorReport> => r.status === 'fulfilled').map((r) => r.value);
+    if (reportFailures && this.plan.checkRaces) {
+      const race = findRace([raceLog.take(), ...reports.map((r) => r.races).filter((x) => x !== null)]);
+      if (race) throw dataRaceError(race);
+    }
     const trace = [this.env.trace?.data, ...reports.map((r) => r.trace)].filter((x): x is ThreadTraceData => x !== null && x !== undefined);
     return {
       trace,

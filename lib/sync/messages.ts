@@ -7,6 +7,7 @@ import type { LayoutDims } from '../shm/layout.js';
 import type { SharedBuffers } from '../shm/shared-state.js';
 import type { SessionPlan } from './plan.js';
 import type { ThreadTraceData } from '../trace/recorder.js';
+import type { RaceLogData } from '../race/log.js';
 
 /** main -> executor, on the session's port. */
 export type ToExecutor =
@@ -45,6 +46,8 @@ export interface ExecutorReport {
   epochGcs: number;
   /** What the thread recorded, when the run is traced. */
   trace: ThreadTraceData | null;
+  /** What the thread recorded for the race check (--check-races), else null. */
+  races: RaceLogData | null;
 }
 
 export function unreachable(x: never): never {

@@ -33,6 +33,8 @@ export interface SessionPlan {
   trace: boolean;
   /** Timing-only mode (--no-data): kernels move no bytes and compute nothing; virtual times are unchanged. */
   noData: boolean;
+  /** Record accesses and orderings, and fail the session on a data race (--check-races; lib/race/). */
+  checkRaces: boolean;
 }
 
 /**
@@ -54,6 +56,7 @@ export function buildPlan(opts: {
   jitterSeed: number | null;
   trace?: boolean;
   noData?: boolean;
+  checkRaces?: boolean;
   arenaBytes?: number;
 }): SessionPlan {
   const m = new Machine(opts.topology);
@@ -82,6 +85,7 @@ export function buildPlan(opts: {
     jitterSeed: opts.jitterSeed,
     trace: opts.trace ?? false,
     noData: opts.noData ?? false,
+    checkRaces: opts.checkRaces ?? false,
     dims: {
       executors,
       pes: m.totalPes,
