@@ -59,11 +59,12 @@ export async function withSession<T>(resources: ThreadResources, config: RunConf
   return { value, report, digest: runDigest([], report.records), ...(stats ? { stats } : {}) };
 }
 
-/** The event log of a session's epochs (a failed spawn ends one; docs/trace.md), a header line before each when there are several. */
+/** The event log of a session's epochs (a failed spawn ends one; docs/trace.md), a header line before each that logged something when there are several. */
 function logLines(epochs: SessionReport[], machine: Machine): string[] {
   return epochs.flatMap((r, i) => {
     const lines = eventLog(mergeTraceData(r.trace), machine);
-    return epochs.length > 1 ? [`# epoch ${i + 1} of ${epochs.length}${i + 1 < epochs.length ? ' (ended by a failed spawn)' : ''}`, ...lines] : lines;
+    if (epochs.length === 1 || lines.length === 0) return lines;
+    return [`# epoch ${i + 1} of ${epochs.length}${i + 1 < epochs.length ? ' (ended by a failed spawn)' : ''}`, ...lines];
   });
 }
 
