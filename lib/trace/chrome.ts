@@ -111,7 +111,7 @@ export function chromeTrace(parts: ThreadTraceData[], m: Machine, hostNames: str
     const [pe, inbound, dir] = key.split('|');
     const sip = m.coord(Number(pe)).sip;
     sips.add(sip);
-    meta.push({ name: 'thread_name', ph: 'M', pid: sip, tid: channelTid.get(key) as number, args: { name: `PE ${pe} ${inbound === '1' ? 'in' : 'out'} ${dir} (DMA channel)` } });
+    meta.push({ name: 'thread_name', ph: 'M', pid: sip, tid: channelTid.get(key) as number, args: { name: `DMA PE ${pe} ${inbound === '1' ? 'in' : 'out'} ${dir}` } });
   }
   for (const sip of [...sips].sort((a, b) => a - b)) meta.push({ name: 'process_name', ph: 'M', pid: sip, tid: 0, args: { name: `SIP ${sip}` } });
   meta.push({ name: 'process_name', ph: 'M', pid: HOSTS_PID, tid: 0, args: { name: 'hosts' } });
