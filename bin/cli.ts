@@ -25,6 +25,7 @@ import { mergeShards } from '../lib/bench/merge.js';
 import { DEFAULT_THREADS, parseThreadLayout } from '../lib/sync/plan.js';
 import { jitterSeedFromEnv } from '../lib/sync/jitter.js';
 import { ThreadResources } from '../lib/session/session.js';
+import { statsTable, type RunStats } from '../lib/trace/stats.js';
 
 const HELP = `kernbench — a deterministic, multi-threaded simulator of a multi-chip AI accelerator
 
@@ -63,7 +64,12 @@ Options for run:
   --no-data           timing only: kernels move and compute no data (same crit_ns; results are not checked)
   --check-races       fail (exit 1) if two PEs or hosts touch the same bytes with nothing ordering them (docs/determinism.md)
   --csv FILE          write the table of a sweep bench (allreduce_perf, gemm_sweep, milestone_ccl) as CSV
-  --trace FILE        write a Chrome trace (open in ui.perfetto.dev): a track per PE, IPCQ flow arrows, host spans
+  --trace FILE        write a Chrome trace (open in ui.perfetto.dev): a track per PE, IPCQ flow arrows, host spans,
+                      credit and receive waits, ring occupancy, barriers (docs/trace.md)
+  --stats             (run) backpressure statistics per IPCQ ring and barrier, in virtual time (docs/backpressure.md);
+                      --json carries them in each result as "stats"
+  --log               (run) the event log: one line per IPCQ piece and kernel start/end, in virtual-time order
+                      (stderr with --json)
 
 Bench options:
   Each bench declares its own (--dtype, --min-bytes, ...): 'kernbench run --bench B --help' lists
@@ -85,6 +91,8 @@ const RUN_OPTIONS = {
   over: { type: 'string', multiple: true },
   json: { type: 'boolean' },
   trace: { type: 'string' },
+  stats: { type: 'boolean' },
+  log: { type: 'boolean' },
   csv: { type: 'string' },
   'no-data': { type: 'boolean' },
   shard: { type: 'string' },
@@ -99,7 +107,7 @@ type CommonFlag = keyof typeof RUN_OPTIONS;
 type FlagTable = Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }>;
 type Values = Partial<Record<string, string | string[] | boolean>>;
 
-const RUN_FLAGS: CommonFlag[] = ['bench', 'topology', 'ccl', 'algorithm', 'threads', 'set', 'json', 'trace', 'csv', 'no-data', 'check-races', 'help'];
+const RUN_FLAGS: CommonFlag[] = ['bench', 'topology', 'ccl', 'algorithm', 'threads', 'set', 'json', 'trace', 'stats', 'log', 'csv', 'no-data', 'check-races', 'help'];
 const SWEEP_FLAGS: CommonFlag[] = ['bench', 'over', 'topology', 'ccl', 'algorithm', 'threads', 'set', 'json', 'csv', 'no-data', 'check-races', 'shard', 'help'];
 const STRESS_FLAGS: CommonFlag[] = ['bench', 'topology', 'ccl', 'algorithm', 'threads', 'set', 'no-data', 'check-races', 'seeds', 'timeout', 'tap', 'help'];
 
@@ -406,8 +414,14 @@ async function cmdRun(args: string[]): Promise<number> {
     return 0;
   }
   const v = b.values;
-  const config = configFrom(v, b.options);
   const json = v.json === true;
+  const out = json ? process.stderr : process.stdout;
+  const config: RunConfig = {
+    ...configFrom(v, b.options),
+    // Statistics are recorded for --stats and carried in every --json result.
+    stats: v.stats === true || json,
+    ...(v.log === true ? { eventLog: (lines: string[]) => out.write(lines.map((l) => `${l}\n`).join('')) } : {}),
+  };
   preflight(b, config);
   const resources = new ThreadResources();
   try {
@@ -415,7 +429,8 @@ async function cmdRun(args: string[]): Promise<number> {
       (json ? process.stderr : process.stdout).write(`${line}\n`);
     };
     const outcome = await runBench(resources, b.loaded, config, log);
-    for (const r of outcome.results) printResult(r, json);
+    for (const r of outcome.results) printResult(json && outcome.stats ? { ...r, stats: outcome.stats } : r, json);
+    if (!json && v.stats === true && outcome.stats) for (const line of statsTable(outcome.stats)) process.stdout.write(`${line}\n`);
     if (typeof v.csv === 'string') writeCsv(v.csv, b.loaded.name, outcome.results);
     return outcome.results.every((r) => r.ok) ? 0 : 1;
   } finally {
@@ -430,7 +445,7 @@ function writeCsv(file: string, bench: string, results: BenchResult[]): void {
   writeFileSync(file, toCsv(tables[0].columns, tables.flatMap((t) => t.rows)));
 }
 
-function printResult(r: BenchResult & { digest: string }, json: boolean): void {
+function printResult(r: BenchResult & { digest: string; stats?: RunStats }, json: boolean): void {
   if (json) {
     const { lines, outputs, extra, ...rest } = r;
     void outputs;

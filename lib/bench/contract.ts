@@ -10,6 +10,7 @@ import type { DType } from '../dtype/index.js';
 import type { Torch } from '../host/torch.js';
 import type { ThreadLayout } from '../sync/plan.js';
 import type { Session, SessionReport } from '../session/session.js';
+import type { RunStats } from '../trace/stats.js';
 
 export interface BenchResult {
   bench: string;
@@ -45,6 +46,17 @@ export interface RunConfig {
   jitterSeed: number | null;
   /** Write a Chrome trace of the (last) session here (--trace). */
   trace?: string;
+  /**
+   * Backpressure statistics (--stats, --json): record every session's IPCQ pieces,
+   * waits and barriers and return their statistics (RunOutcome.stats,
+   * docs/backpressure.md). Recording changes no result, digest or crit_ns.
+   */
+  stats?: boolean;
+  /**
+   * The event log (--log, lib/trace/event-log.ts): called with each session's
+   * lines when it ends, a failed one too (before its error is thrown).
+   */
+  eventLog?: (lines: string[]) => void;
   /** Timing-only mode (--no-data): same virtual times, no data moved or computed; benches skip their checks. */
   noData?: boolean;
   /** Check for data races (--check-races): the session fails with ERR_DATA_RACE at its end if two actors touched the same bytes unordered. */
@@ -61,6 +73,8 @@ export interface SessionRun<T> {
   value: T;
   report: SessionReport;
   digest: string;
+  /** The session's backpressure statistics (every epoch), when config.stats. */
+  stats?: RunStats;
 }
 
 export interface BenchContext<O = Record<string, unknown>> {

@@ -9,6 +9,10 @@ import { Session, ThreadResources } from '../session/session.js';
 import type { BenchContext, BenchResult, RunConfig, SessionRun } from './contract.js';
 import { runDigest } from './digest.js';
 import { writeChromeTrace } from '../trace/chrome.js';
+import { eventLog } from '../trace/event-log.js';
+import { mergeTraceData } from '../trace/recorder.js';
+import { runStats, sumStats, type RunStats } from '../trace/stats.js';
+import type { SessionReport } from '../session/session.js';
 import { Machine } from '../topology/machine.js';
 import { KernbenchError } from '../errors.js';
 import { parseBenchOptions } from './options.js';
@@ -16,6 +20,8 @@ import { loadBench, type LoadedBench } from './registry.js';
 
 export interface RunOutcome {
   results: (BenchResult & { digest: string })[];
+  /** Backpressure statistics summed over the run's sessions, when config.stats (docs/backpressure.md). */
+  stats?: RunStats;
 }
 
 /** The topology and CCL configuration of `config`, every configuration problem found before any thread starts (lib/ccl/resolve.ts). */
@@ -28,22 +34,38 @@ export async function resolveRunConfig(config: RunConfig) {
 /** Open a session for `config`, run `fn` with the main torch, end the session. */
 export async function withSession<T>(resources: ThreadResources, config: RunConfig, spawnModules: string[], fn: (torch: Torch, s: Session) => Promise<T>): Promise<SessionRun<T>> {
   const { topology, ccl } = await resolveRunConfig(config);
-  const plan = buildPlan({ topologyName: config.topology, topology, ccl, threads: config.threads, jitterSeed: config.jitterSeed, trace: config.trace !== undefined, noData: config.noData ?? false, checkRaces: config.checkRaces ?? false });
+  // Every thread records (lib/trace/recorder.ts) for the trace, the statistics and the log alike.
+  const record = config.trace !== undefined || config.stats === true || config.eventLog !== undefined;
+  const plan = buildPlan({ topologyName: config.topology, topology, ccl, threads: config.threads, jitterSeed: config.jitterSeed, trace: record, noData: config.noData ?? false, checkRaces: config.checkRaces ?? false });
+  const machine = new Machine(topology);
   const session = await Session.open(resources, plan);
   session.spawnModules.push(...spawnModules);
   let value: T;
   try {
     value = await fn(session.torch, session);
   } catch (e) {
-    await session.end().catch(() => undefined);
+    const report = await session.end().catch(() => undefined);
+    if (config.eventLog) config.eventLog(logLines([...session.failedEpochs, ...(report ? [report] : [])], machine));
     throw e;
   }
   const report = await session.end();
+  const epochs = [...session.failedEpochs, report];
+  if (config.eventLog) config.eventLog(logLines(epochs, machine));
+  const stats = config.stats === true ? sumStats(epochs.map((r) => runStats(mergeTraceData(r.trace), machine))) : undefined;
   if (config.trace !== undefined) {
     const hosts = [...Array.from({ length: plan.dims.hosts - 1 }, (_, r) => `rank ${r} host`), 'main host'];
-    writeChromeTrace(config.trace, report.trace, new Machine(topology), hosts);
+    writeChromeTrace(config.trace, report.trace, machine, hosts);
   }
-  return { value, report, digest: runDigest([], report.records) };
+  return { value, report, digest: runDigest([], report.records), ...(stats ? { stats } : {}) };
+}
+
+/** The event log of a session's epochs (a failed spawn ends one; docs/trace.md), a header line before each that logged something when there are several. */
+function logLines(epochs: SessionReport[], machine: Machine): string[] {
+  return epochs.flatMap((r, i) => {
+    const lines = eventLog(mergeTraceData(r.trace), machine);
+    if (epochs.length === 1 || lines.length === 0) return lines;
+    return [`# epoch ${i + 1} of ${epochs.length}${i + 1 < epochs.length ? ' (ended by a failed spawn)' : ''}`, ...lines];
+  });
 }
 
 /** The bench's options for `config`: `config.options` (and the `config.dtype` shorthand) through its schema. */
@@ -58,20 +80,26 @@ export async function runBench(resources: ThreadResources, bench: string | Loade
   const mod = loaded.bench;
   const options = benchOptions(loaded, config);
   const { ccl } = await resolveRunConfig(config);
+  const sessionStats: RunStats[] = [];
   const ctx: BenchContext = {
     bench: loaded.name,
     options,
     config,
     ccl,
     log,
-    session: (overrides, fn) => withSession(resources, { ...config, ...overrides }, [loaded.url], fn),
+    session: async (overrides, fn) => {
+      const s = await withSession(resources, { ...config, ...overrides }, [loaded.url], fn);
+      if (s.stats) sessionStats.push(s.stats);
+      return s;
+    },
   };
+  const stats = (): { stats?: RunStats } => (config.stats === true ? { stats: sumStats(sessionStats) } : {});
   if (mod.evaluate) {
     const results = await mod.evaluate(ctx);
-    return { results: results.map((r) => ({ ...r, digest: runDigest(r.outputs ?? [], []) })) };
+    return { results: results.map((r) => ({ ...r, digest: runDigest(r.outputs ?? [], []) })), ...stats() };
   }
   const run = mod.run;
   if (!run) throw new KernbenchError('ERR_INTERNAL', `bench ${loaded.name} has neither run nor evaluate, got neither`);
-  const s = await withSession(resources, config, [loaded.url], (torch) => run(torch, ctx));
-  return { results: s.value.map((r) => ({ ...r, digest: runDigest(r.outputs ?? [], s.report.records) })) };
+  const s = await ctx.session({}, (torch) => run(torch, ctx));
+  return { results: s.value.map((r) => ({ ...r, digest: runDigest(r.outputs ?? [], s.report.records) })), ...stats() };
 }

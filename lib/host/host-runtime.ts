@@ -204,7 +204,9 @@ export class HostRuntime {
     const executors = new Set(ranks.map((r) => plan.hostExecutor[r]));
     for (const e of executors) sched.publish(HEADER.BARRIER_ARRIVALS, e);
     await sched.waitUntil(this.actor, HEADER.BARRIER_ARRIVALS, this.barrierBase + (k + 1) * n, WAIT_KIND.BARRIER, k, this.clockPs);
+    const arrivedPs = this.clockPs;
     for (const r of ranks) this.clock.advanceTo(shared.times[L.barrierTime(k, r)]);
+    this.env.trace?.barrier(this.barrierBase, k, this.host, arrivedPs, this.clockPs);
     if (raceLog.on) raceLog.acquire(this.raceActor, [raceKey]);
   }
 

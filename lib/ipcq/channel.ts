@@ -28,7 +28,7 @@
 // an optimisation of wall time only: the virtual times are computed by the
 // same code in the same order (see bench sim_throughput for why it matters).
 import { bytesPerElement, decode, encode, type DType } from '../dtype/index.js';
-import { ACTOR_STATE, PE, WAIT_KIND, ringId } from '../shm/layout.js';
+import { ACTOR_STATE, DIRECTIONS, PE, WAIT_KIND, ringId } from '../shm/layout.js';
 import type { ThreadEnv } from '../sync/thread-env.js';
 import { IpcqRingView } from './ring.js';
 import { VirtualClock } from '../time/virtual-clock.js';
@@ -179,6 +179,7 @@ export class OutboundChannel extends Channel {
       const k = this.seq;
       const n = Math.min(per, values.length - i * per);
       const upToPs = this.serialUpToPs(peer, (i * per + n) * bpe);
+      const readyPs = t;
       t = this.pieceTiming(peer, k, t, upToPs - sentPs);
       sentPs = upToPs;
       if (env.plan.noData) {
@@ -189,7 +190,7 @@ export class OutboundChannel extends Channel {
         else encode(dtype, piece, ring.payload(k, n * bpe));
       }
       ring.publish(k, n * bpe, t + flight, this.pe, peer);
-      env.trace?.flowOut(ring.ring, k, this.pe, t);
+      env.trace?.pieceOut(ring.ring, k, this.pe, DIRECTIONS[this.channel], peer, n * bpe, readyPs, this.creditWaitPs, t, t + flight, i === 0);
       this.seq = k + 1;
     }
     env.stats.messages += pieces;
@@ -221,11 +222,16 @@ export class OutboundChannel extends Channel {
     return transferPs(bytes, this.linkTo(peer).gbPerS);
   }
 
+  /** How much later than the channel was ready the last piece's credit let it start (virtual ps; for the records, lib/trace). */
+  private creditWaitPs = 0;
+
   /** Start time bookkeeping of one piece (credit, setup, its share `serialPs` of the payload's serialisation); returns the channel clock after it. */
   private pieceTiming(peer: number, k: number, t: number, serialPs: number): number {
     const nSlots = this.ring.nSlots;
-    if (k >= nSlots) t = Math.max(t, this.ring.freedPs(k - nSlots) + this.linkTo(peer).creditPs);
-    return t + this.env.costs.dmaSetupPs + serialPs;
+    let start = t;
+    if (k >= nSlots) start = Math.max(t, this.ring.freedPs(k - nSlots) + this.linkTo(peer).creditPs);
+    this.creditWaitPs = start - t;
+    return start + this.env.costs.dmaSetupPs + serialPs;
   }
 
   /** `payload` is empty in timing-only mode; `nbytes` is what the pieces say they carry. */
@@ -245,12 +251,14 @@ export class OutboundChannel extends Channel {
         await sched.waitUntil(this.actor, ring.headWord, k - nSlots + 1, WAIT_KIND.IPCQ_CREDIT, ring.ring, t);
       }
       const upToPs = this.serialUpToPs(peer, i * pieceBytes + b);
+      const readyPs = t;
       t = this.pieceTiming(peer, k, t, upToPs - sentPs);
       sentPs = upToPs;
       if (sched.jitter) await sched.jitter.point();
       if (!plan.noData) ring.payload(k, b).set(payload.subarray(i * pieceBytes, i * pieceBytes + b));
-      ring.publish(k, b, t + this.linkTo(peer).flightPs, this.pe, peer);
-      env.trace?.flowOut(ring.ring, k, this.pe, t);
+      const arrivalPs = t + this.linkTo(peer).flightPs;
+      ring.publish(k, b, arrivalPs, this.pe, peer);
+      env.trace?.pieceOut(ring.ring, k, this.pe, DIRECTIONS[this.channel], peer, b, readyPs, this.creditWaitPs, t, arrivalPs, i === 0);
       this.seq = k + 1;
       env.stats.messages++;
       this.wake(ring.tailWord, consumer, ring.dataWanted(k, k + 1));
@@ -309,7 +317,9 @@ export class InboundChannel extends Channel {
       const k = head + i;
       const bytes = ring.checkedBytes(k, sender, this.pe);
       this.checkSize(sender, count * bpe, at * bpe, bytes);
-      t = Math.max(t, ring.arrivalPs(k)) + this.readPs(bytes);
+      const readyPs = t;
+      const arrivalPs = ring.arrivalPs(k);
+      t = Math.max(t, arrivalPs) + this.readPs(bytes);
       const n = bytes / bpe;
       if (env.plan.noData) {
         // timing-only mode: nothing to copy
@@ -317,7 +327,7 @@ export class InboundChannel extends Channel {
       else decode(dtype, ring.payload(k, bytes), out.subarray(at, at + n));
       at += n;
       ring.setFreed(k, t);
-      env.trace?.flowIn(ring.ring, k, this.pe, t);
+      env.trace?.pieceIn(ring.ring, k, this.pe, DIRECTIONS[this.channel - 4], sender, bytes, readyPs, Math.max(0, arrivalPs - readyPs), t);
     }
     if (at !== count) this.checkSize(sender, count * bpe, at * bpe, 0, true);
     ring.publishHead(head + pieces);
@@ -356,7 +366,9 @@ export class InboundChannel extends Channel {
       }
       const bytes = ring.checkedBytes(k, sender, this.pe);
       this.checkSize(sender, nbytes, got, bytes);
-      t = Math.max(t, ring.arrivalPs(k)) + this.readPs(bytes);
+      const readyPs = t;
+      const arrivalPs = ring.arrivalPs(k);
+      t = Math.max(t, arrivalPs) + this.readPs(bytes);
       if (!plan.noData) {
         const at = got / bpe;
         if (dtype === 'f32') values.set(ring.payloadF32(k, bytes / 4), at);
@@ -365,7 +377,7 @@ export class InboundChannel extends Channel {
       got += bytes;
       if (sched.jitter) await sched.jitter.point();
       ring.setFreed(k, t);
-      env.trace?.flowIn(ring.ring, k, this.pe, t);
+      env.trace?.pieceIn(ring.ring, k, this.pe, DIRECTIONS[this.channel - 4], sender, bytes, readyPs, Math.max(0, arrivalPs - readyPs), t);
       ring.publishHead(k + 1);
       this.wake(ring.headWord, producer, ring.creditWanted(k, k + 1));
     } while (got < nbytes);

@@ -94,7 +94,7 @@ export class PeRuntime {
     // Release the kernel's TCM scratch (only this PE's kernels allocate it while the kernel runs).
     if (tl.scratchBytes > 0) Atomics.sub(env.shared.ctl, L.pe(this.id, PE.TCM_TOP), tl.scratchBytes);
     const t = env.shared.times;
-    env.trace?.span(this.id, cmd.name, start, this.clock.nowPs);
+    env.trace?.kernel(this.id, cmd.seq, cmd.name, start, this.clock.nowPs);
     t[L.record(this.id, cmd.seq, RECORD.START_PS)] = start;
     t[L.record(this.id, cmd.seq, RECORD.END_PS)] = this.clock.nowPs;
     t[L.record(this.id, cmd.seq, RECORD.STATUS)] = status;

@@ -130,6 +130,8 @@ export class Session implements Spawner {
   private ended = false;
   /** Sessions' worth of buffers used so far (1 + recoveries after failed spawns). */
   epoch = 0;
+  /** The reports of the epochs that a failed spawn ended, in order (their records feed --log and --stats). */
+  readonly failedEpochs: SessionReport[] = [];
 
   private constructor(
     readonly resources: ThreadResources,
@@ -306,7 +308,7 @@ export class Session implements Spawner {
    * the main torch is re-bound to the new buffers.
    */
   private async recover(): Promise<void> {
-    await this.finish(false);
+    this.failedEpochs.push(await this.finish(false));
     this.fresh();
     this.torch.rebind(this.host, this);
     await this.start();
