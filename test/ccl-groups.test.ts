@@ -3,9 +3,11 @@
 // docs/decisions/0020-a-channel-set-per-process-group.md). A subgroup's
 // all-reduce used to share IPCQ rings with the world's: ranks that moved on to
 // the next world collective while a subgroup all-reduced met its messages
-// (ERR_IPCQ_WIRING) or hung. Each scenario runs in a child process with a
-// guard timeout, so a hang fails the assertion instead of stalling the file;
-// the public API only (test/fixtures/groups.ts, groups-run.ts).
+// (ERR_IPCQ_WIRING) or hung. The scenarios run in one child process with a
+// guard timeout, so a hang fails the assertions instead of stalling the file;
+// the public API only (test/fixtures/groups.ts, groups-run.ts). Layouts: the
+// reference (--threads 1) and one thread per rank, which on the ideal
+// topology (one PE per SIP) is also one thread per PE.
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
@@ -17,53 +19,28 @@ const RUNNER = join(fileURLToPath(new URL('.', import.meta.url)), 'fixtures', 'g
 type Plan = { group: number | null; k: number }[][];
 interface Scenario {
   ws: number;
-  threads: 'rank' | 'pe' | number;
   sets?: string[];
   groups: number[][];
   plan: Plan;
 }
+type Threads = 1 | 'rank';
 interface Outcome {
-  timedOut: boolean;
-  exitCode: number | undefined;
   value?: { k: number; values: number[] }[][];
   digest?: string;
   error?: { code: string; ranks: Record<string, string>; message: string };
 }
 
-async function run(s: Scenario): Promise<Outcome> {
-  const r = await execa('node', [RUNNER, JSON.stringify(s)], { reject: false, timeout: 20_000 });
-  const line = String(r.stdout).trim().split('\n').pop() ?? '';
-  let parsed: Partial<Outcome> = {};
-  try {
-    parsed = JSON.parse(line) as Partial<Outcome>;
-  } catch {
-    parsed = { error: { code: 'NO_OUTPUT', ranks: {}, message: `${String(r.stdout)}\n${String(r.stderr)}` } };
-  }
-  return { ...parsed, timedOut: r.timedOut === true, exitCode: r.exitCode };
-}
-
-const LAYOUTS = [1, 'rank', 'pe'] as const;
-
-/** Run `s` under every thread layout: each must give the expected sums, and all the same digest. */
-async function worksEverywhere(t: Test, s: Omit<Scenario, 'threads'>): Promise<void> {
-  const expected = expectedSums(s.ws, s.groups, s.plan);
-  const seen = [];
-  const digests = new Set<string>();
-  for (const threads of LAYOUTS) {
-    const o = await run({ ...s, threads });
-    seen.push({ threads, timedOut: o.timedOut, exitCode: o.exitCode, error: o.error?.message, right: JSON.stringify(o.value) === JSON.stringify(expected) });
-    if (o.digest) digests.add(o.digest);
-  }
-  t.same(
-    seen,
-    LAYOUTS.map((threads) => ({ threads, timedOut: false, exitCode: 0, error: undefined, right: true })),
-  );
-  t.equal(digests.size, 1, 'one digest across --threads 1, rank and pe');
+/** Run `scenarios` in turn in one child process: one outcome each (a missing one: the child hung or died before it). */
+async function runAll(scenarios: (Scenario & { threads: Threads })[]): Promise<Outcome[]> {
+  const r = await execa('node', [RUNNER, JSON.stringify(scenarios)], { reject: false, timeout: 25_000 });
+  const lines = String(r.stdout).split('\n').filter((l) => l.startsWith('{'));
+  const why = r.timedOut ? 'hung (guard timeout)' : `exited ${r.exitCode}: ${String(r.stderr).slice(0, 500)}`;
+  return scenarios.map((_, i) => (i < lines.length ? (JSON.parse(lines[i]) as Outcome) : { error: { code: 'NO_ANSWER', ranks: {}, message: why } }));
 }
 
 // Ranks 0 and 1 all-reduce on newGroup([0, 1]) while ranks 2 and 3 go straight to
 // the world all-reduce (#1); then everyone all-reduces on the world again (#2).
-const SUBGROUP_THEN_WORLD: Omit<Scenario, 'threads'> = {
+const SUBGROUP_THEN_WORLD: Scenario = {
   ws: 4,
   groups: [[0, 1]],
   plan: [
@@ -76,8 +53,8 @@ const SUBGROUP_THEN_WORLD: Omit<Scenario, 'threads'> = {
 
 // Overlap: [0, 1] all-reduce while [2, 3] run the world's first; [2, 3] then run
 // their own group while [0, 1] run the world's; finally [1, 2], a group that
-// overlaps both, all-reduces.
-const OVERLAPPING: Omit<Scenario, 'threads'> = {
+// overlaps both, all-reduces. Every collective is issued with asyncOp at once.
+const OVERLAPPING: Scenario = {
   ws: 4,
   groups: [
     [0, 1],
@@ -92,18 +69,34 @@ const OVERLAPPING: Omit<Scenario, 'threads'> = {
   ],
 };
 
+// OVERLAPPING's [1, 2] needs channel set 2 ([0, 1] and [2, 3] share set 1): 2 sets are too few.
+const TOO_FEW_SETS: Scenario = { ...OVERLAPPING, sets: ['ccl.channel_sets=2'] };
+
+const LAYOUTS: Threads[] = [1, 'rank'];
+const CHECKED = [SUBGROUP_THEN_WORLD, OVERLAPPING];
+const outcomes = await runAll([...LAYOUTS.flatMap((threads) => CHECKED.map((s) => ({ ...s, threads }))), { ...TOO_FEW_SETS, threads: 1 }]);
+
+/** Scenario `i` of CHECKED under every layout: the expected sums each time, and one digest. */
+function checkEverywhere(t: Test, i: number): void {
+  const s = CHECKED[i];
+  const expected = JSON.stringify(expectedSums(s.ws, s.groups, s.plan));
+  const got = LAYOUTS.map((_, l) => outcomes[l * CHECKED.length + i]);
+  t.same(
+    got.map((o, l) => ({ threads: LAYOUTS[l], error: o.error?.message, right: JSON.stringify(o.value) === expected })),
+    LAYOUTS.map((threads) => ({ threads, error: undefined, right: true })),
+  );
+  t.equal(new Set(got.map((o) => o.digest)).size, 1, 'one digest across --threads 1 and rank');
+}
+
 t.test('a subgroup all-reduce beside a world all-reduce on the other ranks gives every sum, the same under every thread layout', async (t) => {
-  await worksEverywhere(t, SUBGROUP_THEN_WORLD);
+  checkEverywhere(t, 0);
 });
 
 t.test('collectives on overlapping groups and the world, issued at once, give every sum, the same under every thread layout', async (t) => {
-  await worksEverywhere(t, OVERLAPPING);
+  checkEverywhere(t, 1);
 });
 
-t.test('a group that needs more channel sets than ccl.channel_sets is refused with ERR_INVALID_ARG, not a hang', async (t) => {
-  const o = await run({ ...OVERLAPPING, threads: 1, sets: ['ccl.channel_sets=2'] });
-  t.same(
-    { timedOut: o.timedOut, exitCode: o.exitCode, code: o.error?.code, ranks: o.error?.ranks },
-    { timedOut: false, exitCode: 1, code: 'ERR_SPAWN', ranks: { 1: 'ERR_INVALID_ARG', 2: 'ERR_INVALID_ARG' } },
-  );
+t.test('a group that needs more channel sets than ccl.channel_sets is refused with ERR_INVALID_ARG on its members, not a hang', async (t) => {
+  const o = outcomes[LAYOUTS.length * CHECKED.length];
+  t.same({ code: o?.error?.code, ranks: o?.error?.ranks }, { code: 'ERR_SPAWN', ranks: { 1: 'ERR_INVALID_ARG', 2: 'ERR_INVALID_ARG' } });
 });

@@ -373,7 +373,7 @@ export class KernelContext {
     const d = this.dir(dir);
     this.claim('send', d);
     const peer = portOf(this.ports.send, d).pe;
-    const r = this.pe.out[d].send(peer, tile.dtype, tile.data, this.clock.nowPs);
+    const r = this.pe.out[d].send(this.ports.set, peer, tile.dtype, tile.data, this.clock.nowPs);
     // Either way the kernel's end waits for it (drain).
     if (typeof r === 'number') {
       if (r > this.flow.doneAtOncePs) this.flow.doneAtOncePs = r;
@@ -423,7 +423,7 @@ export class KernelContext {
     const d = this.dir(dir);
     this.claim('recv', d);
     const src = portOf(this.ports.recv, d);
-    const r = this.pe.in[d].recv(src.pe, src.dir, dtype, tile.data, this.clock.nowPs);
+    const r = this.pe.in[d].recv(src.pe, src.dir, this.ports.set, dtype, tile.data, this.clock.nowPs);
     // Either way the kernel's end waits for it (drain), even if never waited on.
     if (typeof r === 'number') {
       if (r > this.flow.doneAtOncePs) this.flow.doneAtOncePs = r;
