@@ -92,6 +92,8 @@ export const MAX_BRANCHES = 4;
  * channels (4 outbound, 4 inbound, which run sends and receives in the
  * background) and MAX_BRANCHES branches of a `tl.parallel`, then one host per
  * rank, then the main thread's host.
+ * A DMA channel serves every channel set (its PE runs one kernel, of one
+ * process group, at a time), so channel sets add rings, not actors.
  */
 export const ACTORS_PER_PE = 1 + 2 * 4 + MAX_BRANCHES;
 
