@@ -85,7 +85,8 @@ function checkEverywhere(t: Test, i: number): void {
     got.map((o, l) => ({ threads: LAYOUTS[l], error: o.error?.message, right: JSON.stringify(o.value) === expected })),
     LAYOUTS.map((threads) => ({ threads, error: undefined, right: true })),
   );
-  t.equal(new Set(got.map((o) => o.digest)).size, 1, 'one digest across --threads 1 and rank');
+  const digests = got.map((o) => o.digest);
+  t.ok(digests[0] !== undefined && digests.every((d) => d === digests[0]), 'one digest across --threads 1 and rank');
 }
 
 t.test('a subgroup all-reduce beside a world all-reduce on the other ranks gives every sum, the same under every thread layout', async (t) => {
