@@ -11,6 +11,7 @@
 //     the result is the elementwise reduction of the ranks' whole tensors.
 //   hierarchical: one world of every shard PE of every member (L per SIP);
 //     each shard is a participant (seed ADR-0029's all-PE mapping).
+// Every world carries the group's channel set: its traffic uses that set's rings.
 import { KernbenchError } from '../errors.js';
 import { gridOrProblem, type SipGrid, type SipTopologyKind } from '../topology/define-kind.js';
 import { sipKind } from '../topology/kind-catalog.js';
@@ -113,13 +114,13 @@ export function placeCollective(m: Machine, name: string, shards: readonly Shard
     const L = shards.length;
     const pes: number[] = [];
     for (let q = 0; q < p; q++) for (const s of shards) pes.push(peAt(q, s));
-    const world: World = { kind: 'hierarchical', w: L, h: p, pes, levels: { cubeOf: shards.map((s) => s.cube), cubeMesh: { ...m.cubeMesh }, root: arr.root } };
+    const world: World = { kind: 'hierarchical', w: L, h: p, pes, levels: { cubeOf: shards.map((s) => s.cube), cubeMesh: { ...m.cubeMesh }, root: arr.root }, set: group.set };
     return { pes: pes.slice(me * L, (me + 1) * L), worlds: shards.map(() => world), ranks: shards.map((_, i) => me * L + i), shape: shapeOf(world) };
   }
   const shape = flatShape(m, name, p, arr);
   return {
     pes: shards.map((s) => peAt(me, s)),
-    worlds: shards.map((s) => ({ ...shape, pes: tabulate(p, (q) => peAt(q, s)) })),
+    worlds: shards.map((s) => ({ ...shape, pes: tabulate(p, (q) => peAt(q, s)), set: group.set })),
     ranks: shards.map(() => me),
     shape,
   };

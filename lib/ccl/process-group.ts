@@ -1,14 +1,28 @@
 // Runs on: host threads. Owns: ProcessGroup, a set of ranks that run
-// collectives together (torch.distributed's default group and newGroup).
+// collectives together (torch.distributed's default group and newGroup), and
+// which channel set (lib/shm/layout.ts: a copy of every PE's rings) carries
+// its collectives' traffic.
 // Group ranks are the members' global ranks in increasing order (as PyTorch
 // sorts new_group's ranks); collectives on a group build their worlds over
 // the members' SIPs only.
+//
+// Channel sets (docs/decisions/0020-a-channel-set-per-process-group.md): the
+// world has set 0; each new group takes the smallest set >= 1 that no earlier
+// group sharing a rank with it has. Groups that share no rank never share a
+// ring (rings belong to their sender PE, and a group's PEs are its members'),
+// so they may share a set. Every rank creates the same groups in the same
+// order (PyTorch's new_group rule), so every rank assigns the same sets.
 import { KernbenchError } from '../errors.js';
 
 export class ProcessGroup {
   readonly ranks: readonly number[];
 
-  constructor(ranks: readonly number[], worldSize: number) {
+  constructor(
+    ranks: readonly number[],
+    worldSize: number,
+    /** The channel set of its collectives (0: the world's). */
+    readonly set = 0,
+  ) {
     const seen = new Set<number>();
     for (const r of ranks) {
       if (!Number.isInteger(r) || r < 0 || r >= worldSize || seen.has(r)) {
@@ -34,7 +48,27 @@ export class ProcessGroup {
     return this.ranks[r];
   }
 
+  /**
+   * Refuse a collective `name` on this group when its channel set is beyond the
+   * session's `channelSets` (ccl.channel_sets): say which setting to raise.
+   */
+  checkChannelSet(name: string, channelSets: number): void {
+    if (this.set < channelSets) return;
+    throw new KernbenchError(
+      'ERR_INVALID_ARG',
+      `${name} on ${this}: this group needs channel set ${this.set} (groups that share a rank run on different sets; the world has set 0), but the run has ccl.channel_sets = ${channelSets}; raise it to ${this.set + 1} or more (--set ccl.channel_sets=${this.set + 1}, or channel_sets in the CCL file), got channel set ${this.set}`,
+    );
+  }
+
   toString(): string {
     return `ProcessGroup([${this.ranks.join(', ')}])`;
   }
+}
+
+/** The channel set of a new group of `ranks`, after `earlier` groups (the world first): the smallest that no overlapping earlier group has. */
+export function nextChannelSet(ranks: readonly number[], earlier: readonly ProcessGroup[]): number {
+  const taken = new Set(earlier.filter((g) => g.ranks.some((r) => ranks.includes(r))).map((g) => g.set));
+  let set = 0;
+  while (taken.has(set)) set++;
+  return set;
 }

@@ -4,7 +4,8 @@
 // A World travels inside a launch command; both ends of a ring derive the same
 // neighbours from it, so no coordinator hop is needed to route IPCQ traffic.
 //
-// A direction names one IPCQ ring per PE (sender PE, direction), so a rank has
+// A direction names one IPCQ ring per PE (sender PE, direction) in the world's
+// channel set (its process group's, lib/ccl/process-group.ts), so a rank has
 // at most four neighbours and a kernel addresses them by direction. A World
 // kind is therefore a direction mapping:
 //
@@ -36,8 +37,11 @@ export type WorldKind = FlatWorldKind | 'hierarchical';
  */
 export type WorldShape = { kind: FlatWorldKind; w: number; h: number } | { kind: 'hierarchical'; w: number; h: number; levels: HierarchyLevels };
 
-/** A shape plus the global PE id of each CCL rank (`pes.length === w * h`). */
-export type World = WorldShape & { pes: number[] };
+/**
+ * A shape plus the global PE id of each CCL rank (`pes.length === w * h`), and
+ * the channel set its traffic uses: its process group's (absent: 0, the world's).
+ */
+export type World = WorldShape & { pes: number[]; set?: number };
 
 export function ringWorld(pes: number[]): World {
   return { kind: 'ring_1d', w: pes.length, h: 1, pes };
@@ -45,7 +49,7 @@ export function ringWorld(pes: number[]): World {
 
 /** The shape of a world (what kernels receive as an argument). */
 export function shapeOf(world: World): WorldShape {
-  const { pes: _pes, ...shape } = world;
+  const { pes: _pes, set: _set, ...shape } = world;
   return shape;
 }
 
@@ -130,5 +134,5 @@ export function portsOf(world: World, rank: number): Ports {
         : { code: 'ERR_IPCQ_WIRING', message: `CCL rank ${nb} never sends to rank ${rank} in a ${world.kind} world, got a receive from '${DIRECTIONS[d]}'` },
     );
   }
-  return { size: world.pes.length, send, recv };
+  return { size: world.pes.length, set: world.set ?? 0, send, recv };
 }

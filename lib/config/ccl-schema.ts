@@ -14,6 +14,20 @@ export const BACKPRESSURE_MODES = ['poll', 'sleep'] as const;
 
 const positiveInt = z.number().int().positive();
 
+/**
+ * Channel sets of a run: how many process groups' collectives can have IPCQ
+ * rings of their own. The world (and every plain launch) uses set 0; each group
+ * made by newGroup takes the smallest set that no earlier group sharing a rank
+ * with it has, so groups that share no rank (tensor-parallel groups side by
+ * side) share one set. A collective on a group whose set is >= channel_sets is
+ * refused with ERR_INVALID_ARG naming this setting. Each set is a full copy of
+ * every PE's four rings (n_slots x slot_size each) in a buffer of its own:
+ * address space up front, memory once used (docs/decisions/0020-a-channel-set-per-process-group.md).
+ */
+const channelSets = positiveInt.max(64);
+/** The default channel_sets: the world and three sets for groups (e.g. TP groups and DP groups). */
+export const DEFAULT_CHANNEL_SETS = 4;
+
 /** Fields that `defaults` may set and any algorithm entry may override. */
 const tunables = {
   /** Memory space that holds IPCQ staging slots; changes the receive cost. */
@@ -46,6 +60,8 @@ export const CclDefaultsSchema = z.strictObject({
   ...Object.fromEntries(Object.entries(tunables).map(([k, v]) => [k, v.optional()])) as {
     [K in keyof typeof tunables]: z.ZodOptional<(typeof tunables)[K]>;
   },
+  /** Channel sets (see channelSets above); default DEFAULT_CHANNEL_SETS. */
+  channel_sets: channelSets.optional(),
 });
 
 /** Names of the fields a `defaults` block may set besides `algorithm`. */
@@ -63,6 +79,8 @@ export const CclAlgorithmEntrySchema = z.strictObject({
   ...Object.fromEntries(Object.entries(tunables).map(([k, v]) => [k, v.optional()])) as {
     [K in keyof typeof tunables]: z.ZodOptional<(typeof tunables)[K]>;
   },
+  /** Channel sets (see channelSets above). */
+  channel_sets: channelSets.optional(),
 });
 
 export const CclFileSchema = z
@@ -85,6 +103,7 @@ export const ResolvedCclSchema = z
     topology: z.enum(SIP_TOPOLOGIES),
     world_size: positiveInt.optional(),
     ...tunables,
+    channel_sets: channelSets.default(DEFAULT_CHANNEL_SETS),
   })
   .superRefine((c, ctx) => {
     if (c.vc_chunk_size > c.slot_size) {

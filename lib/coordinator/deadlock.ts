@@ -59,6 +59,12 @@ export function describeActor(sh: SharedState, m: Machine, a: number): string {
   return `${who} ${ch < 4 ? 'outbound' : 'inbound'} ${DIRECTIONS[ch % 4]} channel`;
 }
 
+/** `east ring`, or `east ring of channel set 2` for a process group's ring (the world's set 0 goes unsaid). */
+function ringName(sh: SharedState, ring: number): string {
+  const set = sh.layout.setOfRing(ring);
+  return `${DIRECTIONS[ring % 4]} ring${set === 0 ? '' : ` of channel set ${set} (a process group's)`}`;
+}
+
 function describeWait(sh: SharedState, m: Machine, a: number, target: number): string {
   const L = sh.layout;
   const kind = Atomics.load(sh.ctl, L.actor(a, ACTOR.WAIT_KIND));
@@ -67,9 +73,9 @@ function describeWait(sh: SharedState, m: Machine, a: number, target: number): s
   const who = describeActor(sh, m, a);
   switch (kind) {
     case WAIT_KIND.IPCQ_DATA:
-      return `${who} waits for IPCQ data from ${m.describePe(Math.floor(aux / 4))} (its ${DIRECTIONS[aux % 4]} ring, message #${target - 1}) since ${at}`;
+      return `${who} waits for IPCQ data from ${m.describePe(L.senderOfRing(aux))} (its ${ringName(sh, aux)}, message #${target - 1}) since ${at}`;
     case WAIT_KIND.IPCQ_CREDIT:
-      return `${who} waits for a credit on its ${DIRECTIONS[aux % 4]} ring (the receiver has not freed message #${target - 1}) since ${at}`;
+      return `${who} waits for a credit on its ${ringName(sh, aux)} (the receiver has not freed message #${target - 1}) since ${at}`;
     case WAIT_KIND.KERNEL_DONE:
       return `${who} waits for a kernel on ${m.describePe(aux)} to finish since ${at}`;
     case WAIT_KIND.CHANNEL:

@@ -12,7 +12,7 @@ import { allGather } from '../ccl/collectives/all_gather.js';
 import { broadcast } from '../ccl/collectives/broadcast.js';
 import { reduceScatter } from '../ccl/collectives/reduce_scatter.js';
 import { placeCollective, type Arrangement, type CollectivePlacement } from '../ccl/placement.js';
-import { ProcessGroup } from '../ccl/process-group.js';
+import { ProcessGroup, nextChannelSet } from '../ccl/process-group.js';
 import { loadAllReduce } from '../ccl/catalog.js';
 import { checkReduceOp, type ReduceOp } from '../ccl/reduce-op.js';
 import { KernbenchError } from '../errors.js';
@@ -52,6 +52,8 @@ export interface CollectiveOptions {
 export class Distributed {
   private world: { backend: string; group: ProcessGroup } | undefined;
   private collectives = 0;
+  /** Every group this rank has made, the world first: a new group's channel set depends on them (nextChannelSet). */
+  private readonly groups: ProcessGroup[] = [];
 
   constructor(
     private readonly host: HostRuntime,
@@ -60,7 +62,7 @@ export class Distributed {
     private readonly ccl: ResolvedCcl,
   ) {}
 
-  /** Join the process group (a barrier across the ranks). IPCQ rings are preallocated per (PE, direction); this selects how they are wired. */
+  /** Join the process group (a barrier across the ranks). IPCQ rings are preallocated per (channel set, PE, direction); the world's collectives use set 0. */
   async initProcessGroup(opts: { backend: string; worldSize?: number }): Promise<void> {
     if (!BACKENDS.includes(opts.backend as (typeof BACKENDS)[number])) {
       throw new KernbenchError('ERR_INVALID_ARG', `initProcessGroup: backend must be one of ${BACKENDS.join('|')}, got '${opts.backend}'`);
@@ -68,7 +70,8 @@ export class Distributed {
     if (this.world) throw new KernbenchError('ERR_INVALID_ARG', `initProcessGroup: already initialised with backend '${this.world.backend}'`);
     const ws = opts.worldSize ?? this.rankInfo.nprocs;
     if (ws !== this.rankInfo.nprocs) throw new KernbenchError('ERR_INVALID_ARG', `initProcessGroup: worldSize must equal the spawned ranks (${this.rankInfo.nprocs}), got ${ws}`);
-    this.world = { backend: opts.backend, group: new ProcessGroup(tabulate(ws, (r) => r), ws) };
+    this.world = { backend: opts.backend, group: new ProcessGroup(tabulate(ws, (r) => r), ws, 0) };
+    this.groups.push(this.world.group);
     await this.barrier();
   }
 
@@ -92,11 +95,16 @@ export class Distributed {
 
   /**
    * A group of `ranks` (sorted; group rank i is the i-th smallest). Like
-   * PyTorch's new_group, every rank should call it with the same ranks, even
-   * non-members; only members may run collectives on it.
+   * PyTorch's new_group, every rank must call it with the same ranks in the
+   * same order, even non-members; only members may run collectives on it.
+   * Its collectives run on a channel set of their own (lib/ccl/process-group.ts),
+   * so they never meet another group's traffic.
    */
   newGroup(ranks: readonly number[]): ProcessGroup {
-    return new ProcessGroup(ranks, this.requireWorld().group.size);
+    const ws = this.requireWorld().group.size;
+    const group = new ProcessGroup(ranks, ws, nextChannelSet(ranks, this.groups));
+    this.groups.push(group);
+    return group;
   }
 
   /**
@@ -113,9 +121,10 @@ export class Distributed {
       return;
     }
     const me = this.memberRank('barrier', group);
+    group.checkChannelSet('barrier', this.ccl.channel_sets);
     const m = this.host.env.machine;
     const pes = group.ranks.map((q) => m.peId({ sip: q, cube: 0, pe: 0 }));
-    const world = { kind: 'ring_1d' as const, w: group.size, h: 1, pes };
+    const world = { kind: 'ring_1d' as const, w: group.size, h: 1, pes, set: group.set };
     await this.host.launch('barrier', groupBarrier, [], { pes: [pes[me]], world, ranks: [me], tag: this.collectives++, collective: true }).wait();
   }
 
@@ -184,7 +193,9 @@ export class Distributed {
         throw new KernbenchError('ERR_INVALID_ARG', `${name}: rank ${rank}'s tensor must live on SIP ${rank} (call torch.ahbm.setDevice(rank) before allocating), got a shard on SIP ${s.sip}`);
       }
     }
-    return placeCollective(this.host.env.machine, name, desc.shards, group, this.memberRank(name, group), arrangement);
+    const me = this.memberRank(name, group);
+    group.checkChannelSet(name, this.ccl.channel_sets);
+    return placeCollective(this.host.env.machine, name, desc.shards, group, me, arrangement);
   }
 
   private launchPlaced<A extends unknown[]>(name: string, kernel: Kernel<A>, place: CollectivePlacement, args: unknown[]): LaunchHandle {

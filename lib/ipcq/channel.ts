@@ -2,6 +2,13 @@
 // inbound per direction — which carry IPCQ transfers in the background of the
 // kernel, each on its own virtual timeline. This is where IPCQ timing lives.
 //
+// A channel is the PE's DMA engine for its direction: it serves every channel
+// set (one set of rings per process group, lib/shm/layout.ts), and each
+// operation names the set its kernel's port table carries. A PE runs one
+// kernel at a time and a kernel drains its operations before it ends, so the
+// engine's one FIFO chain and one clock hold for every set
+// (docs/decisions/0020-a-channel-set-per-process-group.md).
+//
 // A channel runs its operations one at a time in issue order (a FIFO chain), so
 // the sequence of ring operations on every ring is fixed by the program alone:
 // each ring is a Kahn channel and the run is deterministic however threads
@@ -28,7 +35,7 @@
 // an optimisation of wall time only: the virtual times are computed by the
 // same code in the same order (see bench sim_throughput for why it matters).
 import { bytesPerElement, decode, encode, type DType } from '../dtype/index.js';
-import { ACTOR_STATE, DIRECTIONS, PE, WAIT_KIND, ringId } from '../shm/layout.js';
+import { ACTOR_STATE, DIRECTIONS, PE, WAIT_KIND } from '../shm/layout.js';
 import type { ThreadEnv } from '../sync/thread-env.js';
 import { IpcqRingView } from './ring.js';
 import { VirtualClock } from '../time/virtual-clock.js';
@@ -137,50 +144,69 @@ abstract class Channel {
   }
 }
 
+/** The sending end of one ring: the ring and the next message's sequence number on it. */
+class SendRing {
+  seq: number;
+  constructor(
+    readonly view: IpcqRingView,
+    ctl: Int32Array,
+  ) {
+    this.seq = Atomics.load(ctl, view.tailWord);
+  }
+}
+
 export class OutboundChannel extends Channel {
-  private readonly ring: IpcqRingView;
-  private seq: number;
+  /** Per channel set, its ring in this direction (opened on first use). */
+  private readonly rings: (SendRing | undefined)[] = [];
 
   constructor(env: ThreadEnv, pe: number, dir: number) {
     super(env, pe, dir);
-    this.ring = new IpcqRingView(env.shared, ringId(pe, dir));
-    this.seq = Atomics.load(env.shared.ctl, this.ring.tailWord);
+    this.openRing(0);
+  }
+
+  private openRing(set: number): SendRing {
+    const sh = this.env.shared;
+    const r = new SendRing(new IpcqRingView(sh, sh.layout.ringOf(this.pe, this.channel, set)), sh.ctl);
+    this.rings[set] = r;
+    return r;
   }
 
   /**
-   * Send `values` (as `dtype`) to PE `peer`: the time the last byte left the
-   * link, as a number when the send completed at once (the fast path), else an
-   * op that settles with it.
+   * Send `values` (as `dtype`) to PE `peer` on the ring of channel set `set`:
+   * the time the last byte left the link, as a number when the send completed
+   * at once (the fast path), else an op that settles with it.
    */
-  send(peer: number, dtype: DType, values: Float32Array, issuePs: number): ChannelOp<number> | number {
+  send(set: number, peer: number, dtype: DType, values: Float32Array, issuePs: number): ChannelOp<number> | number {
+    const r = this.rings[set] ?? this.openRing(set);
     const pieceBytes = this.pieceBytes(dtype);
     const nbytes = values.length * bytesPerElement(dtype);
     const pieces = Math.max(1, Math.ceil(nbytes / pieceBytes));
     if (this.idle && !this.env.sched.jitter) {
-      const head = Atomics.load(this.env.shared.ctl, this.ring.headWord);
-      if (this.seq + pieces - this.ring.nSlots <= head) return this.sendNow(peer, dtype, values, issuePs, pieces, pieceBytes);
+      const head = Atomics.load(this.env.shared.ctl, r.view.headWord);
+      if (r.seq + pieces - r.view.nSlots <= head) return this.sendNow(r, peer, dtype, values, issuePs, pieces, pieceBytes);
     }
     // Slow path: snapshot the payload now (the kernel may reuse its tile), send piece by piece.
     // The snapshot is tile memory: the send ends before its kernel does (lib/tile/slab.ts).
     const payload = this.env.plan.noData ? EMPTY : allocBytes(nbytes);
     if (!this.env.plan.noData) encode(dtype, values, payload);
-    return this.enqueue(() => this.run(peer, payload, nbytes, issuePs, pieces, pieceBytes));
+    return this.enqueue(() => this.run(r, peer, payload, nbytes, issuePs, pieces, pieceBytes));
   }
 
   /** Every piece has its credit: encode straight into the slots. */
-  private sendNow(peer: number, dtype: DType, values: Float32Array, issuePs: number, pieces: number, pieceBytes: number): number {
-    const { env, ring } = this;
+  private sendNow(r: SendRing, peer: number, dtype: DType, values: Float32Array, issuePs: number, pieces: number, pieceBytes: number): number {
+    const { env } = this;
+    const ring = r.view;
     const bpe = bytesPerElement(dtype);
     const per = pieceBytes / bpe;
     const flight = this.linkTo(peer).flightPs;
     let t = Math.max(this.clock.nowPs, issuePs);
     let sentPs = 0;
     for (let i = 0; i < pieces; i++) {
-      const k = this.seq;
+      const k = r.seq;
       const n = Math.min(per, values.length - i * per);
       const upToPs = this.serialUpToPs(peer, (i * per + n) * bpe);
       const readyPs = t;
-      t = this.pieceTiming(peer, k, t, upToPs - sentPs);
+      t = this.pieceTiming(ring, peer, k, t, upToPs - sentPs);
       sentPs = upToPs;
       if (env.plan.noData) {
         // timing-only mode: the header (sizes, times) travels, the bytes do not
@@ -191,10 +217,10 @@ export class OutboundChannel extends Channel {
       }
       ring.publish(k, n * bpe, t + flight, this.pe, peer);
       env.trace?.pieceOut(ring.ring, k, this.pe, DIRECTIONS[this.channel], peer, n * bpe, readyPs, this.creditWaitPs, t, t + flight, i === 0);
-      this.seq = k + 1;
+      r.seq = k + 1;
     }
     env.stats.messages += pieces;
-    this.wake(ring.tailWord, env.plan.peExecutor[peer], ring.dataWanted(this.seq - pieces, this.seq));
+    this.wake(ring.tailWord, env.plan.peExecutor[peer], ring.dataWanted(r.seq - pieces, r.seq));
     this.clock.advanceTo(t);
     return t;
   }
@@ -226,24 +252,25 @@ export class OutboundChannel extends Channel {
   private creditWaitPs = 0;
 
   /** Start time bookkeeping of one piece (credit, setup, its share `serialPs` of the payload's serialisation); returns the channel clock after it. */
-  private pieceTiming(peer: number, k: number, t: number, serialPs: number): number {
-    const nSlots = this.ring.nSlots;
+  private pieceTiming(ring: IpcqRingView, peer: number, k: number, t: number, serialPs: number): number {
+    const nSlots = ring.nSlots;
     let start = t;
-    if (k >= nSlots) start = Math.max(t, this.ring.freedPs(k - nSlots) + this.linkTo(peer).creditPs);
+    if (k >= nSlots) start = Math.max(t, ring.freedPs(k - nSlots) + this.linkTo(peer).creditPs);
     this.creditWaitPs = start - t;
     return start + this.env.costs.dmaSetupPs + serialPs;
   }
 
   /** `payload` is empty in timing-only mode; `nbytes` is what the pieces say they carry. */
-  private async run(peer: number, payload: Uint8Array, nbytes: number, issuePs: number, pieces: number, pieceBytes: number): Promise<number> {
-    const { env, ring } = this;
+  private async run(r: SendRing, peer: number, payload: Uint8Array, nbytes: number, issuePs: number, pieces: number, pieceBytes: number): Promise<number> {
+    const { env } = this;
+    const ring = r.view;
     const { sched, plan } = env;
     const nSlots = ring.nSlots;
     const consumer = plan.peExecutor[peer];
     let t = Math.max(this.clock.nowPs, issuePs);
     let sentPs = 0;
     for (let i = 0; i < pieces; i++) {
-      const k = this.seq;
+      const k = r.seq;
       const b = Math.min(pieceBytes, nbytes - i * pieceBytes);
       // Wait for the slot's credit, unless it is back already (jitter mode always goes through the wait).
       if (k >= nSlots && (sched.jitter || Atomics.load(env.shared.ctl, ring.headWord) < k - nSlots + 1)) {
@@ -252,14 +279,14 @@ export class OutboundChannel extends Channel {
       }
       const upToPs = this.serialUpToPs(peer, i * pieceBytes + b);
       const readyPs = t;
-      t = this.pieceTiming(peer, k, t, upToPs - sentPs);
+      t = this.pieceTiming(ring, peer, k, t, upToPs - sentPs);
       sentPs = upToPs;
       if (sched.jitter) await sched.jitter.point();
       if (!plan.noData) ring.payload(k, b).set(payload.subarray(i * pieceBytes, i * pieceBytes + b));
       const arrivalPs = t + this.linkTo(peer).flightPs;
       ring.publish(k, b, arrivalPs, this.pe, peer);
       env.trace?.pieceOut(ring.ring, k, this.pe, DIRECTIONS[this.channel], peer, b, readyPs, this.creditWaitPs, t, arrivalPs, i === 0);
-      this.seq = k + 1;
+      r.seq = k + 1;
       env.stats.messages++;
       this.wake(ring.tailWord, consumer, ring.dataWanted(k, k + 1));
     }
@@ -275,8 +302,8 @@ export class InboundChannel extends Channel {
     super(env, pe, 4 + dir);
   }
 
-  private ringFrom(sender: number, senderDir: number): IpcqRingView {
-    const id = ringId(sender, senderDir);
+  private ringFrom(sender: number, senderDir: number, set: number): IpcqRingView {
+    const id = this.env.shared.layout.ringOf(sender, senderDir, set);
     let r = this.rings.get(id);
     if (!r) {
       r = new IpcqRingView(this.env.shared, id);
@@ -287,12 +314,12 @@ export class InboundChannel extends Channel {
 
   /**
    * Receive `out.length` elements of `dtype` from `sender` (which sends in
-   * direction `senderDir`) into `out`: the time the last piece was read, as a
-   * number when every piece was already in (the fast path), else an op that
-   * settles with it once `out` holds the values.
+   * direction `senderDir` on the rings of channel set `set`) into `out`: the
+   * time the last piece was read, as a number when every piece was already in
+   * (the fast path), else an op that settles with it once `out` holds the values.
    */
-  recv(sender: number, senderDir: number, dtype: DType, out: Float32Array, issuePs: number): ChannelOp<number> | number {
-    const ring = this.ringFrom(sender, senderDir);
+  recv(sender: number, senderDir: number, set: number, dtype: DType, out: Float32Array, issuePs: number): ChannelOp<number> | number {
+    const ring = this.ringFrom(sender, senderDir, set);
     const pieceBytes = this.pieceBytes(dtype);
     const nbytes = out.length * bytesPerElement(dtype);
     const pieces = Math.max(1, Math.ceil(nbytes / pieceBytes));

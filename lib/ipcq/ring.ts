@@ -3,7 +3,8 @@
 // SharedArrayBuffer. Timing lives in ./channel.ts; this file only moves bytes
 // and counters, in the order that makes them visible together.
 //
-//   ring r = (sender PE, sender direction), n_slots slots of SLOT.HEADER_BYTES + slot_size
+//   ring r = (channel set, sender PE, sender direction), n_slots slots of SLOT.HEADER_BYTES + slot_size,
+//   in its channel set's buffer (docs/decisions/0020-a-channel-set-per-process-group.md)
 //
 //        head (consumed)              tail (published)
 //          v                            v
@@ -21,11 +22,11 @@
 // Atomics.store(head) (once for a batch of slots): that pair is the credit.
 //
 // Byte offsets become typed-array indices with unsigned shifts (>>> 2, >>> 3): the
-// buffer may pass 2 GiB (1024 PEs x 4 rings x the ideal topologies' 8 x 64 KiB window), where a signed
-// shift turns an offset negative. It must stay under 4 GiB.
+// buffer of one channel set may pass 2 GiB (1024 PEs x 4 rings x the ideal topologies' 8 x 64 KiB
+// window), where a signed shift turns an offset negative. It must stay under 4 GiB; each set has its own.
 import { KernbenchError } from '../errors.js';
 import { RING, SLOT } from '../shm/layout.js';
-import type { SharedState } from '../shm/shared-state.js';
+import type { IpcqViews, SharedState } from '../shm/shared-state.js';
 
 export interface PieceHeader {
   bytes: number;
@@ -39,6 +40,11 @@ export class IpcqRingView {
   readonly headWord: number;
   readonly dataWantWord: number;
   readonly creditWantWord: number;
+  /** Its channel set's buffer. */
+  private readonly buf: IpcqViews;
+  /** Byte offset of its first slot in that buffer, and bytes per slot. */
+  private readonly base: number;
+  private readonly stride: number;
 
   /** Per slot: its payload as bytes and as f32 (made once; views are objects, the hot path makes none). */
   private readonly slotBytes: Uint8Array[] = [];
@@ -51,10 +57,13 @@ export class IpcqRingView {
     readonly ring: number,
   ) {
     const size = sh.layout.dims.slotSize;
+    this.buf = sh.ipcq[sh.layout.setOfRing(ring)];
+    this.base = sh.layout.slotOffset(ring, 0);
+    this.stride = sh.layout.slotStride;
     for (let j = 0; j < sh.layout.dims.nSlots; j++) {
-      const off = sh.layout.slotOffset(ring, j) + SLOT.HEADER_BYTES;
-      this.slotBytes.push(sh.ipcq.subarray(off, off + size));
-      this.slotF32.push(sh.ipcqF32.subarray(off >>> 2, (off >>> 2) + (size >>> 2)));
+      const off = this.base + j * this.stride + SLOT.HEADER_BYTES;
+      this.slotBytes.push(this.buf.u8.subarray(off, off + size));
+      this.slotF32.push(this.buf.f32.subarray(off >>> 2, (off >>> 2) + (size >>> 2)));
     }
     this.tailWord = sh.layout.ring(ring, RING.TAIL);
     this.headWord = sh.layout.ring(ring, RING.HEAD);
@@ -64,6 +73,11 @@ export class IpcqRingView {
 
   get nSlots(): number {
     return this.sh.layout.dims.nSlots;
+  }
+
+  /** Byte offset of message `seq`'s slot in the set's buffer. */
+  private offset(seq: number): number {
+    return this.base + (seq % this.slotBytes.length) * this.stride;
   }
 
   /** The payload bytes of message `seq`'s slot (to write before publish, or to read after tail > seq). */
@@ -87,9 +101,9 @@ export class IpcqRingView {
 
   /** Sender side: write message `seq`'s header (its payload is already in place), then publish it. */
   publish(seq: number, n: number, arrivalPs: number, sender: number, receiver: number): void {
-    const off = this.sh.layout.slotOffset(this.ring, seq);
-    this.sh.ipcqF64[(off + SLOT.ARRIVAL_PS) >>> 3] = arrivalPs;
-    const i = this.sh.ipcqI32;
+    const off = this.offset(seq);
+    this.buf.f64[(off + SLOT.ARRIVAL_PS) >>> 3] = arrivalPs;
+    const i = this.buf.i32;
     i[(off + SLOT.BYTES) >>> 2] = n;
     i[(off + SLOT.SENDER) >>> 2] = sender;
     i[(off + SLOT.RECEIVER) >>> 2] = receiver;
@@ -99,7 +113,7 @@ export class IpcqRingView {
 
   /** Sender side: the virtual time at which the receiver freed message `seq` (valid once head > seq). */
   freedPs(seq: number): number {
-    return this.sh.ipcqF64[(this.sh.layout.slotOffset(this.ring, seq) + SLOT.FREED_PS) >>> 3];
+    return this.buf.f64[(this.offset(seq) + SLOT.FREED_PS) >>> 3];
   }
 
   /**
@@ -108,8 +122,8 @@ export class IpcqRingView {
    * number, not the direction name, so a 2-rank ring works.
    */
   checkedBytes(seq: number, expectSender: number, expectReceiver: number): number {
-    const off = this.sh.layout.slotOffset(this.ring, seq);
-    const i = this.sh.ipcqI32;
+    const off = this.offset(seq);
+    const i = this.buf.i32;
     const sender = i[(off + SLOT.SENDER) >>> 2];
     const receiver = i[(off + SLOT.RECEIVER) >>> 2];
     const gotSeq = i[(off + SLOT.SEQ) >>> 2];
@@ -124,7 +138,7 @@ export class IpcqRingView {
 
   /** Receiver side: the virtual arrival time of message `seq` (valid once tail > seq). */
   arrivalPs(seq: number): number {
-    return this.sh.ipcqF64[(this.sh.layout.slotOffset(this.ring, seq) + SLOT.ARRIVAL_PS) >>> 3];
+    return this.buf.f64[(this.offset(seq) + SLOT.ARRIVAL_PS) >>> 3];
   }
 
   /** Receiver side: header of message `seq` (valid once tail > seq), checked as by checkedBytes. */
@@ -135,7 +149,7 @@ export class IpcqRingView {
 
   /** Receiver side: record when message `seq`'s slot was freed (its credit's departure time). */
   setFreed(seq: number, freedPs: number): void {
-    this.sh.ipcqF64[(this.sh.layout.slotOffset(this.ring, seq) + SLOT.FREED_PS) >>> 3] = freedPs;
+    this.buf.f64[(this.offset(seq) + SLOT.FREED_PS) >>> 3] = freedPs;
   }
 
   /** Receiver side: hand every slot below `head` back to the sender (after setFreed on each). */

@@ -8,7 +8,7 @@ import { pieceCount, type ChannelOp, type InboundChannel, type OutboundChannel }
 import { raceLog } from '../race/log.js';
 import { portOf, type Ports } from './ports.js';
 import { Flow, Region } from './flow.js';
-import { ACTOR_STATE, DIRECTIONS, GRANT, HEADER, MAX_BRANCHES, PE, WAIT_KIND, ringId, type Direction } from '../shm/layout.js';
+import { ACTOR_STATE, DIRECTIONS, GRANT, HEADER, MAX_BRANCHES, PE, WAIT_KIND, type Direction } from '../shm/layout.js';
 import type { PeCoord } from '../topology/machine.js';
 import type { ThreadEnv } from '../sync/thread-env.js';
 import type { VirtualClock } from '../time/virtual-clock.js';
@@ -390,8 +390,8 @@ export class KernelContext {
     this.claim('send', d);
     const peer = portOf(this.ports.send, d).pe;
     // The race check: what this kernel did so far happens before the receiver takes these pieces.
-    if (raceLog.on) raceLog.send(this.pe.id, ringId(this.pe.id, d), pieceCount(this.pe.env.plan.ccl.vc_chunk_size, tile.dtype, tile.size));
-    const r = this.pe.out[d].send(peer, tile.dtype, tile.data, this.clock.nowPs);
+    if (raceLog.on) raceLog.send(this.pe.id, this.pe.env.shared.layout.ringOf(this.pe.id, d, this.ports.set), pieceCount(this.pe.env.plan.ccl.vc_chunk_size, tile.dtype, tile.size));
+    const r = this.pe.out[d].send(this.ports.set, peer, tile.dtype, tile.data, this.clock.nowPs);
     // Either way the kernel's end waits for it (drain).
     if (typeof r === 'number') {
       if (r > this.flow.doneAtOncePs) this.flow.doneAtOncePs = r;
@@ -446,8 +446,8 @@ export class KernelContext {
     const d = this.dir(dir);
     this.claim('recv', d);
     const src = portOf(this.ports.recv, d);
-    if (raceLog.on) this.raceKeys = raceLog.receive(ringId(src.pe, src.dir), pieceCount(this.pe.env.plan.ccl.vc_chunk_size, dtype, tile.size));
-    const r = this.pe.in[d].recv(src.pe, src.dir, dtype, tile.data, this.clock.nowPs);
+    if (raceLog.on) this.raceKeys = raceLog.receive(this.pe.env.shared.layout.ringOf(src.pe, src.dir, this.ports.set), pieceCount(this.pe.env.plan.ccl.vc_chunk_size, dtype, tile.size));
+    const r = this.pe.in[d].recv(src.pe, src.dir, this.ports.set, dtype, tile.data, this.clock.nowPs);
     // Either way the kernel's end waits for it (drain), even if never waited on.
     if (typeof r === 'number') {
       if (r > this.flow.doneAtOncePs) this.flow.doneAtOncePs = r;

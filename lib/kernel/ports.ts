@@ -1,6 +1,7 @@
 // Runs on: any thread (built by the launching host, read by the kernel on its
 // executor). Owns: a kernel's port table — for each of the four directions,
-// the PE it sends to and the (PE, direction) it receives from.
+// the PE it sends to and the (PE, direction) it receives from — and the
+// channel set (its process group's rings) that carries the traffic.
 //
 // The host resolves the collective's world into ports at launch
 // (lib/ccl/world.ts portsOf) and sends them in the launch command, so a kernel
@@ -14,6 +15,11 @@ export type Port = { pe: number; dir: number } | { code: ErrorCode; message: str
 export interface Ports {
   /** Ranks in the kernel's world (tl.worldSize, tl.numPrograms()). */
   size: number;
+  /**
+   * The channel set whose rings carry its sends and receives: its process
+   * group's (0 for the world and plain launches; lib/ccl/process-group.ts).
+   */
+  set: number;
   /** Per direction (DIRECTIONS order): where a send goes; `dir` is this PE's own direction. */
   send: Port[];
   /** Per direction: which neighbour and which of its directions a receive comes from. */

@@ -6,7 +6,8 @@
 //   ctl     Int32Array   counters and status words (all cross-thread access via Atomics)
 //   times   Float64Array virtual times in ps (written before, read after, a counter
 //                        published through Atomics, which orders them)
-//   ipcq    bytes        IPCQ ring slots: header + payload per slot
+//   ipcq    bytes[]      IPCQ ring slots: header + payload per slot, one buffer
+//                        per channel set (docs/decisions/0020-a-channel-set-per-process-group.md)
 //   arena   bytes        the memory store: HBM, SRAM and TCM allocations
 //   cmd     bytes        command slots (kernel launches) per executor
 //
@@ -91,6 +92,8 @@ export const MAX_BRANCHES = 4;
  * channels (4 outbound, 4 inbound, which run sends and receives in the
  * background) and MAX_BRANCHES branches of a `tl.parallel`, then one host per
  * rank, then the main thread's host.
+ * A DMA channel serves every channel set (its PE runs one kernel, of one
+ * process group, at a time), so channel sets add rings, not actors.
  */
 export const ACTORS_PER_PE = 1 + 2 * 4 + MAX_BRANCHES;
 
@@ -124,7 +127,13 @@ export const RING = {
 } as const;
 const RING_STRIDE = 16;
 
-/** Directions of a PE's IPCQ ports. A ring is identified by (sender PE, direction). */
+/**
+ * Directions of a PE's IPCQ ports. A ring is identified by (channel set,
+ * sender PE, direction): each process group that runs collectives uses the
+ * rings of its own channel set (the world and plain launches: set 0), so a
+ * subgroup's traffic never shares a ring with another group's
+ * (docs/decisions/0020-a-channel-set-per-process-group.md).
+ */
 export const DIRECTIONS = ['east', 'west', 'north', 'south'] as const;
 export type Direction = (typeof DIRECTIONS)[number];
 export const DIR_COUNT = DIRECTIONS.length;
@@ -202,16 +211,27 @@ export interface LayoutDims {
   cubes: number;
   /** Host memory backing every tensor (0 in timing-only mode: nothing is backed, lib/shm/allocator.ts). */
   arenaBytes: number;
+  /**
+   * Channel sets: copies of every PE's four rings, one per process group in use
+   * (ccl.channel_sets; default 1, the world's only). Each set's slots are a
+   * buffer of their own, so a set costs address space, and memory only once used.
+   */
+  channelSets?: number;
 }
 
 /** Word and byte offsets of one session's buffers, derived from its dimensions. */
 export class ShmLayout {
   readonly ctlWords: number;
   readonly timesWords: number;
-  readonly ipcqBytes: number;
+  /** Bytes of one channel set's slots (every set's buffer has this size). */
+  readonly ipcqSetBytes: number;
   readonly cmdBytes: number;
   readonly slotStride: number;
+  /** Rings of every channel set. */
   readonly rings: number;
+  readonly channelSets: number;
+  /** Rings of one channel set: a ring's id is set * ringsPerSet + ringId(sender PE, direction). */
+  readonly ringsPerSet: number;
   readonly actors: number;
   readonly reportSlotBytes: number;
 
@@ -228,7 +248,9 @@ export class ShmLayout {
   private readonly grantBase: number;
 
   constructor(readonly dims: LayoutDims) {
-    this.rings = dims.pes * DIR_COUNT;
+    this.channelSets = dims.channelSets ?? 1;
+    this.ringsPerSet = dims.pes * DIR_COUNT;
+    this.rings = this.ringsPerSet * this.channelSets;
     this.actors = dims.pes * ACTORS_PER_PE + dims.hosts;
     let w = HEADER_WORDS;
     this.execBase = w;
@@ -259,7 +281,7 @@ export class ShmLayout {
 
     // Whole cache lines per slot, so a sender filling slot k+1 never shares a line with a receiver reading slot k.
     this.slotStride = Math.ceil((SLOT.HEADER_BYTES + dims.slotSize) / 64) * 64;
-    this.ipcqBytes = this.rings * dims.nSlots * this.slotStride;
+    this.ipcqSetBytes = this.ringsPerSet * dims.nSlots * this.slotStride;
     this.reportSlotBytes = Math.min(REPORT_SLOT_MAX_BYTES, Math.max(ERROR_SLOT_BYTES, this.actors * REPORT_BYTES_PER_ACTOR));
     this.cmdBytes = (dims.executors + 1) * CMD_SLOTS * CMD_SLOT_BYTES + this.reportSlotBytes + dims.pes * ERROR_SLOT_BYTES;
   }
@@ -321,8 +343,21 @@ export class ShmLayout {
   allocTop(cubeGlobal: number, space: 0 | 1): number {
     return this.allocBase + cubeGlobal * 2 + space;
   }
+  /** Byte offset of message `seq`'s slot of ring `ring` in its channel set's buffer (setOfRing). */
   slotOffset(ring: number, seq: number): number {
-    return (ring * this.dims.nSlots + (seq % this.dims.nSlots)) * this.slotStride;
+    return ((ring % this.ringsPerSet) * this.dims.nSlots + (seq % this.dims.nSlots)) * this.slotStride;
+  }
+  /** The ring of channel set `set` on which `senderPe` sends in direction `dir`. */
+  ringOf(senderPe: number, dir: number, set: number): number {
+    return set * this.ringsPerSet + ringId(senderPe, dir);
+  }
+  /** The channel set of ring `ring`. */
+  setOfRing(ring: number): number {
+    return Math.floor(ring / this.ringsPerSet);
+  }
+  /** The sending PE of ring `ring`. */
+  senderOfRing(ring: number): number {
+    return Math.floor((ring % this.ringsPerSet) / DIR_COUNT);
   }
 
   // times (Float64Array indices)
@@ -340,6 +375,7 @@ export class ShmLayout {
   }
 }
 
+/** The ring of channel set 0 (the world's) on which `senderPe` sends in direction `dir`; ShmLayout.ringOf for any set. */
 export function ringId(senderPe: number, dir: number): number {
   return senderPe * DIR_COUNT + dir;
 }

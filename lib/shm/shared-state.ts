@@ -7,18 +7,25 @@ import { ShmLayout, type LayoutDims } from './layout.js';
 export interface SharedBuffers {
   ctl: SharedArrayBuffer;
   times: SharedArrayBuffer;
-  ipcq: SharedArrayBuffer;
+  /** One buffer per channel set (ShmLayout.channelSets): each stays under 4 GiB, and a set's pages cost memory only once used. */
+  ipcq: SharedArrayBuffer[];
   arena: SharedArrayBuffer;
   cmd: SharedArrayBuffer;
+}
+
+/** Typed views over one channel set's IPCQ buffer. */
+export interface IpcqViews {
+  u8: Uint8Array;
+  f64: Float64Array;
+  i32: Int32Array;
+  f32: Float32Array;
 }
 
 export class SharedState {
   readonly ctl: Int32Array;
   readonly times: Float64Array;
-  readonly ipcq: Uint8Array;
-  readonly ipcqF64: Float64Array;
-  readonly ipcqI32: Int32Array;
-  readonly ipcqF32: Float32Array;
+  /** Per channel set: its IPCQ slots as bytes, f64, i32 and f32 (lib/ipcq/ring.ts). */
+  readonly ipcq: IpcqViews[];
   readonly arena: Uint8Array;
   readonly cmd: Uint8Array;
 
@@ -28,10 +35,7 @@ export class SharedState {
   ) {
     this.ctl = new Int32Array(buffers.ctl);
     this.times = new Float64Array(buffers.times);
-    this.ipcq = new Uint8Array(buffers.ipcq);
-    this.ipcqF64 = new Float64Array(buffers.ipcq);
-    this.ipcqI32 = new Int32Array(buffers.ipcq);
-    this.ipcqF32 = new Float32Array(buffers.ipcq);
+    this.ipcq = buffers.ipcq.map((b) => ({ u8: new Uint8Array(b), f64: new Float64Array(b), i32: new Int32Array(b), f32: new Float32Array(b) }));
     this.arena = new Uint8Array(buffers.arena);
     this.cmd = new Uint8Array(buffers.cmd);
   }
@@ -41,7 +45,7 @@ export class SharedState {
     return new SharedState(layout, {
       ctl: new SharedArrayBuffer(layout.ctlWords * 4),
       times: new SharedArrayBuffer(layout.timesWords * 8),
-      ipcq: new SharedArrayBuffer(Math.max(8, layout.ipcqBytes)),
+      ipcq: Array.from({ length: layout.channelSets }, () => new SharedArrayBuffer(Math.max(8, layout.ipcqSetBytes))),
       arena: new SharedArrayBuffer(dims.arenaBytes),
       cmd: new SharedArrayBuffer(layout.cmdBytes),
     });

@@ -95,6 +95,8 @@ export function buildPlan(opts: {
       slotSize: opts.noData ? 0 : opts.ccl.slot_size,
       cubes: m.sips * m.cubesPerSip,
       arenaBytes: opts.noData ? 0 : (opts.arenaBytes ?? DEFAULT_ARENA_BYTES),
+      // One buffer of rings per channel set (lib/shm/layout.ts), each the size of the world's.
+      channelSets: opts.ccl.channel_sets,
     },
   };
 }
