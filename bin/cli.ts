@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_CCL_FILE, DEFAULT_TOPOLOGY, listTopologies, topologyPath } from '../lib/config/paths.js';
 import { loadCclFile, loadTopology } from '../lib/config/load.js';
 import { algorithmCatalog } from '../lib/ccl/catalog.js';
+import { checkSessionMemory } from '../lib/sync/plan.js';
 import { sipKinds } from '../lib/topology/kind-catalog.js';
 import { paramsLine } from '../lib/ccl/define-algorithm.js';
 import { resolveRunCcl } from '../lib/ccl/resolve.js';
@@ -495,6 +496,7 @@ async function cmdValidate(args: string[]): Promise<number> {
   const name = (v.topology as string | undefined) ?? DEFAULT_TOPOLOGY;
   const t = loadTopology(topologyPath(name), sets);
   const c = await resolveRunCcl((v.ccl as string | undefined) ?? DEFAULT_CCL_FILE, { name, topology: t }, { algorithm: v.algorithm as string | undefined, sets });
+  checkSessionMemory(t, c);
   const params = Object.entries(c.params).map(([k, x]) => `${k}=${String(x)}`);
   process.stdout.write(`ok: ${t.name} (${t.system.sips.count} SIPs, ${t.system.sips.topology}); algorithm ${c.algorithm} (${c.module}${params.length ? ` ${params.join(' ')}` : ''})\n`);
   return 0;

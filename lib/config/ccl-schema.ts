@@ -7,6 +7,7 @@
 // modules (their `meta`), which live above this layer: lib/ccl/resolve.ts
 // checks them, with the positions this file's loader keeps.
 import { z } from 'zod';
+import { DTYPES, bytesPerElement } from '../dtype/index.js';
 import { SIP_TOPOLOGIES } from './topology-schema.js';
 
 export const BUFFER_KINDS = ['tcm', 'sram', 'hbm'] as const;
@@ -109,7 +110,17 @@ export const ResolvedCclSchema = z
     if (c.vc_chunk_size > c.slot_size) {
       ctx.addIssue({ code: 'custom', path: ['vc_chunk_size'], message: `must be <= slot_size (${c.slot_size}), got ${c.vc_chunk_size}`, input: c.vc_chunk_size });
     }
+    // A piece carries whole elements: smaller than the widest element, no piece could hold one
+    // (the send never starts and the run would end as a deadlock).
+    for (const k of ['slot_size', 'vc_chunk_size'] as const) {
+      if (c[k] < WIDEST_ELEMENT_BYTES) {
+        ctx.addIssue({ code: 'custom', path: [k], message: `must hold one element of every dtype (${DTYPES.join('|')}): at least ${WIDEST_ELEMENT_BYTES} bytes, got ${c[k]}`, input: c[k] });
+      }
+    }
   });
+
+/** Bytes of the widest element type a collective may carry. */
+const WIDEST_ELEMENT_BYTES = Math.max(...DTYPES.map(bytesPerElement));
 
 export type CclFile = z.infer<typeof CclFileSchema>;
 /** One algorithm entry merged with the defaults and `--set ccl.` overrides (resolveCcl); its module not yet checked. */

@@ -79,7 +79,7 @@ function expectation(issue: z.core.$ZodIssue, input: unknown, schema: z.ZodType,
       return `expected ${TYPE_NAMES[issue.expected] ?? issue.expected}`;
     case 'too_small':
     case 'too_big':
-      return `expected ${issue.origin === 'number' || issue.origin === 'bigint' ? numberBound(issue, schema, path) : sizeBound(issue)}`;
+      return `expected ${issue.origin === 'number' || issue.origin === 'int' || issue.origin === 'bigint' ? numberBound(issue, schema, path) : sizeBound(issue)}`;
     case 'invalid_value':
       return issue.values.length === 1
         ? `expected ${formatValue(issue.values[0])}`

@@ -4,8 +4,9 @@
 // shared-memory dimensions.
 import type { ResolvedCcl } from '../config/ccl-schema.js';
 import type { Topology } from '../config/topology-schema.js';
-import { UsageError } from '../errors.js';
-import type { LayoutDims } from '../shm/layout.js';
+import { totalmem } from 'node:os';
+import { ConfigError, UsageError } from '../errors.js';
+import { ShmLayout, type LayoutDims } from '../shm/layout.js';
 import { Machine } from '../topology/machine.js';
 import { tabulate } from '../tabulate.js';
 
@@ -60,6 +61,9 @@ export function buildPlan(opts: {
   arenaBytes?: number;
 }): SessionPlan {
   const m = new Machine(opts.topology);
+  // Before anything is sized per PE: a configuration too large for this machine is
+  // refused with its figure, not met by a V8 fatal error or a RangeError mid-allocation.
+  checkSharedMemory(sessionDims(m, opts.ccl, m.sips, opts.noData ?? false, opts.arenaBytes));
   let executors: number;
   let peExecutor: number[];
   if (opts.threads === 'rank') {
@@ -86,17 +90,60 @@ export function buildPlan(opts: {
     trace: opts.trace ?? false,
     noData: opts.noData ?? false,
     checkRaces: opts.checkRaces ?? false,
-    dims: {
-      executors,
-      pes: m.totalPes,
-      hosts: m.sips + 1,
-      nSlots: opts.ccl.n_slots,
-      // Timing-only mode backs no data: slots carry headers only, tensors get no arena bytes (lib/shm/allocator.ts).
-      slotSize: opts.noData ? 0 : opts.ccl.slot_size,
-      cubes: m.sips * m.cubesPerSip,
-      arenaBytes: opts.noData ? 0 : (opts.arenaBytes ?? DEFAULT_ARENA_BYTES),
-      // One buffer of rings per channel set (lib/shm/layout.ts), each the size of the world's.
-      channelSets: opts.ccl.channel_sets,
-    },
+    dims: sessionDims(m, opts.ccl, executors, opts.noData ?? false, opts.arenaBytes),
   };
+}
+
+/** The shared-memory dimensions of a session on `m` with `executors` threads. */
+function sessionDims(m: Machine, ccl: ResolvedCcl, executors: number, noData: boolean, arenaBytes: number | undefined): LayoutDims {
+  return {
+    executors,
+    pes: m.totalPes,
+    hosts: m.sips + 1,
+    nSlots: ccl.n_slots,
+    // Timing-only mode backs no data: slots carry headers only, tensors get no arena bytes (lib/shm/allocator.ts).
+    slotSize: noData ? 0 : ccl.slot_size,
+    cubes: m.sips * m.cubesPerSip,
+    arenaBytes: noData ? 0 : (arenaBytes ?? DEFAULT_ARENA_BYTES),
+    // One buffer of rings per channel set (lib/shm/layout.ts), each the size of the world's.
+    channelSets: ccl.channel_sets,
+  };
+}
+
+/** Largest single shared buffer: slot offsets are unsigned 32-bit (lib/ipcq/ring.ts). */
+const MAX_BUFFER_BYTES = 2 ** 32 - 1;
+
+const gib = (b: number): string => `${(b / 2 ** 30).toFixed(b < 2 ** 30 ? 3 : 1)} GiB`;
+
+/**
+ * Refuse a session whose shared buffers (lib/shm/shared-state.ts SharedState.create)
+ * cannot be allocated here: one larger than MAX_BUFFER_BYTES, or all of them
+ * together more than this machine's memory (os.totalmem). ERR_CONFIG, with the
+ * figures: what each buffer needs and what is available.
+ */
+export function checkSharedMemory(dims: LayoutDims): void {
+  const L = new ShmLayout(dims);
+  const parts: [string, number][] = [
+    ['IPCQ slots', L.ipcqSetBytes * L.channelSets],
+    ['tensor arena', dims.arenaBytes],
+    ['control words', L.ctlWords * 4 + L.timesWords * 8],
+    ['command and error slots', L.cmdBytes],
+  ];
+  const total = parts.reduce((a, [, b]) => a + b, 0);
+  const what = parts.map(([k, b]) => `${k} ${gib(b)}`).join(', ');
+  const shape = `${dims.pes} PEs, ${L.channelSets} channel set(s) of ${dims.pes * 4} rings x ${dims.nSlots} slots x ${dims.slotSize} B`;
+  const largest = Math.max(L.ipcqSetBytes, dims.arenaBytes, L.ctlWords * 4, L.timesWords * 8, L.cmdBytes);
+  if (largest > MAX_BUFFER_BYTES) {
+    throw new ConfigError([{ file: '(configuration)', path: 'shared memory', message: `one shared buffer would need ${gib(largest)}, more than the ${gib(MAX_BUFFER_BYTES + 1)} a buffer may hold (${shape}; ${what}); lower ccl.n_slots, ccl.slot_size or the machine's size, got ${largest} bytes` }]);
+  }
+  const available = totalmem();
+  if (!Number.isFinite(total) || total > available) {
+    throw new ConfigError([{ file: '(configuration)', path: 'shared memory', message: `this configuration needs ${gib(total)} of shared memory (${shape}; ${what}), more than this machine's ${gib(available)}; lower ccl.n_slots, ccl.slot_size, ccl.channel_sets or the machine's size, got ${total} bytes` }]);
+  }
+}
+
+/** checkSharedMemory for a topology and CCL configuration (kernbench validate: what a run would allocate). */
+export function checkSessionMemory(topology: Topology, ccl: ResolvedCcl, noData = false): void {
+  const m = new Machine(topology);
+  checkSharedMemory(sessionDims(m, ccl, m.sips, noData, undefined));
 }
