@@ -11,6 +11,7 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
+import './helpers/cli.js'; // the node processes started here run without tap's NODE_OPTIONS hooks
 import t, { type Test } from 'tap';
 import { expectedSums } from './fixtures/groups.js';
 

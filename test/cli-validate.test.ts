@@ -5,16 +5,14 @@
 // thread starts. Also `list`'s algorithms section, read from the catalog.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import t from 'tap';
 import { algorithmCatalog } from '../lib/ccl/catalog.js';
 import { DEFAULT_CCL_FILE } from '../lib/config/paths.js';
 import { cclText, userFolder } from './fixtures/user-algorithms.js';
+import { BIN, ROOT } from './helpers/cli.js';
 
 // This file runs compiled, from dist/test/: the project root is two levels up.
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const BIN = join(ROOT, 'bin', 'kernbench.js');
 
 const user = userFolder();
 

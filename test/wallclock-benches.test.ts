@@ -5,6 +5,7 @@
 // one-thread model's all-reduce result; and barrier_throughput at small sizes,
 // whose bare barriers check that no thread passes a barrier early.
 import { execa } from 'execa';
+import './helpers/cli.js'; // the node processes started here run without tap's NODE_OPTIONS hooks
 import t, { type Test } from 'tap';
 import { bareBarrier } from '../benches/barrier/bare-barriers.js';
 import { bareRing } from '../benches/sim/bare-ring.js';
