@@ -292,16 +292,22 @@ function preflight(b: BenchArgs, config: RunConfig): void {
   }
 }
 
-async function cmdSweep(args: string[]): Promise<number> {
-  const b = await parseBenchArgs('sweep', args, SWEEP_FLAGS);
+/** Print the help `--help` asked for (kernbench's without a bench, the bench's with one) and return null; else the parsed arguments. */
+function answeredHelp(command: 'run' | 'sweep' | 'stress', b: BenchArgs | 'help'): BenchArgs | null {
   if (b === 'help') {
     process.stdout.write(HELP);
-    return 0;
+    return null;
   }
   if (b.values.help === true) {
-    process.stdout.write(benchHelp('sweep', b.loaded));
-    return 0;
+    process.stdout.write(benchHelp(command, b.loaded));
+    return null;
   }
+  return b;
+}
+
+async function cmdSweep(args: string[]): Promise<number> {
+  const b = answeredHelp('sweep', await parseBenchArgs('sweep', args, SWEEP_FLAGS));
+  if (b === null) return 0;
   const v = b.values;
   const axes = ((v.over as string[] | undefined) ?? []).map(parseAxis);
   if (axes.length === 0) throw new UsageError('sweep needs at least one --over PATH=V1,V2,..., got none');
@@ -375,15 +381,8 @@ function reproduceCommand(b: BenchArgs, benchArg: string, point: StressPoint): s
 }
 
 async function cmdStress(args: string[]): Promise<number> {
-  const b = await parseBenchArgs('stress', args, STRESS_FLAGS);
-  if (b === 'help') {
-    process.stdout.write(HELP);
-    return 0;
-  }
-  if (b.values.help === true) {
-    process.stdout.write(benchHelp('stress', b.loaded));
-    return 0;
-  }
+  const b = answeredHelp('stress', await parseBenchArgs('stress', args, STRESS_FLAGS));
+  if (b === null) return 0;
   const v = b.values;
   const layouts = typeof v.threads === 'string' ? parseLayouts(v.threads) : DEFAULT_STRESS_LAYOUTS;
   const seeds = typeof v.seeds === 'string' ? parseCount('seeds', v.seeds) : DEFAULT_STRESS_SEEDS;
@@ -405,15 +404,8 @@ async function cmdStress(args: string[]): Promise<number> {
 }
 
 async function cmdRun(args: string[]): Promise<number> {
-  const b = await parseBenchArgs('run', args, RUN_FLAGS);
-  if (b === 'help') {
-    process.stdout.write(HELP);
-    return 0;
-  }
-  if (b.values.help === true) {
-    process.stdout.write(benchHelp('run', b.loaded));
-    return 0;
-  }
+  const b = answeredHelp('run', await parseBenchArgs('run', args, RUN_FLAGS));
+  if (b === null) return 0;
   const v = b.values;
   const json = v.json === true;
   const out = json ? process.stderr : process.stdout;

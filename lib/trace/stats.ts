@@ -109,18 +109,21 @@ function barrierStats(data: ThreadTraceData): BarrierStats[] {
   return [...byKey.values()].sort((a, b) => a.base - b.base || a.round - b.round).map((b, index) => ({ index, arrivals: b.arrivals, spreadPs: b.max - b.min }));
 }
 
+/** Add `r`'s counts into `t` (counts and times sum; the peak is the larger). */
+function addCounts(t: RunStats['total'], r: RunStats['total']): void {
+  t.messages += r.messages;
+  t.pieces += r.pieces;
+  t.bytes += r.bytes;
+  t.creditWaits += r.creditWaits;
+  t.creditWaitPs += r.creditWaitPs;
+  t.dataWaits += r.dataWaits;
+  t.dataWaitPs += r.dataWaitPs;
+  t.peakOccupancy = Math.max(t.peakOccupancy, r.peakOccupancy);
+}
+
 function totalOf(rings: RingStats[]): RunStats['total'] {
   const t: RunStats['total'] = { messages: 0, pieces: 0, bytes: 0, creditWaits: 0, creditWaitPs: 0, dataWaits: 0, dataWaitPs: 0, peakOccupancy: 0 };
-  for (const r of rings) {
-    t.messages += r.messages;
-    t.pieces += r.pieces;
-    t.bytes += r.bytes;
-    t.creditWaits += r.creditWaits;
-    t.creditWaitPs += r.creditWaitPs;
-    t.dataWaits += r.dataWaits;
-    t.dataWaitPs += r.dataWaitPs;
-    t.peakOccupancy = Math.max(t.peakOccupancy, r.peakOccupancy);
-  }
+  for (const r of rings) addCounts(t, r);
   return t;
 }
 
@@ -132,16 +135,7 @@ export function sumStats(parts: RunStats[]): RunStats {
     for (const r of p.rings) {
       const s = rings.get(r.ring);
       if (!s) rings.set(r.ring, { ...r });
-      else {
-        s.messages += r.messages;
-        s.pieces += r.pieces;
-        s.bytes += r.bytes;
-        s.creditWaits += r.creditWaits;
-        s.creditWaitPs += r.creditWaitPs;
-        s.dataWaits += r.dataWaits;
-        s.dataWaitPs += r.dataWaitPs;
-        s.peakOccupancy = Math.max(s.peakOccupancy, r.peakOccupancy);
-      }
+      else addCounts(s, r);
     }
     for (const b of p.barriers) barriers.push({ ...b, index: barriers.length });
   }
