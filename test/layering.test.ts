@@ -69,7 +69,7 @@ t.test('the rule flags an upward import and a sideways one', async (t) => {
   // kernel/ (layer 7) importing ccl/ (layer 9) is what the port table removed;
   // ipcq/ and coordinator/ share layer 6.
   const up: [string, string] = [join(LIB, 'kernel/context.ts'), join(LIB, 'ccl/world.ts')];
-  const side: [string, string] = [join(LIB, 'ipcq/channel.ts'), join(LIB, 'coordinator/grants.ts')];
+  const side: [string, string] = [join(LIB, 'ipcq/channel.ts'), join(LIB, 'coordinator/arbiter.ts')];
   const down: [string, string] = [join(LIB, 'ccl/world.ts'), join(LIB, 'kernel/ports.ts')];
   t.equal(violations([up, side, down]).length, 2);
 });

@@ -1,7 +1,8 @@
 // Runs on: the coordinator thread (one per process, reused across sessions).
 // Owns: the session's global view — deadlock detection and the abort that
-// follows it, and the abort of a session in which a rank failed, once nothing
-// else can happen in it. The coordinator has nothing else to run, so it may block in
+// follows it, the abort of a session in which a rank failed, once nothing
+// else can happen in it, and the arbiter passes that requesters could not run
+// themselves (./arbiter.ts). The coordinator has nothing else to run, so it may block in
 // Atomics.wait between passes (DESIGN §3); it is never on the IPCQ path.
 import { parentPort } from 'node:worker_threads';
 import { DeadlockError, serializeError } from '../errors.js';
@@ -11,7 +12,7 @@ import { SharedState } from '../shm/shared-state.js';
 import { Machine } from '../topology/machine.js';
 import { unreachable, type FromCoordinator, type ToCoordinator } from '../sync/messages.js';
 import { findDeadlock } from './deadlock.js';
-import { MemoryChannels } from './grants.js';
+import { Arbiter } from './arbiter.js';
 import { EXEC } from '../shm/layout.js';
 
 /**
@@ -20,8 +21,6 @@ import { EXEC } from '../shm/layout.js';
  * RUNNING actor, so the cost is small; the interval keeps it off the 2 cores.
  */
 const PASS_INTERVAL_MS = 20;
-/** Pause while memory requests are pending: a grant waits for quiescence, which nobody announces. */
-const GRANT_INTERVAL_MS = 0.2;
 
 const port = parentPort;
 if (!port) throw new Error('coordinator-worker must run in a worker thread');
@@ -51,27 +50,37 @@ function runSession(m: Extract<ToCoordinator, { type: 'session' }>): void {
   const sh = SharedState.attach(m.plan.dims, m.buffers);
   const machine = new Machine(m.plan.topology);
   const ctl = sh.ctl;
-  const channels = new MemoryChannels(machine);
+  const arbiter = new Arbiter(sh, machine);
   let passes = 0;
   let deadlock = false;
-  let requests = false;
   while (Atomics.load(ctl, HEADER.SESSION_END) === 0) {
     const seen = Atomics.load(ctl, HEADER.COORD_DOORBELL);
-    Atomics.wait(ctl, HEADER.COORD_DOORBELL, seen, requests ? GRANT_INTERVAL_MS : PASS_INTERVAL_MS);
+    // Arbiter passes are driven by the doorbell (a request, or an actor that stopped
+    // running while requests are pending); the timeout only paces the deadlock detector.
+    Atomics.store(ctl, HEADER.COORD_PARKED, 1);
+    Atomics.wait(ctl, HEADER.COORD_DOORBELL, seen, PASS_INTERVAL_MS);
+    Atomics.store(ctl, HEADER.COORD_PARKED, 0);
     if (Atomics.load(ctl, HEADER.ABORT) !== 0) continue; // already aborting: wait for the end
     passes++;
     Atomics.add(ctl, HEADER.COORD_PASSES, 1);
-    const waiters = findDeadlock(sh, machine); // non-null: the session is quiescent
-    const pending = channels.pending(sh);
-    requests = pending.length > 0;
-    if (waiters && requests) {
-      for (const pe of channels.grantEarliest(sh, pending)) {
+    if (Atomics.load(ctl, HEADER.GRANTS_PENDING) > 0) {
+      arbiter.lock();
+      let granted: number[];
+      try {
+        granted = arbiter.pass();
+      } finally {
+        arbiter.unlock();
+      }
+      for (const pe of granted) {
         const db = sh.layout.exec(m.plan.peExecutor[pe], EXEC.DOORBELL);
         Atomics.add(ctl, db, 1);
         Atomics.notify(ctl, db);
       }
-      continue;
+      // Requests still pending: the session is not at rest (a pass grants at rest), so no deadlock to look for.
+      if (Atomics.load(ctl, HEADER.GRANTS_PENDING) > 0 || granted.length > 0) continue;
     }
+    const waiters = findDeadlock(sh, machine); // non-null: the session is quiescent
+    if (waiters && Atomics.load(ctl, HEADER.GRANTS_PENDING) > 0) continue; // a request came in meanwhile: its ring brings the next pass
     if (waiters && Atomics.load(ctl, HEADER.RANKS_FAILED) > 0) {
       // A rank failed and nothing else can happen: every rank that was going to fail
       // on its own has failed, so the root causes are final. Abort the rest now

@@ -6,6 +6,7 @@ import { bytesPerElement, decode, encode, roundArray, type DType } from '../dtyp
 import { KernbenchError, formatPs } from '../errors.js';
 import { pieceCount, type ChannelOp, type InboundChannel, type OutboundChannel } from '../ipcq/channel.js';
 import { raceLog } from '../race/log.js';
+import { Arbiter } from '../coordinator/arbiter.js';
 import { portOf, type Ports } from './ports.js';
 import { Flow, Region } from './flow.js';
 import { ACTOR_STATE, DIRECTIONS, GRANT, HEADER, MAX_BRANCHES, PE, WAIT_KIND, type Direction } from '../shm/layout.js';
@@ -206,8 +207,10 @@ export class KernelContext {
   /**
    * Charge an access of `bytes` to the shard's memory. TCM is the PE's own; a
    * cube's SRAM and HBM channels are shared by its PEs, so an access there is a
-   * request to the coordinator, which grants requests in virtual-time order
-   * (lib/coordinator/grants.ts) and answers with the completion time.
+   * request to the arbiter (lib/coordinator/arbiter.ts), which serves requests
+   * in virtual-time order and answers with the completion time. The requester
+   * runs a pass itself first: when no other actor can still ask earlier (a PE
+   * alone on its channel, say), it is granted at once, without a thread hop.
    */
   private memoryAccess<T>(op: string, s: ShardDesc, bytes: number, value: T): Promise<T> {
     const env = this.pe.env;
@@ -228,22 +231,37 @@ export class KernelContext {
     const ctl = env.shared.ctl;
     const pe = this.pe.id;
     const cube = s.sip * env.machine.cubesPerSip + s.cube;
-    times[L.grant(pe, GRANT.AT_PS)] = this.clock.nowPs;
+    times[L.grant(pe, GRANT.AT_PS)] = requestedPs;
     times[L.grant(pe, GRANT.BYTES)] = bytes;
     times[L.grant(pe, GRANT.SPACE)] = s.space === 'hbm' ? 1 : 0;
     times[L.grant(pe, GRANT.CUBE)] = cube;
+    Atomics.add(ctl, HEADER.GRANTS_PENDING, 1);
     const n = Atomics.add(ctl, L.pe(pe, PE.REQ_SEQ), 1) + 1;
-    Atomics.add(ctl, HEADER.COORD_DOORBELL, 1);
-    Atomics.notify(ctl, HEADER.COORD_DOORBELL);
     flow.begin(op);
-    return env.sched.waitUntil(flow.actor, L.pe(pe, PE.GRANT_SEQ), n, WAIT_KIND.GRANT, cube, this.clock.nowPs).then(
-      () => {
-        this.clock.advanceTo(times[L.grant(pe, GRANT.DONE_PS)]);
-        env.trace?.span(pe, `${s.space} access`, requestedPs, this.clock.nowPs);
-        return this.settledAs(value);
-      },
-      (e: unknown) => this.failedWith(e),
-    );
+    const granted = (): T => {
+      this.clock.advanceTo(times[L.grant(pe, GRANT.DONE_PS)]);
+      env.trace?.span(pe, `${s.space} access`, requestedPs, this.clock.nowPs);
+      return this.settledAs(value);
+    };
+    if (!env.sched.jitter && this.selfGrant(flow.actor, n)) return Promise.resolve(granted());
+    // Not granted yet: waiting publishes this actor as BLOCKED, which rings the coordinator (requests are pending).
+    return env.sched.waitUntil(flow.actor, L.pe(pe, PE.GRANT_SEQ), n, WAIT_KIND.GRANT, cube, requestedPs).then(granted, (e: unknown) => this.failedWith(e));
+  }
+
+  /** Run an arbiter pass for this PE's request `n`, if the lock is free; true when it is granted. Wakes whoever else the pass granted. */
+  private selfGrant(actor: number, n: number): boolean {
+    const env = this.pe.env;
+    const arbiter = Arbiter.of(env.shared, env.machine);
+    if (!arbiter.tryLock()) return false;
+    let granted: number[];
+    try {
+      granted = arbiter.pass(actor, this.pe.id);
+    } finally {
+      arbiter.unlock();
+    }
+    const L = env.shared.layout;
+    for (const other of granted) if (other !== this.pe.id) env.sched.publish(L.pe(other, PE.GRANT_SEQ), env.plan.peExecutor[other]);
+    return Atomics.load(env.shared.ctl, L.pe(this.pe.id, PE.GRANT_SEQ)) >= n;
   }
 
   /** The operation in flight settled with `value`. */

@@ -44,13 +44,18 @@ export class PeRuntime {
     return this.env.shared.layout.pe(this.id, PE.CHAN_DONE + channel);
   }
 
-  /** Accept a launch. Marks the PE RUNNING before the command is committed, so the deadlock detector never sees a gap. */
+  /**
+   * Accept a launch. Marks the PE RUNNING before the command is committed, so the
+   * deadlock detector never sees a gap; the kernel starts once the executor has
+   * committed it (a microtask later), so that an arbiter pass the kernel runs
+   * (lib/coordinator/arbiter.ts) never sees its own command still in flight.
+   */
   accept(cmd: LaunchCommand): void {
     this.queued.set(cmd.seq, cmd);
     if (!this.running) {
       this.running = true;
       this.env.sched.setState(this.env.shared.layout.peActor(this.id), ACTOR_STATE.RUNNING);
-      void this.drainQueue();
+      queueMicrotask(() => void this.drainQueue());
     }
   }
 

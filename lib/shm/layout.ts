@@ -41,6 +41,16 @@ export const HEADER = {
    * (docs/decisions/0015-root-causes-at-quiescence.md).
    */
   RANKS_FAILED: 8,
+  /**
+   * Shared-memory-channel requests published and not yet granted (lib/coordinator/arbiter.ts).
+   * While it is non-zero, an actor that stops running rings the coordinator: it may
+   * have been the last one that could still ask earlier than a pending request.
+   */
+  GRANTS_PENDING: 9,
+  /** 1 while a thread runs an arbiter pass (a lock: the channels' free times and GRANT_SEQ change only under it). */
+  ARBITER_LOCK: 10,
+  /** 1 while the coordinator is parked on COORD_DOORBELL; a ringer notifies only then. */
+  COORD_PARKED: 11,
 } as const;
 const HEADER_WORDS = 16;
 
@@ -107,7 +117,7 @@ export const PE = {
   TCM_TOP: 2,
   /** Shared-memory-channel requests this PE has made (its request is in the GRANT block of `times`). */
   REQ_SEQ: 3,
-  /** Requests the coordinator has granted; REQ_SEQ > GRANT_SEQ means one is pending. */
+  /** Requests granted (by an arbiter pass on any thread); REQ_SEQ > GRANT_SEQ means one is pending. */
   GRANT_SEQ: 4,
   /** Operations finished per DMA channel (8 words: outbound east..south, inbound east..south). */
   CHAN_DONE: 8,
@@ -246,6 +256,7 @@ export class ShmLayout {
   private readonly recordBase: number;
   private readonly barrierBase: number;
   private readonly grantBase: number;
+  private readonly channelFreeBase: number;
 
   constructor(readonly dims: LayoutDims) {
     this.channelSets = dims.channelSets ?? 1;
@@ -277,6 +288,8 @@ export class ShmLayout {
     f += 2 * dims.hosts;
     this.grantBase = f;
     f += dims.pes * GRANT.WIDTH;
+    this.channelFreeBase = f;
+    f += dims.cubes * 2;
     this.timesWords = f;
 
     // Whole cache lines per slot, so a sender filling slot k+1 never shares a line with a receiver reading slot k.
@@ -369,6 +382,10 @@ export class ShmLayout {
   }
   grant(pe: number, field: number): number {
     return this.grantBase + pe * GRANT.WIDTH + field;
+  }
+  /** Virtual time a cube's SRAM (space 0) or HBM (space 1) channel is next free (written under HEADER.ARBITER_LOCK). */
+  channelFree(cubeGlobal: number, space: 0 | 1): number {
+    return this.channelFreeBase + cubeGlobal * 2 + space;
   }
   barrierTime(round: number, host: number): number {
     return this.barrierBase + (round % 2) * this.dims.hosts + host;

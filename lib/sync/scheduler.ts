@@ -120,6 +120,7 @@ export class Scheduler {
     Atomics.store(this.ctl, L.actor(actor, ACTOR.WAIT_AUX), aux);
     Atomics.store(this.ctl, L.actor(actor, ACTOR.STATE), ACTOR_STATE.BLOCKED);
     Atomics.add(this.ctl, L.actor(actor, ACTOR.GEN), 1);
+    this.stoppedRunning();
   }
 
   unblock(actor: number): void {
@@ -130,6 +131,18 @@ export class Scheduler {
     const L = this.shared.layout;
     Atomics.store(this.ctl, L.actor(actor, ACTOR.STATE), state);
     Atomics.add(this.ctl, L.actor(actor, ACTOR.GEN), 1);
+    if (state !== ACTOR_STATE.RUNNING) this.stoppedRunning();
+  }
+
+  /**
+   * An actor stopped running (blocked, idle, done). While shared-memory requests
+   * are pending it may have been the last actor that could still ask earlier
+   * than one of them: ring the coordinator, which runs an arbiter pass
+   * (lib/coordinator/arbiter.ts). One load when nothing is pending.
+   */
+  private stoppedRunning(): void {
+    if (Atomics.load(this.ctl, HEADER.GRANTS_PENDING) === 0) return;
+    ringCoordinator(this.ctl);
   }
 
   /**
@@ -237,6 +250,12 @@ export class Scheduler {
       this.loopRunning = false;
     }
   }
+}
+
+/** Wake the coordinator thread: bump its doorbell; notify only if it is parked (the argument of the header's wake loop). */
+export function ringCoordinator(ctl: Int32Array): void {
+  Atomics.add(ctl, HEADER.COORD_DOORBELL, 1);
+  if (Atomics.load(ctl, HEADER.COORD_PARKED) === 1) Atomics.notify(ctl, HEADER.COORD_DOORBELL);
 }
 
 /**

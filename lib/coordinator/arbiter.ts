@@ -1,0 +1,181 @@
+// Runs on: any thread that hosts actors (a requester runs a pass for its own
+// request) and the coordinator thread (a pass whenever its doorbell rings).
+// Pure logic over shared views, tested without threads. Owns: the shared
+// memory channels — each cube's SRAM and HBM — and the order in which PEs'
+// accesses are served (docs/decisions/0022-arbitration-by-lower-bounds.md).
+//
+// A PE that accesses a cube's SRAM or HBM publishes a request (virtual time,
+// bytes, space, cube) in its GRANT block and bumps REQ_SEQ. Requests are served
+// in (virtual time, PE) order: a channel serves one access at a time,
+//   start = max(request time, channel free);  channel free = start + bytes / bandwidth
+//   done  = start + latency + bytes / bandwidth
+// The earliest pending requests (time t) may be granted as soon as no actor can
+// still ask at a time <= t. Every actor's lower bound on the virtual time of
+// anything it will still do is read from the shared state:
+//   RUNNING                       its published clock (clocks only go up, so a
+//                                 stale value is still a lower bound)
+//   BLOCKED, condition true       its published clock (it is about to run)
+//   BLOCKED, condition false      none of its own: only an actor that runs can
+//                                 wake it, and it then runs no earlier than that
+//                                 actor's bound
+//   IDLE, DONE                    none: only a running actor (or a command in
+//                                 flight: then no grant now) starts it again
+// A granted requester's bound is its done time (written to its clock word), so
+// one pass can grant a run of requests. The snapshot is exact in the way the
+// deadlock detector's is (./deadlock.ts): every actor's generation is read
+// twice, and equal generations mean nobody changed state in between.
+//
+// The grants are the ones the old rule (grant the earliest at each quiescent
+// state) makes: when a pass grants the requests at t, every request at <= t
+// that can exist without a grant exists already, which is what quiescence
+// guaranteed. So the grants, and everything after them, are a deterministic
+// function of the program (docs/determinism.md), whichever thread runs the pass.
+// Nothing polls: a pass runs when a request is published (by the requester)
+// and whenever an actor stops running while requests are pending (it rings the
+// coordinator: lib/sync/scheduler.ts).
+import { ACTOR, ACTOR_STATE, EXEC, GRANT, HEADER, PE } from '../shm/layout.js';
+import type { SharedState } from '../shm/shared-state.js';
+import type { Machine } from '../topology/machine.js';
+import { latencyPs, transferPs } from '../time/virtual-time.js';
+
+/** Snapshot attempts before a pass gives up (actors kept changing state; a later ring retries). */
+const SNAPSHOT_TRIES = 3;
+
+/** One arbiter per session and thread (its snapshot array is as long as the session's actors). */
+const perSession = new WeakMap<SharedState, Arbiter>();
+
+export class Arbiter {
+  /** This thread's arbiter for the session of `sh`. */
+  static of(sh: SharedState, m: Machine): Arbiter {
+    let a = perSession.get(sh);
+    if (!a) {
+      a = new Arbiter(sh, m);
+      perSession.set(sh, a);
+    }
+    return a;
+  }
+
+  private readonly gens: Int32Array;
+  private readonly latencyPs: [number, number];
+  private readonly bandwidth: [number, number];
+
+  constructor(
+    private readonly sh: SharedState,
+    m: Machine,
+  ) {
+    this.gens = new Int32Array(sh.layout.actors);
+    const mem = m.topology.timing.memory;
+    this.latencyPs = [latencyPs(mem.sram.latency_ns), latencyPs(mem.hbm.latency_ns)];
+    this.bandwidth = [mem.sram.bandwidth_gb_s, mem.hbm.bandwidth_gb_s];
+  }
+
+  /** Take the lock if it is free (executor threads never wait for it). */
+  tryLock(): boolean {
+    return Atomics.compareExchange(this.sh.ctl, HEADER.ARBITER_LOCK, 0, 1) === 0;
+  }
+
+  /** Take the lock, waiting for it (the coordinator thread may block). */
+  lock(): void {
+    const ctl = this.sh.ctl;
+    while (Atomics.compareExchange(ctl, HEADER.ARBITER_LOCK, 0, 1) !== 0) Atomics.wait(ctl, HEADER.ARBITER_LOCK, 1);
+  }
+
+  unlock(): void {
+    Atomics.store(this.sh.ctl, HEADER.ARBITER_LOCK, 0);
+    Atomics.notify(this.sh.ctl, HEADER.ARBITER_LOCK);
+  }
+
+  /**
+   * Grant what can be granted now (hold the lock). `self` is the actor running
+   * this pass for its own request (kernel actor of PE `selfPe`; its clock word is
+   * stale: it asks nothing more until served, then nothing before its done time),
+   * or -1. Returns the PEs granted, in order.
+   */
+  pass(self = -1, selfPe = -1): number[] {
+    const L = this.sh.layout;
+    const ctl = this.sh.ctl;
+    const granted: number[] = [];
+    // The requester running this pass does nothing more until its request is served,
+    // and then nothing before its done time.
+    let selfBound = Infinity;
+    if (selfPe >= 0 && Atomics.load(ctl, L.pe(selfPe, PE.REQ_SEQ)) <= Atomics.load(ctl, L.pe(selfPe, PE.GRANT_SEQ))) selfBound = this.sh.times[L.grant(selfPe, GRANT.DONE_PS)];
+    for (;;) {
+      const due = this.earliestSafe(self, selfBound);
+      if (due === null) return granted;
+      for (const pe of due) {
+        const done = this.grant(pe);
+        if (pe === selfPe) selfBound = done;
+        granted.push(pe);
+      }
+    }
+  }
+
+  /** Serve PE `pe`'s pending request on its channel; returns its done time. */
+  private grant(pe: number): number {
+    const { sh } = this;
+    const L = sh.layout;
+    const t = sh.times;
+    const space = t[L.grant(pe, GRANT.SPACE)] as 0 | 1;
+    const free = L.channelFree(t[L.grant(pe, GRANT.CUBE)], space);
+    const busy = transferPs(t[L.grant(pe, GRANT.BYTES)], this.bandwidth[space]);
+    const start = Math.max(t[L.grant(pe, GRANT.AT_PS)], t[free]);
+    const done = start + this.latencyPs[space] + busy;
+    t[free] = start + busy;
+    t[L.grant(pe, GRANT.DONE_PS)] = done;
+    // Its bound from now on (it resumes at `done`); it rewrites the word itself when it next blocks.
+    t[L.clock(L.peActor(pe))] = done;
+    Atomics.store(sh.ctl, L.pe(pe, PE.GRANT_SEQ), Atomics.load(sh.ctl, L.pe(pe, PE.REQ_SEQ)));
+    Atomics.sub(sh.ctl, HEADER.GRANTS_PENDING, 1);
+    return done;
+  }
+
+  /**
+   * The pending requests at the earliest pending time t, in PE order, when a
+   * consistent snapshot shows that no actor can still do anything at a virtual
+   * time <= t; else null. The pending set is read inside the snapshot (between
+   * the two reads of the generations): a request published after it was read
+   * comes from an actor that then blocks, which changes its generation.
+   */
+  private earliestSafe(self: number, selfBound: number): number[] | null {
+    const { sh, gens } = this;
+    const L = sh.layout;
+    const ctl = sh.ctl;
+    const clock = sh.times;
+    const n = L.actors;
+    for (let attempt = 0; attempt < SNAPSHOT_TRIES; attempt++) {
+      for (let a = 0; a < n; a++) gens[a] = Atomics.load(ctl, L.actor(a, ACTOR.GEN));
+      // A command in flight starts a kernel at a time no snapshot of the actors shows.
+      for (let e = 0; e <= L.dims.executors; e++) {
+        if (Atomics.load(ctl, L.exec(e, EXEC.CMD_RESERVE)) !== Atomics.load(ctl, L.exec(e, EXEC.CMD_HEAD))) return null;
+      }
+      let tPs = Infinity;
+      const due: number[] = [];
+      for (let pe = 0; pe < L.dims.pes; pe++) {
+        if (Atomics.load(ctl, L.pe(pe, PE.REQ_SEQ)) <= Atomics.load(ctl, L.pe(pe, PE.GRANT_SEQ))) continue;
+        const at = clock[L.grant(pe, GRANT.AT_PS)];
+        if (at < tPs) {
+          tPs = at;
+          due.length = 0;
+        }
+        if (at === tPs) due.push(pe);
+      }
+      if (due.length === 0) return null;
+      if (selfBound <= tPs) return null;
+      for (let a = 0; a < n; a++) {
+        if (a === self) continue;
+        const s = Atomics.load(ctl, L.actor(a, ACTOR.STATE));
+        if (s === ACTOR_STATE.RUNNING) {
+          if (clock[L.clock(a)] <= tPs) return null;
+        } else if (s === ACTOR_STATE.BLOCKED) {
+          const word = Atomics.load(ctl, L.actor(a, ACTOR.WAIT_WORD));
+          const target = Atomics.load(ctl, L.actor(a, ACTOR.WAIT_TARGET));
+          if (Atomics.load(ctl, word) >= target && clock[L.clock(a)] <= tPs) return null;
+        }
+      }
+      let same = true;
+      for (let a = 0; a < n && same; a++) same = Atomics.load(ctl, L.actor(a, ACTOR.GEN)) === gens[a];
+      if (same) return due;
+    }
+    return null;
+  }
+}
