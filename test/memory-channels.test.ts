@@ -58,7 +58,7 @@ t.test('PEs of different cubes do not contend', async (t) => {
 t.test('four PEs loading back to back from one HBM keep their order: each ends one channel slot after the previous, under every layout', async (t) => {
   // A request granted before an earlier one could still be asked (the arbiter read the
   // pending set outside its snapshot) breaks the order and changes crit, sometimes.
-  const LOADS = 150;
+  const LOADS = 400;
   const SHARD = 64; // f32: 256 B an access
   for (const threads of ['pe', 2, 'rank'] as const) {
     const r = await rt.session({ threads }, async (torch) => {
@@ -72,5 +72,6 @@ t.test('four PEs loading back to back from one HBM keep their order: each ends o
       return { one: h1.critPs, four: h4.critPs, slot: transferPs(SHARD * 4, hbm.bandwidth_gb_s) };
     });
     t.equal(r.value.four - r.value.one, 3 * r.value.slot, `--threads ${threads}: the fourth PE ends 3 slots after a PE alone`);
+    t.equal(r.report.unrungGrants, 0, `--threads ${threads}: every grant the coordinator made, a ring asked for (none waited for its deadlock timer)`);
   }
 });

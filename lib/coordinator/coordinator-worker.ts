@@ -53,13 +53,17 @@ function runSession(m: Extract<ToCoordinator, { type: 'session' }>): void {
   const arbiter = new Arbiter(sh, machine);
   let passes = 0;
   let deadlock = false;
+  let unrungGrants = 0;
+  let seen = Atomics.load(ctl, HEADER.COORD_DOORBELL);
   while (Atomics.load(ctl, HEADER.SESSION_END) === 0) {
-    const seen = Atomics.load(ctl, HEADER.COORD_DOORBELL);
     // Arbiter passes are driven by the doorbell (a request, or an actor that stopped
     // running while requests are pending); the timeout only paces the deadlock detector.
     Atomics.store(ctl, HEADER.COORD_PARKED, 1);
     Atomics.wait(ctl, HEADER.COORD_DOORBELL, seen, PASS_INTERVAL_MS);
     Atomics.store(ctl, HEADER.COORD_PARKED, 0);
+    // Read before the pass: a ring that comes during it makes the next wait return at once.
+    const rung = Atomics.load(ctl, HEADER.COORD_DOORBELL) !== seen;
+    seen = Atomics.load(ctl, HEADER.COORD_DOORBELL);
     if (Atomics.load(ctl, HEADER.ABORT) !== 0) continue; // already aborting: wait for the end
     passes++;
     Atomics.add(ctl, HEADER.COORD_PASSES, 1);
@@ -71,6 +75,7 @@ function runSession(m: Extract<ToCoordinator, { type: 'session' }>): void {
       } finally {
         arbiter.unlock();
       }
+      if (!rung) unrungGrants += granted.length; // nobody asked for this pass: a wake-up was lost
       for (const pe of granted) {
         const db = sh.layout.exec(m.plan.peExecutor[pe], EXEC.DOORBELL);
         Atomics.add(ctl, db, 1);
@@ -93,6 +98,6 @@ function runSession(m: Extract<ToCoordinator, { type: 'session' }>): void {
       deadlock = abortSession(sh, ABORT_KIND.DEADLOCK, report);
     }
   }
-  post({ type: 'session-done', passes, deadlock });
+  post({ type: 'session-done', passes, deadlock, unrungGrants });
 }
 

@@ -108,6 +108,12 @@ export interface SessionReport {
   /** Young-generation collections the executors ran when idle after a kernel epoch (./young-gc.ts). */
   epochGcs: number;
   coordinatorPasses: number;
+  /**
+   * Grants the coordinator made in a pass that no ring asked for (its wait timed out
+   * with the doorbell unchanged): a lost wake-up of the arbiter, 0 unless there is a bug
+   * (lib/coordinator/coordinator-worker.ts).
+   */
+  unrungGrants: number;
 }
 
 interface RankOutcome {
@@ -354,6 +360,7 @@ export class Session implements Spawner {
       messages: reports.reduce((n, r) => n + r.messages, 0),
       epochGcs: reports.reduce((n, r) => n + r.epochGcs, 0),
       coordinatorPasses: coord?.type === 'session-done' ? coord.passes : 0,
+      unrungGrants: coord?.type === 'session-done' ? coord.unrungGrants : 0,
     };
   }
 

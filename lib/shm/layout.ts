@@ -46,13 +46,14 @@ export const HEADER = {
    * While it is non-zero, an actor that stops running rings the coordinator: it may
    * have been the last one that could still ask earlier than a pending request.
    */
-  GRANTS_PENDING: 9,
+  GRANTS_PENDING: 16,
   /** 1 while a thread runs an arbiter pass (a lock: the channels' free times and GRANT_SEQ change only under it). */
-  ARBITER_LOCK: 10,
+  ARBITER_LOCK: 17,
   /** 1 while the coordinator is parked on COORD_DOORBELL; a ringer notifies only then. */
-  COORD_PARKED: 11,
+  COORD_PARKED: 18,
 } as const;
-const HEADER_WORDS = 16;
+/** Two cache lines: the arbiter's words (16..) stay off the line barrier arrivals write (word 4). */
+const HEADER_WORDS = 32;
 
 /**
  * Why a session aborted. Claimed once with compareExchange from NONE, so the
