@@ -1,10 +1,13 @@
 // Runs on: main thread (tap). Covers: lib/sync/scheduler.ts — a waiter
 // woken from another thread resumes at this thread's next local publish, not
-// only when the wake loop gets its turn after every local actor has blocked.
+// only when the wake loop gets its turn after every local actor has blocked;
+// a broadcast waiter (the host barrier's) wakes from one notify on its word,
+// with no doorbell rung, and is rejected on abort.
 // Two Schedulers on one SharedState stand for two executor threads.
 import t from 'tap';
-import { NO_ACTOR, Scheduler } from '../lib/sync/scheduler.js';
-import { PE, WAIT_KIND } from '../lib/shm/layout.js';
+import { AbortError } from '../lib/errors.js';
+import { NO_ACTOR, Scheduler, abortSession } from '../lib/sync/scheduler.js';
+import { ABORT_KIND, EXEC, HEADER, PE, WAIT_KIND } from '../lib/shm/layout.js';
 import { SharedState } from '../lib/shm/shared-state.js';
 
 const microtasks = async (n: number): Promise<void> => {
@@ -37,4 +40,37 @@ t.test('a remote wake is picked up by the next local signal, before any macrotas
   t.equal(here.waiterCount, 0);
   here.stop(new Error('test over'));
   there.stop(new Error('test over'));
+});
+
+const dims = { executors: 2, pes: 2, hosts: 2, nSlots: 2, slotSize: 64, cubes: 1, arenaBytes: 4096 };
+/** Settles with 'timeout' if `p` has not settled within `ms` of wall time (a hang detector, not a timing assertion). */
+const within = <T>(p: Promise<T>, ms: number): Promise<T | 'timeout'> => Promise.race([p, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), ms).unref())]);
+
+t.test('a broadcast waiter wakes from the producer\'s one notify on the word, with no doorbell rung', async (t) => {
+  const sh = SharedState.create(dims);
+  const here = new Scheduler(sh, 0, false, null);
+  const there = new Scheduler(sh, 1, false, null);
+  const word = HEADER.BARRIER_ARRIVALS;
+  const doorbell = sh.layout.exec(0, EXEC.DOORBELL);
+  const waiting = here.waitBroadcast(NO_ACTOR, word, 2, WAIT_KIND.BARRIER, 0, 0);
+  Atomics.add(sh.ctl, word, 1);
+  there.broadcast(word); // an arrival short of the target: the waiter parks again
+  Atomics.add(sh.ctl, word, 1);
+  const rung = Atomics.load(sh.ctl, doorbell);
+  there.broadcast(word); // the arrival that completes it
+  t.equal(await within(waiting, 5000), undefined, 'the waiter resumed');
+  t.equal(Atomics.load(sh.ctl, doorbell), rung, "this thread's doorbell was not rung");
+  t.equal(here.waiterCount, 0);
+  here.stop(new Error('test over'));
+  there.stop(new Error('test over'));
+});
+
+t.test('a broadcast waiter is rejected with the abort when the session aborts', async (t) => {
+  const sh = SharedState.create(dims);
+  const here = new Scheduler(sh, 0, false, null);
+  const waiting = here.waitBroadcast(NO_ACTOR, HEADER.BARRIER_ARRIVALS, 1, WAIT_KIND.BARRIER, 0, 0);
+  abortSession(sh, ABORT_KIND.RANK_FAILED);
+  await t.rejects(within(waiting, 5000), AbortError);
+  t.equal(here.waiterCount, 0);
+  here.stop(new Error('test over'));
 });

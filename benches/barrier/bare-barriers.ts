@@ -47,8 +47,8 @@ export interface BareBarrierRun {
   violations: number;
 }
 
-/** Run `count` barriers of `kind` across n threads. */
-export async function bareBarrier(kind: BareBarrierKind, n: number, count: number): Promise<BareBarrierRun> {
+/** Run `count` barriers of `kind` across n threads; `onStart` runs once every thread is up, just before the start signal. */
+export async function bareBarrier(kind: BareBarrierKind, n: number, count: number, onStart?: () => void): Promise<BareBarrierRun> {
   const sab = new SharedArrayBuffer(4 * wordOf(n));
   const ctl = new Int32Array(sab);
   const workers: Worker[] = [];
@@ -90,6 +90,7 @@ export async function bareBarrier(kind: BareBarrierKind, n: number, count: numbe
       );
     }
     await Promise.all(ready);
+    onStart?.();
     const t0 = performance.timeOrigin + performance.now();
     Atomics.store(ctl, GO, 1);
     Atomics.notify(ctl, GO);

@@ -194,16 +194,16 @@ export class HostRuntime {
    * latest arrival time.
    */
   async barrier(n: number, ranks: number[]): Promise<void> {
-    const { shared, sched, plan } = this.env;
+    const { shared, sched } = this.env;
     const L = shared.layout;
     const k = this.barrierRound++;
     shared.times[L.barrierTime(k, this.host)] = this.clockPs;
     const raceKey = `B:${this.barrierBase}:${k}`;
     if (raceLog.on) raceLog.release(this.raceActor, [raceKey]);
-    Atomics.add(shared.ctl, HEADER.BARRIER_ARRIVALS, 1);
-    const executors = new Set(ranks.map((r) => plan.hostExecutor[r]));
-    for (const e of executors) sched.publish(HEADER.BARRIER_ARRIVALS, e);
-    await sched.waitUntil(this.actor, HEADER.BARRIER_ARRIVALS, this.barrierBase + (k + 1) * n, WAIT_KIND.BARRIER, k, this.clockPs);
+    const target = this.barrierBase + (k + 1) * n;
+    // Only the last arrival can complete the barrier: it alone wakes the others, with one notify (Scheduler.broadcast).
+    if (Atomics.add(shared.ctl, HEADER.BARRIER_ARRIVALS, 1) + 1 === target) sched.broadcast(HEADER.BARRIER_ARRIVALS);
+    else await sched.waitBroadcast(this.actor, HEADER.BARRIER_ARRIVALS, target, WAIT_KIND.BARRIER, k, this.clockPs);
     const arrivedPs = this.clockPs;
     for (const r of ranks) this.clock.advanceTo(shared.times[L.barrierTime(k, r)]);
     this.env.trace?.barrier(this.barrierBase, k, this.host, arrivedPs, this.clockPs);

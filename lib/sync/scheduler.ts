@@ -15,6 +15,17 @@
 //                                    other thread -> bump that thread's doorbell,
 //                                                    notify only if it is parked.
 //
+//   waitBroadcast(actor, word, target)  a word that waiters on many threads
+//                                    wait for at once (the host barrier's
+//                                    arrivals): as waitUntil, and the waiter
+//                                    also parks an Atomics.waitAsync on the
+//                                    word itself.
+//   broadcast(word)                  after a producer stored such a word:
+//                                    resolve local waiters, then one
+//                                    Atomics.notify on the word wakes every
+//                                    other thread's (no doorbell, no sweep:
+//                                    bench barrier_throughput, decision 0022).
+//
 // A thread with remote waiters runs one wake loop: sweep all waiters, then
 // (backpressure `poll`) yield with setImmediate for a short budget, or park in
 // Atomics.waitAsync on its doorbell. The thread's event loop is never blocked,
@@ -26,6 +37,10 @@
 // If P reads an even sleepGen, its doorbell add precedes T's sleepGen add in the
 // sequentially consistent order, so T's waitAsync sees doorbell != seen and
 // returns at once. Otherwise P notifies a parked (or about to park) T.
+// A broadcast waiter W and its producer P follow the same rule on the word:
+//   W: v = load(word); if v < target: waitAsync(word, v)
+//   P: add(word); notify(word)
+// If P's add follows W's load, W's waitAsync sees word != v or is notified.
 import { AbortError, DeadlockError, reviveError, type SerializedError } from '../errors.js';
 import { wakeAllThreads } from './wake.js';
 import { ABORT_KIND, ACTOR, ACTOR_STATE, EXEC, HEADER } from '../shm/layout.js';
@@ -41,6 +56,10 @@ interface Waiter {
   target: number;
   resolve: () => void;
   reject: (e: Error) => void;
+  /** A broadcast waiter (waitBroadcast): it also has an Atomics.waitAsync parked on `word`. */
+  broadcast: boolean;
+  /** Resolved or rejected (by a sweep, by rejectAll, or by its own waitAsync). */
+  settled: boolean;
 }
 
 /** Actor id meaning "do not publish a status" (internal service loops, not program actors). */
@@ -97,17 +116,79 @@ export class Scheduler {
     if (Atomics.load(this.ctl, word) >= target) return;
     if (actor !== NO_ACTOR) this.block(actor, word, target, kind, aux, clockPs);
     try {
-      await new Promise<void>((resolve, reject) => {
-        const w: Waiter = { word, target, resolve, reject };
-        const list = this.byWord.get(word);
-        if (list) list.push(w);
-        else this.byWord.set(word, [w]);
-        this.waiting++;
-        if (!this.loopRunning) void this.wakeLoop();
-      });
+      await new Promise<void>((resolve, reject) => this.park({ word, target, resolve, reject, broadcast: false, settled: false }));
     } finally {
       if (actor !== NO_ACTOR) this.unblock(actor);
     }
+  }
+
+  /**
+   * As waitUntil, for a word that waiters on many threads wait for at once and
+   * whose producer calls broadcast(word): the waiter also parks an
+   * Atomics.waitAsync on the word itself, so one notify wakes every thread's
+   * waiters, with no doorbell rung and no wake loop woken (their wake loops
+   * stay parked). It is still a waiter of this thread's wake loop, which
+   * rejects it on abort or stop. Not an async function: the host barrier
+   * waits here once per barrier per rank, and every promise and await costs
+   * a promise hook on executors (lib/sync/fault-owner.ts); the actor is
+   * published RUNNING again as the waiter settles.
+   */
+  waitBroadcast(actor: number, word: number, target: number, kind: number, aux: number, clockPs: number): Promise<void> {
+    if (this.jitter) return this.jitter.point().then(() => this.parkBroadcast(actor, word, target, kind, aux, clockPs));
+    return this.parkBroadcast(actor, word, target, kind, aux, clockPs);
+  }
+
+  private parkBroadcast(actor: number, word: number, target: number, kind: number, aux: number, clockPs: number): Promise<void> {
+    if (Atomics.load(this.ctl, HEADER.ABORT) !== 0) return Promise.reject(this.abortError());
+    if (Atomics.load(this.ctl, word) >= target) return Promise.resolve();
+    if (actor !== NO_ACTOR) this.block(actor, word, target, kind, aux, clockPs);
+    return new Promise<void>((resolve, reject) => {
+      const w: Waiter = {
+        word,
+        target,
+        resolve: actor === NO_ACTOR ? resolve : () => (this.unblock(actor), resolve()),
+        reject: actor === NO_ACTOR ? reject : (e) => (this.unblock(actor), reject(e)),
+        broadcast: true,
+        settled: false,
+      };
+      this.park(w);
+      this.watch(w);
+    });
+  }
+
+  /** After storing a broadcast word (see waitBroadcast): resolve this thread's waiters, wake every other thread's. */
+  broadcast(word: number): void {
+    this.signal(word);
+    Atomics.notify(this.ctl, word);
+  }
+
+  /** Add a waiter under its word; the wake loop (started if need be) sweeps it. */
+  private park(w: Waiter): void {
+    const list = this.byWord.get(w.word);
+    if (list) list.push(w);
+    else this.byWord.set(w.word, [w]);
+    this.waiting++;
+    if (!this.loopRunning) void this.wakeLoop();
+  }
+
+  /** A broadcast waiter's own wait on its word: settle it when the word reaches its target, unless a sweep or rejectAll did first. */
+  private watch(w: Waiter): void {
+    for (;;) {
+      if (w.settled) return;
+      const v = Atomics.load(this.ctl, w.word);
+      if (v >= w.target) break;
+      const r = Atomics.waitAsync(this.ctl, w.word, v);
+      if (r.async) {
+        void r.value.then(() => this.watch(w));
+        return;
+      }
+    }
+    const list = this.byWord.get(w.word)!;
+    if (list.length === 1) this.byWord.delete(w.word);
+    else list.splice(list.indexOf(w), 1);
+    this.waiting--;
+    w.settled = true;
+    w.resolve();
   }
 
   /** Publish the actor's wait for the deadlock detector: fields first, then the state, then the generation. */
@@ -166,6 +247,7 @@ export class Scheduler {
       const w = list[i];
       if (v >= w.target) {
         this.waiting--;
+        w.settled = true;
         w.resolve();
       } else list[kept++] = w;
     }
@@ -207,7 +289,16 @@ export class Scheduler {
   }
 
   private rejectAll(e: Error): void {
-    for (const list of this.byWord.values()) for (const w of list) w.reject(e);
+    const watched = new Set<number>();
+    for (const list of this.byWord.values()) {
+      for (const w of list) {
+        w.settled = true;
+        w.reject(e);
+        if (w.broadcast) watched.add(w.word);
+      }
+    }
+    // Release the broadcast waiters' own waitAsyncs (each holds the buffer until woken); other threads' wake spuriously and wait again.
+    for (const word of watched) Atomics.notify(this.ctl, word);
     this.byWord.clear();
     this.waiting = 0;
   }
