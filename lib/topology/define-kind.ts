@@ -15,6 +15,12 @@
 //   neighbour(r, d, grid) the neighbour of rank r in direction d (0 east, 1 west,
 //                         2 north, 3 south) when a collective's ranks are arranged as
 //                         this kind on `grid`, or -1 where there is none
+//   route?(a, b, grid)    optional: the directions, in order, of the links a transfer
+//                         from SIP a to SIP b crosses (the link leaving SIP s in
+//                         direction d is one physical link, lib/topology/links.ts);
+//                         its length must be hops(a, b). A kind without it gets
+//                         bfsRoute: the lexicographically smallest shortest
+//                         direction sequence over its neighbours.
 // A kind module imports this file only: the catalog imports the kinds while it
 // loads (top-level await), so a kind that imported the catalog would wait on itself.
 import { KernbenchError } from '../errors.js';
@@ -61,6 +67,8 @@ export interface SipTopologyDefinition {
   grid(sips: SipCount): SipGrid | GridProblem;
   hops(a: number, b: number, grid: SipGrid): number;
   neighbour(rank: number, dir: number, grid: SipGrid): number;
+  /** Optional: the directions of the links from SIP a to SIP b, in order (length hops(a, b)); default bfsRoute. */
+  route?(a: number, b: number, grid: SipGrid): number[];
 }
 
 /** A checked, frozen kind. */
@@ -78,6 +86,7 @@ function contractProblems(v: unknown): string[] {
   for (const [f, arity] of [['grid', 1], ['hops', 3], ['neighbour', 3]] as const) {
     if (typeof d[f] !== 'function') bad.push(`${f}: expected a function of ${arity} argument(s), got ${typeof d[f]}`);
   }
+  if (d.route !== undefined && typeof d.route !== 'function') bad.push(`route: expected a function of 3 arguments or nothing, got ${typeof d.route}`);
   return bad;
 }
 
@@ -85,8 +94,8 @@ function contractProblems(v: unknown): string[] {
 export function defineSipTopology(def: SipTopologyDefinition): SipTopology {
   const bad = contractProblems(def);
   if (bad.length > 0) throw new KernbenchError('ERR_MODULE_CONTRACT', `defineSipTopology: ${bad.join('; ')}`);
-  const { name, summary, grid, hops, neighbour } = def;
-  return Object.freeze({ name: name as SipTopologyKind, summary, grid, hops, neighbour });
+  const { name, summary, grid, hops, neighbour, route } = def;
+  return Object.freeze({ name: name as SipTopologyKind, summary, grid, hops, neighbour, ...(route ? { route } : {}) });
 }
 
 /** Is `v` a kind defineSipTopology would accept (the export check of a kind module)? */
@@ -128,4 +137,78 @@ export function step(rank: number, dir: number, grid: SipGrid): { x: number; y: 
   if (dir === WEST) return { x: x - 1, y };
   if (dir === NORTH) return { x, y: y - 1 };
   return { x, y: y + 1 };
+}
+
+/**
+ * Dimension-order route on a w x h grid: x first, then y, each dimension the
+ * shorter way round when it wraps (`wrap`), else the only way. Tie rule (a
+ * wrapping dimension of even size whose two ways are equally long): the way
+ * with the lower direction index, east for x, north for y. Then the route is
+ * the lexicographically smallest shortest direction sequence (east 0 < west 1
+ * < north 2 < south 3), exactly what bfsRoute derives from the neighbours, so
+ * a shipped kind's route and the fallback agree (test/topology-links.test.ts).
+ */
+export function dimensionOrderRoute(a: number, b: number, grid: SipGrid, wrap: boolean): number[] {
+  const p = xy(a, grid), q = xy(b, grid);
+  const dirs: number[] = [];
+  const walk = (from: number, to: number, size: number, plus: number, minus: number, tie: number): void => {
+    const fwd = (to - from + size) % size; // steps the positive way (with wrap)
+    if (!wrap) {
+      for (let i = 0; i < Math.abs(to - from); i++) dirs.push(to > from ? plus : minus);
+      return;
+    }
+    const back = (size - fwd) % size;
+    const way = fwd < back ? plus : back < fwd ? minus : tie;
+    for (let i = 0; i < Math.min(fwd, back); i++) dirs.push(way);
+  };
+  walk(p.x, q.x, grid.w, EAST, WEST, EAST);
+  walk(p.y, q.y, grid.h, SOUTH, NORTH, NORTH);
+  return dirs;
+}
+
+/**
+ * The route a kind without `route` gets: a shortest path over its neighbour
+ * links (breadth-first from b over the reversed links), choosing at each SIP
+ * the lowest direction index that stays on a shortest path. That is the
+ * lexicographically smallest shortest direction sequence: a pure function of
+ * the kind's neighbours, so every thread derives the same route. Cost: one BFS
+ * over the grid per (a, b); callers memoise (lib/topology/links.ts).
+ * Returns null when b cannot be reached from a.
+ */
+export function bfsRoute(kind: Pick<SipTopologyDefinition, 'neighbour'>, a: number, b: number, grid: SipGrid): number[] | null {
+  const n = grid.w * grid.h;
+  const dist = new Int32Array(n).fill(-1);
+  // Reverse adjacency: who reaches s in one link.
+  const into: number[][] = Array.from({ length: n }, () => []);
+  for (let s = 0; s < n; s++) {
+    for (let d = 0; d < 4; d++) {
+      const t = kind.neighbour(s, d, grid);
+      if (t >= 0) into[t].push(s);
+    }
+  }
+  dist[b] = 0;
+  const queue = [b];
+  for (let i = 0; i < queue.length; i++) {
+    const t = queue[i];
+    for (const s of into[t]) {
+      if (dist[s] < 0) {
+        dist[s] = dist[t] + 1;
+        queue.push(s);
+      }
+    }
+  }
+  if (dist[a] < 0) return null;
+  const dirs: number[] = [];
+  for (let s = a; s !== b; ) {
+    let next = -1;
+    for (let d = 0; d < 4 && next < 0; d++) {
+      const t = kind.neighbour(s, d, grid);
+      if (t >= 0 && dist[t] === dist[s] - 1) {
+        dirs.push(d);
+        next = t;
+      }
+    }
+    s = next;
+  }
+  return dirs;
 }

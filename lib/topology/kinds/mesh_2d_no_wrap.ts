@@ -1,6 +1,6 @@
 // Runs on: any thread. Owns: the mesh_2d_no_wrap SIP topology kind — a w x h
 // grid without wrap-around links (every row and column is a line).
-import { defineSipTopology, explicitGrid, step, xy } from '../define-kind.js';
+import { defineSipTopology, dimensionOrderRoute, explicitGrid, step, xy } from '../define-kind.js';
 
 export const kind = defineSipTopology({
   name: 'mesh_2d_no_wrap',
@@ -11,6 +11,8 @@ export const kind = defineSipTopology({
     const p = xy(a, grid), q = xy(b, grid);
     return Math.abs(p.x - q.x) + Math.abs(p.y - q.y);
   },
+  // The links crossed: dimension order, ties to the lower direction index (define-kind.ts).
+  route: (a, b, grid) => dimensionOrderRoute(a, b, grid, false),
   neighbour: (rank, dir, { w, h }) => {
     const { x, y } = step(rank, dir, { w, h });
     return x < 0 || x >= w || y < 0 || y >= h ? -1 : y * w + x;

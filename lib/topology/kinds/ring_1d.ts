@@ -1,6 +1,6 @@
 // Runs on: any thread. Owns: the ring_1d SIP topology kind — the SIPs in a
 // ring, each linked to the next and the last to the first.
-import { defineSipTopology, EAST, rowGrid, WEST } from '../define-kind.js';
+import { defineSipTopology, dimensionOrderRoute, EAST, rowGrid, WEST } from '../define-kind.js';
 
 export const kind = defineSipTopology({
   name: 'ring_1d',
@@ -11,6 +11,8 @@ export const kind = defineSipTopology({
     const d = Math.abs(a - b);
     return Math.min(d, w * h - d);
   },
+  // The links crossed: dimension order, ties to the lower direction index (define-kind.ts).
+  route: (a, b, grid) => dimensionOrderRoute(a, b, grid, true),
   neighbour: (rank, dir, { w, h }) => {
     const n = w * h;
     if (dir === EAST) return (rank + 1) % n;

@@ -1,6 +1,6 @@
 // Runs on: any thread. Owns: the torus_2d SIP topology kind — a w x h grid
 // whose rows and columns wrap around (every row and column is a ring).
-import { defineSipTopology, explicitGrid, step, xy } from '../define-kind.js';
+import { defineSipTopology, dimensionOrderRoute, explicitGrid, step, xy } from '../define-kind.js';
 
 export const kind = defineSipTopology({
   name: 'torus_2d',
@@ -12,6 +12,8 @@ export const kind = defineSipTopology({
     const dx = Math.abs(p.x - q.x), dy = Math.abs(p.y - q.y);
     return Math.min(dx, grid.w - dx) + Math.min(dy, grid.h - dy);
   },
+  // The links crossed: dimension order, ties to the lower direction index (define-kind.ts).
+  route: (a, b, grid) => dimensionOrderRoute(a, b, grid, true),
   neighbour: (rank, dir, { w, h }) => {
     const { x, y } = step(rank, dir, { w, h });
     return ((y + h) % h) * w + ((x + w) % w);

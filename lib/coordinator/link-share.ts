@@ -1,0 +1,207 @@
+// Runs on: any thread (meant for the coordinator's link arbiter; pure logic, no
+// threads, no I/O). Owns: the fluid model of flows sharing physical links —
+// max-min fair bandwidth sharing (progressive filling), driven incrementally
+// and conservatively. Decision record: docs/decisions/0023-links-as-shared-resources.md.
+//
+// A flow is one transfer: `bytes` from `startPs` over `route` (link ids,
+// lib/topology/links.ts), with `latencyPs` = its route's hops * alpha.
+//
+// Latency rule (SimGrid CM02, network_cm02.cpp: a comm's LMM variable has
+// weight 0 until its latency is paid): a flow first spends `latencyPs` in a
+// latency phase, taking no bandwidth, then enters the bandwidth phase at
+// startPs + latencyPs, where it shares every link of its route. Its arrival
+// (the last byte at the receiver) is the end of the bandwidth phase. Alone, a
+// flow arrives at startPs + latencyPs + bytes / bw: kernbench's cut-through law
+// k alpha + S / beta. `sentPs` = arrivalPs - latencyPs is when the sender's
+// channel is free again (today's start + serial for a flow alone).
+//
+// Sharing rule (max-min fairness, SimGrid's lmm with no TCP-gamma bound):
+// progressive filling over the flows in their bandwidth phase. Raise every
+// unfixed flow's rate together; when a link's capacity is used up, every flow
+// crossing it is fixed at its equal share. In order: the smallest share
+// R_l / n_l over links (R_l the capacity left, n_l its unfixed flows) fixes the
+// flows of every link with that share, in link-id order; repeat.
+//
+// Rounding rule (one, on reported times only): internal times are doubles in
+// ps, remaining bytes doubles; a flow's arrival, predicted at its last rate
+// change T with `rem` bytes at `rate` bytes/ns, is reported as
+//     floor(T) + round((T - floor(T)) + rem * 1000 / rate)
+// (round = Math.round). A flow alone starts its bandwidth phase at an integer
+// time with rem = bytes and rate = the link's GB/s, so it reports exactly
+// startPs + latencyPs + transferPs(bytes, bw) (lib/time/virtual-time.ts). No
+// rounding is ever fed back into the state, so there is no drift.
+//
+// Determinism: the result is a pure function of the set of flows. Flows are
+// added in (startPs, id) order (checked); rates are solved over links in id
+// order and flows in addition order; events are processed in time order, and
+// flows that finish at the same instant in id order. The same flows give the
+// same doubles, whatever thread or wall-clock order drove the calls.
+//
+// Conservative driving (the arbiter's contract): `add` takes flows in
+// non-decreasing start; `advanceTo(safe)` promises no flow will be added with
+// start < safe, so every bandwidth phase that starts later starts at >= safe
+// and cannot change anything before safe: flows whose exact arrival is <= safe
+// are final and returned.
+import { KernbenchError } from '../errors.js';
+import { PS_PER_NS } from '../time/virtual-time.js';
+
+export interface Flow {
+  /** Unique id; breaks ties between flows added at the same start. */
+  readonly id: number;
+  /** Integer ps. */
+  readonly startPs: number;
+  readonly bytes: number;
+  /** Link ids in order (may be empty: a transfer that crosses no link is not slowed by any). */
+  readonly route: readonly number[];
+  /** Integer ps: the route's latency (hops * alpha). */
+  readonly latencyPs: number;
+}
+
+export interface FlowDone {
+  id: number;
+  /** Integer ps: the last byte at the receiver. */
+  arrivalPs: number;
+  /** Integer ps: arrivalPs - latencyPs, when the sender's channel is free. */
+  sentPs: number;
+}
+
+interface Active {
+  flow: Flow;
+  /** Bytes left to send (double). */
+  rem: number;
+  /** Current rate, bytes/ns (GB/s). */
+  rate: number;
+}
+
+export class LinkShare {
+  /** Flows in their latency phase, in addition order ((start, id) order). */
+  private readonly waiting: Flow[] = [];
+  /** Flows in their bandwidth phase, in the order they entered it. */
+  private active: Active[] = [];
+  /** Time (ps, double) up to which the active flows' `rem` is accounted. */
+  private now = 0;
+  /** The largest safe time promised so far: no flow may start before it. */
+  private safe = -Infinity;
+  private lastStart = -Infinity;
+  private lastId = -Infinity;
+
+  /** `gbPerS[l]`: capacity of link l in GB/s (bytes/ns), e.g. from Links.classOf and timing.links. */
+  constructor(private readonly gbPerS: ArrayLike<number>) {}
+
+  /** Number of flows not yet returned by advanceTo. */
+  get pending(): number {
+    return this.waiting.length + this.active.length;
+  }
+
+  /** Add a flow; flows come in non-decreasing (startPs, id) order, none before the last advanceTo's safe time. */
+  add(flow: Flow): void {
+    if (flow.startPs < this.lastStart || (flow.startPs === this.lastStart && flow.id <= this.lastId) || flow.startPs < this.safe) {
+      throw new KernbenchError('ERR_INTERNAL', `LinkShare.add: flows must come in (start, id) order and not before the safe time ${this.safe}, got id ${flow.id} at ${flow.startPs} after id ${this.lastId} at ${this.lastStart}`);
+    }
+    this.lastStart = flow.startPs;
+    this.lastId = flow.id;
+    this.waiting.push(flow);
+  }
+
+  /**
+   * Run the model up to `safePs` (no flow will be added that starts before it)
+   * and return the flows whose arrival is now final (exact arrival <= safePs),
+   * in order of arrival, then id.
+   */
+  advanceTo(safePs: number): FlowDone[] {
+    const done: FlowDone[] = [];
+    this.safe = Math.max(this.safe, safePs);
+    for (;;) {
+      let nextJoin = Infinity;
+      for (const f of this.waiting) nextJoin = Math.min(nextJoin, f.startPs + f.latencyPs);
+      let nextEnd = Infinity;
+      for (const a of this.active) nextEnd = Math.min(nextEnd, this.endOf(a));
+      const t = Math.min(nextJoin, nextEnd);
+      if (t > safePs || t === Infinity) break;
+      if (nextEnd === t) {
+        // Every flow predicted to end at t ends, reported from its state at the
+        // last rate change (before accounting up to t), in id order.
+        const ending = this.active.filter((a) => this.endOf(a) === t).sort((x, y) => x.flow.id - y.flow.id);
+        for (const a of ending) done.push(this.report(a));
+        const gone = new Set(ending);
+        this.active = this.active.filter((a) => !gone.has(a));
+      }
+      this.progress(t);
+      // Flows whose latency phase ends at t join, in addition ((start, id)) order.
+      for (let i = 0; i < this.waiting.length; ) {
+        const f = this.waiting[i];
+        if (f.startPs + f.latencyPs !== t) {
+          i++;
+          continue;
+        }
+        this.waiting.splice(i, 1);
+        if (f.bytes === 0 || f.route.length === 0) done.push({ id: f.id, arrivalPs: t, sentPs: f.startPs });
+        else this.active.push({ flow: f, rem: f.bytes, rate: 0 });
+      }
+      this.solve();
+    }
+    // The state stays at the last event: accounting up to safePs would round
+    // rem differently for different call sequences (the result must depend on
+    // the flows only).
+    return done;
+  }
+
+  /** Exact (double) predicted arrival of an active flow at its current rate. */
+  private endOf(a: Active): number {
+    return this.now + (a.rem * PS_PER_NS) / a.rate;
+  }
+
+  /** The one rounding rule (see the header). */
+  private report(a: Active): FlowDone {
+    const whole = Math.floor(this.now);
+    const arrivalPs = whole + Math.round(this.now - whole + (a.rem * PS_PER_NS) / a.rate);
+    return { id: a.flow.id, arrivalPs, sentPs: arrivalPs - a.flow.latencyPs };
+  }
+
+  /** Account the active flows' bytes up to t. */
+  private progress(t: number): void {
+    const dt = t - this.now;
+    if (dt > 0) for (const a of this.active) a.rem -= (a.rate * dt) / PS_PER_NS;
+    this.now = t;
+  }
+
+  /** Max-min fair rates of the active flows (progressive filling, see the header). */
+  private solve(): void {
+    // Id order: the float sums below must not depend on the order flows joined.
+    this.active.sort((x, y) => x.flow.id - y.flow.id);
+    const links = new Map<number, { left: number; flows: Active[] }>();
+    for (const a of this.active) {
+      a.rate = -1;
+      for (const l of a.flow.route) {
+        let e = links.get(l);
+        if (!e) links.set(l, (e = { left: this.gbPerS[l], flows: [] }));
+        // A route that crosses a link twice counts once per crossing, as in SimGrid's lmm.
+        e.flows.push(a);
+      }
+    }
+    const ids = [...links.keys()].sort((x, y) => x - y);
+    const unfixed = new Map<number, number>(ids.map((l) => [l, (links.get(l) as { flows: Active[] }).flows.length]));
+    for (;;) {
+      let share = Infinity;
+      for (const l of ids) {
+        const n = unfixed.get(l) as number;
+        if (n > 0) share = Math.min(share, (links.get(l) as { left: number }).left / n);
+      }
+      if (share === Infinity) break;
+      for (const l of ids) {
+        const n = unfixed.get(l) as number;
+        const e = links.get(l) as { left: number; flows: Active[] };
+        if (n === 0 || e.left / n !== share) continue;
+        for (const a of e.flows) {
+          if (a.rate >= 0) continue;
+          a.rate = share;
+          for (const m of a.flow.route) {
+            const f = links.get(m) as { left: number };
+            f.left -= share;
+            unfixed.set(m, (unfixed.get(m) as number) - 1);
+          }
+        }
+      }
+    }
+  }
+}

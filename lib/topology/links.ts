@@ -1,0 +1,155 @@
+// Runs on: any thread. Owns: the machine's physical links — a dense integer id
+// for every directed link, its class (sip_sip / cube_cube / pe_pe), and the
+// ordered list of links a transfer from one PE to another crosses (its route).
+// Decision record: docs/decisions/0023-links-as-shared-resources.md.
+//
+// Link ids (dense from 0, so per-link state fits a Float64Array of `count`):
+//
+//   [0, S)        sip_sip    sip * 4 + dir            the link leaving SIP `sip` in
+//                                                     direction dir (0 E, 1 W, 2 N, 3 S)
+//   [S, S + C)    cube_cube  S + cubeG * 4 + dir      the link leaving cube cubeG =
+//                                                     sip * cubesPerSip + cube in dir
+//   [S + C, end)  pe_pe      S + C + (cubeG * P + a) * P + b   PE a -> PE b of cube cubeG
+//                                                     (a, b its local indices; a = b unused)
+//   S = 4 * sips, C = 4 * sips * cubesPerSip, P = PEs per cube.
+//
+// A few ids name no link (a direction with no neighbour, a PE to itself): they
+// are never on a route, and cost one unused slot each.
+//
+// Routes (the same class and hop count as Machine.route, so today's
+// uncontended cost hops * alpha + bytes / beta is unchanged):
+//   different SIPs   the SIP kind's route (its `route`, else bfsRoute over its
+//                    neighbours): sip_sip links only. The segments inside the
+//                    SIPs (PE to the SIP's edge) are not modelled, as in the cost
+//                    model today: a transfer between SIPs pays the SIP hops only.
+//   same SIP, different cubes   the cube mesh (no wrap), x first then y:
+//                    cube_cube links.
+//   same cube        one private pe_pe link per ordered pair of PEs (a crossbar):
+//                    a PE's sends to different PEs of its cube never share a link,
+//                    as its DMA channels per direction never share a timeline.
+import { bfsRoute, dimensionOrderRoute, EAST, NORTH, SOUTH, WEST } from './define-kind.js';
+import type { Machine } from './machine.js';
+import type { LinkClassName } from './schema.js';
+
+/** The classes in id-range order. */
+export const LINK_CLASSES: readonly LinkClassName[] = ['sip_sip', 'cube_cube', 'pe_pe'];
+
+/** One directed link, decoded (for tests, traces and the SimGrid platform generator). */
+export interface LinkEnds {
+  cls: LinkClassName;
+  /** Level-local ends: SIP indices (sip_sip), global cube indices (cube_cube), global PE ids (pe_pe). */
+  from: number;
+  to: number;
+}
+
+export class Links {
+  /** Number of link ids (some unused): the size of a per-link state array. */
+  readonly count: number;
+  private readonly sipBase = 0;
+  private readonly cubeBase: number;
+  private readonly peBase: number;
+  private readonly P: number;
+  // A PE talks to few peers; routes are asked for per transfer, so memoise per pair.
+  private readonly routes = new Map<number, readonly number[]>();
+
+  constructor(readonly machine: Machine) {
+    const m = machine;
+    this.P = m.pesPerCube;
+    this.cubeBase = 4 * m.sips;
+    this.peBase = this.cubeBase + 4 * m.sips * m.cubesPerSip;
+    this.count = this.peBase + m.sips * m.cubesPerSip * this.P * this.P;
+  }
+
+  /** The class of link `id` (its bandwidth and latency: the topology's timing.links[class]). */
+  classOf(id: number): LinkClassName {
+    if (id < this.cubeBase) return 'sip_sip';
+    if (id < this.peBase) return 'cube_cube';
+    return 'pe_pe';
+  }
+
+  /** The directed link from SIP `sip` in direction `dir`. */
+  sipLink(sip: number, dir: number): number {
+    return this.sipBase + sip * 4 + dir;
+  }
+
+  /** The directed link from global cube `cubeG` (sip * cubesPerSip + cube) in direction `dir`. */
+  cubeLink(cubeG: number, dir: number): number {
+    return this.cubeBase + cubeG * 4 + dir;
+  }
+
+  /** The private link from PE `from` to PE `to` of one cube (global ids). */
+  peLink(from: number, to: number): number {
+    const P = this.P;
+    const cubeG = Math.floor(from / P);
+    return this.peBase + (cubeG * P + (from % P)) * P + (to % P);
+  }
+
+  /** Link `id` decoded: its class and its two ends. */
+  ends(id: number): LinkEnds {
+    const m = this.machine;
+    if (id < this.cubeBase) {
+      const sip = Math.floor(id / 4);
+      return { cls: 'sip_sip', from: sip, to: m.sipTopology.neighbour(sip, id % 4, m.sipGrid) };
+    }
+    if (id < this.peBase) {
+      const k = id - this.cubeBase;
+      const cubeG = Math.floor(k / 4);
+      const sip = Math.floor(cubeG / m.cubesPerSip);
+      const to = cubeStep(cubeG - sip * m.cubesPerSip, k % 4, m.cubeMesh);
+      return { cls: 'cube_cube', from: cubeG, to: to < 0 ? -1 : sip * m.cubesPerSip + to };
+    }
+    const k = id - this.peBase;
+    const P = this.P;
+    const cubeG = Math.floor(k / (P * P));
+    const a = Math.floor(k / P) % P, b = k % P;
+    return { cls: 'pe_pe', from: cubeG * P + a, to: a === b ? -1 : cubeG * P + b };
+  }
+
+  /** The links, in order, a transfer from PE `from` to PE `to` crosses (empty when from = to). */
+  route(from: number, to: number): readonly number[] {
+    const key = from * this.machine.totalPes + to;
+    let r = this.routes.get(key);
+    if (!r) {
+      r = Object.freeze(this.build(from, to));
+      this.routes.set(key, r);
+    }
+    return r;
+  }
+
+  private build(from: number, to: number): number[] {
+    const m = this.machine;
+    if (from === to) return [];
+    const a = m.coord(from), b = m.coord(to);
+    if (a.sip !== b.sip) {
+      const kind = m.sipTopology;
+      const dirs = kind.route ? kind.route(a.sip, b.sip, m.sipGrid) : bfsRoute(kind, a.sip, b.sip, m.sipGrid);
+      if (dirs === null) throw new RangeError(`no route from SIP ${a.sip} to SIP ${b.sip} over the ${kind.name} links, got grid ${m.sipGrid.w} x ${m.sipGrid.h}`);
+      const out: number[] = [];
+      let s = a.sip;
+      for (const d of dirs) {
+        out.push(this.sipLink(s, d));
+        s = kind.neighbour(s, d, m.sipGrid);
+      }
+      return out;
+    }
+    if (a.cube !== b.cube) {
+      const base = a.sip * m.cubesPerSip;
+      const out: number[] = [];
+      let c = a.cube;
+      for (const d of dimensionOrderRoute(a.cube, b.cube, m.cubeMesh, false)) {
+        out.push(this.cubeLink(base + c, d));
+        c = cubeStep(c, d, m.cubeMesh);
+      }
+      return out;
+    }
+    return [this.peLink(from, to)];
+  }
+}
+
+/** The cube one step from `cube` in `dir` on a mesh without wrap, or -1 at an edge. */
+function cubeStep(cube: number, dir: number, mesh: { w: number; h: number }): number {
+  const x = cube % mesh.w, y = Math.floor(cube / mesh.w);
+  const nx = x + (dir === EAST ? 1 : dir === WEST ? -1 : 0);
+  const ny = y + (dir === SOUTH ? 1 : dir === NORTH ? -1 : 0);
+  return nx < 0 || nx >= mesh.w || ny < 0 || ny >= mesh.h ? -1 : ny * mesh.w + nx;
+}
