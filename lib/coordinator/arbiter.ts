@@ -2,7 +2,7 @@
 // request) and the coordinator thread (a pass whenever its doorbell rings).
 // Pure logic over shared views, tested without threads. Owns: the shared
 // memory channels — each cube's SRAM and HBM — and the order in which PEs'
-// accesses are served (docs/decisions/0022-arbitration-by-lower-bounds.md).
+// accesses are served (docs/decisions/0024-arbitration-by-lower-bounds.md).
 //
 // A PE that accesses a cube's SRAM or HBM publishes a request (virtual time,
 // bytes, space, cube) in its GRANT block and bumps REQ_SEQ. Requests are served
