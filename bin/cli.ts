@@ -112,7 +112,13 @@ const RUN_FLAGS: CommonFlag[] = ['bench', 'topology', 'ccl', 'algorithm', 'threa
 const SWEEP_FLAGS: CommonFlag[] = ['bench', 'over', 'topology', 'ccl', 'algorithm', 'threads', 'set', 'json', 'csv', 'no-data', 'check-races', 'shard', 'help'];
 const STRESS_FLAGS: CommonFlag[] = ['bench', 'topology', 'ccl', 'algorithm', 'threads', 'set', 'no-data', 'check-races', 'seeds', 'timeout', 'tap', 'help'];
 
-export async function main(argv: string[]): Promise<number> {
+/**
+ * Run one command line; returns its exit code, throws its error. `threads`: run
+ * and sweep use these threads and leave them open (the in-process tests share one
+ * set across their runs, as a sweep does across its points); without it each
+ * command starts its own and closes them.
+ */
+export async function main(argv: string[], threads?: ThreadResources): Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(HELP);
@@ -120,11 +126,11 @@ export async function main(argv: string[]): Promise<number> {
   }
   switch (command) {
     case 'run':
-      return cmdRun(rest);
+      return cmdRun(rest, threads);
     case 'list':
       return cmdList(rest);
     case 'sweep':
-      return cmdSweep(rest);
+      return cmdSweep(rest, threads);
     case 'stress':
       return cmdStress(rest);
     case 'merge':
@@ -305,7 +311,7 @@ function answeredHelp(command: 'run' | 'sweep' | 'stress', b: BenchArgs | 'help'
   return b;
 }
 
-async function cmdSweep(args: string[]): Promise<number> {
+async function cmdSweep(args: string[], threads: ThreadResources | undefined): Promise<number> {
   const b = answeredHelp('sweep', await parseBenchArgs('sweep', args, SWEEP_FLAGS));
   if (b === null) return 0;
   const v = b.values;
@@ -316,7 +322,7 @@ async function cmdSweep(args: string[]): Promise<number> {
   const gridSize = axes.reduce((n, a) => n * a.values.length, 1);
   if (shard && shard.count > gridSize) throw new UsageError(`--shard: ${shard.count} shards for a grid of ${gridSize} points would leave shards empty; use at most ${gridSize}, got '${v.shard as string}'`);
   preflight(b, config);
-  const resources = new ThreadResources();
+  const resources = threads ?? new ThreadResources();
   try {
     const tty = process.stderr.isTTY === true;
     const table = await runSweep(resources, b.loaded, config, axes, (line) => tty && process.stderr.write(`\r  ${line}   `), shard);
@@ -328,7 +334,7 @@ async function cmdSweep(args: string[]): Promise<number> {
     if (typeof v.csv === 'string') writeFileSync(v.csv, toCsv(out.columns, out.rows.map((r) => r.map(String))));
     return table.ok ? 0 : 1;
   } finally {
-    await resources.close();
+    if (threads === undefined) await resources.close();
   }
 }
 
@@ -403,7 +409,7 @@ async function cmdStress(args: string[]): Promise<number> {
   return report.ok ? 0 : 1;
 }
 
-async function cmdRun(args: string[]): Promise<number> {
+async function cmdRun(args: string[], threads: ThreadResources | undefined): Promise<number> {
   const b = answeredHelp('run', await parseBenchArgs('run', args, RUN_FLAGS));
   if (b === null) return 0;
   const v = b.values;
@@ -416,7 +422,7 @@ async function cmdRun(args: string[]): Promise<number> {
     ...(v.log === true ? { eventLog: (lines: string[]) => out.write(lines.map((l) => `${l}\n`).join('')) } : {}),
   };
   preflight(b, config);
-  const resources = new ThreadResources();
+  const resources = threads ?? new ThreadResources();
   try {
     const log = (line: string): void => {
       (json ? process.stderr : process.stdout).write(`${line}\n`);
@@ -427,7 +433,7 @@ async function cmdRun(args: string[]): Promise<number> {
     if (typeof v.csv === 'string') writeCsv(v.csv, b.loaded.name, outcome.results);
     return outcome.results.every((r) => r.ok) ? 0 : 1;
   } finally {
-    await resources.close();
+    if (threads === undefined) await resources.close();
   }
 }
 
@@ -512,9 +518,19 @@ export async function cli(argv: string[]): Promise<void> {
     if (e.code === 'EPIPE') process.exit(0);
     throw e;
   });
+  process.exitCode = await runCli(argv);
+}
+
+/**
+ * `kernbench ...argv` without the process around it: runs the command, prints an
+ * error as the binary prints it, and returns the exit code instead of setting it
+ * (the in-process entry the CLI tests use, with `threads` shared across their
+ * runs; test/helpers/cli.ts).
+ */
+export async function runCli(argv: string[], threads?: ThreadResources): Promise<number> {
   let code: number;
   try {
-    code = await main(argv);
+    code = await main(argv, threads);
   } catch (e) {
     if (e instanceof KernbenchError && EXIT_2.has(e.code)) {
       process.stderr.write(`kernbench: ${printable(e.message)}\n`);
@@ -527,5 +543,5 @@ export async function cli(argv: string[]): Promise<void> {
       code = 1;
     }
   }
-  process.exitCode = code;
+  return code;
 }

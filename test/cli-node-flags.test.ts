@@ -1,6 +1,8 @@
 // Runs on: main thread (tap). Covers: node's own flags around a run — V8 options
 // Workers refuse, and --jitless (no WebAssembly) — must not change its result.
-// Scheduling jitter and --threads: cli-jitter.test.ts.
+// Scheduling jitter and --threads: cli-jitter.test.ts. The flagged runs are real
+// processes (the flags are node's); the plain run they are compared with runs
+// in-process (runCli).
 import { execa } from 'execa';
 import t from 'tap';
 import { BIN, kernbench, ROOT } from './helpers/cli.js';

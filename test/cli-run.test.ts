@@ -1,10 +1,12 @@
-// Runs on: main thread (tap). Covers: `kernbench run` end to end through execa —
-// the default run's text (golden output), --json and its agreement with the text,
-// --dtype, and --set on a CCL field.
+// Runs on: main thread (tap). Covers: `kernbench run` — the default run's text
+// (golden output), --json and its agreement with the text, --dtype, and --set on
+// a CCL field. The default run and the failing f16 check run the real binary
+// through execa (exit codes 0 and 1 of the process, the golden output end to
+// end); the rest run in-process (runCli, test/helpers/cli.ts).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import t from 'tap';
-import { kernbench, ROOT, type Run } from './helpers/cli.js';
+import { kernbench, kernbenchProcess, ROOT, type Run } from './helpers/cli.js';
 
 const GOLDEN = join(ROOT, 'test', 'golden', 'ccl_allreduce.default.txt');
 // KERNBENCH_UPDATE_GOLDEN=1 rewrites the golden file from this run instead of comparing.
@@ -12,7 +14,7 @@ const UPDATE_GOLDEN = process.env.KERNBENCH_UPDATE_GOLDEN === '1';
 
 // The default run is deterministic (virtual time), so several tests share one; likewise its --json.
 let defaultRun: Promise<Run> | undefined;
-const runDefault = (): Promise<Run> => (defaultRun ??= kernbench(['run', '--bench', 'ccl_allreduce']));
+const runDefault = (): Promise<Run> => (defaultRun ??= kernbenchProcess(['run', '--bench', 'ccl_allreduce']));
 let jsonRun: Promise<Run> | undefined;
 const runJson = (): Promise<Run> => (jsonRun ??= kernbench(['run', '--bench', 'ccl_allreduce', '--json']));
 
@@ -26,7 +28,7 @@ t.test('run --bench ccl_allreduce reports the ring all-reduce OK on 2 ranks with
 
 t.test('an f16 all-reduce whose sums pass 2048 fails the exact check and says why; f32 passes', async (t) => {
   const args = ['run', '--bench', 'ccl_allreduce', '--topology', 'ideal', '--set', 'system.sips.count=64', '--threads', '1'];
-  const [f16, f32] = await Promise.all([kernbench(args), kernbench([...args, '--dtype', 'f32'])]);
+  const [f16, f32] = await Promise.all([kernbenchProcess(args), kernbench([...args, '--dtype', 'f32'])]);
   t.equal(f16.exitCode, 1, 'a failed check exits 1');
   t.match(f16.stdout, /^ {2}ring_allreduce \(ws=64\): 0 OK \/ 64 FAIL$/m);
   t.match(f16.stdout, /^ {2}note: f16 holds integers exactly only up to 2048; partial sums here reach 2080, .* \(try --dtype f32\)$/m);

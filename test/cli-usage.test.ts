@@ -1,10 +1,11 @@
 // Runs on: main thread (tap). Covers: the kernbench command line's help, list
 // and the usage errors of run (unknown bench, unknown flag, bad --threads): exit
-// code 2, one message, no stack. Run through execa as a user runs it.
+// code 2, one message, no stack. The unknown bench runs the real binary through
+// execa (the process's exit code 2); the rest run in-process (runCli).
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { assertUsageError, kernbench, ROOT } from './helpers/cli.js';
+import { assertUsageError, kernbench, kernbenchProcess, ROOT } from './helpers/cli.js';
 
 t.test('--help exits 0 and lists the run, list and validate commands', async (t) => {
   const r = await kernbench(['--help']);
@@ -30,7 +31,7 @@ t.test('list names the ccl_allreduce bench and every shipped topology', async (t
 });
 
 t.test('an unknown bench exits 2 and names the known benches', async (t) => {
-  const r = await kernbench(['run', '--bench', 'nope']);
+  const r = await kernbenchProcess(['run', '--bench', 'nope']);
   assertUsageError(t, r);
   t.match(r.stderr, 'ccl_allreduce');
   t.match(r.stderr, "'nope'", 'the message ends with what was received');

@@ -1,31 +1,23 @@
 // Runs on: main thread (tap). Covers: `kernbench validate` finds everything
-// `kernbench run` would refuse about the configuration, through the CLI as a
-// user runs it: each refusal exits 2 with one line naming file:line:col (or the
-// --set flag), no stack trace, and `run` prints the very same line before any
-// thread starts. Also `list`'s algorithms section, read from the catalog.
+// `kernbench run` would refuse about the configuration, through the CLI's code
+// in-process (runCli): each refusal exits 2 with one line naming file:line:col
+// (or the --set flag), no stack trace, and `run` prints the very same line before
+// any thread starts. Also `list`'s algorithms section, read from the catalog.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import t from 'tap';
 import { algorithmCatalog } from '../lib/ccl/catalog.js';
 import { DEFAULT_CCL_FILE } from '../lib/config/paths.js';
 import { cclText, userFolder } from './fixtures/user-algorithms.js';
-import { BIN, ROOT } from './helpers/cli.js';
+import { kernbench as run, type Run } from './helpers/cli.js';
 
 // This file runs compiled, from dist/test/: the project root is two levels up.
 
 const user = userFolder();
 
-interface Run {
-  exitCode: number | undefined;
-  stdout: string;
-  stderr: string;
-}
-
-/** Run `kernbench ...args` from the project root; never throws on a non-zero exit. */
-async function kernbench(...args: string[]): Promise<Run> {
-  const { exitCode, stdout, stderr } = await execa('node', [BIN, ...args], { reject: false, cwd: ROOT, stripFinalNewline: false });
-  return { exitCode, stdout: String(stdout), stderr: String(stderr) };
+/** Run `kernbench ...args` in-process from the project root (runCli); never throws on a non-zero exit. */
+function kernbench(...args: string[]): Promise<Run> {
+  return run(args);
 }
 
 /** `file:line:col` of `needle` in `file` (plus `shift` columns), as problems print it. */
@@ -37,8 +29,7 @@ function position(file: string, needle: string, shift = 0): string {
   return `${file}:${before.length}:${before[before.length - 1].length + 1 + shift}`;
 }
 
-// Every command starts at once (they are independent), and the tests await their own:
-// node's start-up dominates, and on a loaded machine it is seconds per process.
+// Every command is queued at once (they are independent), and the tests await their own.
 const brokenCcl = user.write('broken.yaml', cclText('  broken:\n    module: ./broken.ts\n    topology: ring_1d\n'));
 const unknownCcl = user.write('unknown.yaml', cclText('  typo:\n    module: ring_alreduce\n    topology: ring_1d\n'));
 const shipped = kernbench('validate');

@@ -27,7 +27,8 @@ t.test('awaiting a launch is worker-wait: it completes, is idempotent, and a com
 });
 
 t.test('numpy() drains pending launches first (the host-read barrier)', async (t) => {
-  await rt.session({ threads: 'pe' }, async (torch) => {
+  // One SIP: its 16 PEs run the launches on 16 threads; a second SIP's 16 would only sit idle.
+  await rt.session({ threads: 'pe', sets: ['system.sips.count=1'] }, async (torch) => {
     const x = torch.zeros([1, 16], { dp: new DPPolicy({ cube: 'column_wise', pe: 'column_wise', numCubes: 4, numPes: 4 }) });
     torch.launch('add_one', addOne, x);
     torch.launch('add_one', addOne, x);

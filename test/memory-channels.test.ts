@@ -35,9 +35,11 @@ t.test('two PEs streaming from one cube\'s HBM take longer than one alone', asyn
 });
 
 t.test('the contended run is identical under every thread layout and under jitter', async (t) => {
-  const ref = await stream(4, { threads: 1 });
+  // One SIP of one cube: exactly the 4 contending PEs, so --threads pe starts 4 threads, not 32 mostly idle ones.
+  const sets = ['system.sips.count=1', 'sip.cube_mesh.w=1', 'sip.cube_mesh.h=1'];
+  const ref = await stream(4, { threads: 1, sets });
   for (const over of [{ threads: 'rank' as const }, { threads: 'pe' as const }, { threads: 2 }, { threads: 'pe' as const, jitterSeed: 9 }, { threads: 1, jitterSeed: 4 }]) {
-    const r = await stream(4, over);
+    const r = await stream(4, { ...over, sets });
     t.same({ timings: r.timings, digest: r.digest }, { timings: ref.timings, digest: ref.digest }, JSON.stringify(over));
   }
 });

@@ -1,10 +1,14 @@
-// Runs on: main thread (tap). Shared plumbing for the CLI tests: run
-// bin/kernbench.js through execa as a user does, and the shape every usage or
-// configuration error must have (exit 2, one message, no stack).
+// Runs on: main thread (tap). Shared plumbing for the CLI tests: run a kernbench
+// command line — in this process through bin/cli.ts's runCli (the same code the
+// binary runs, without a node start-up per case), or through bin/kernbench.js as
+// a user does where the process boundary is what is tested — and the shape every
+// usage or configuration error must have (exit 2, one message, no stack).
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa, type Options } from 'execa';
-import type { Test } from 'tap';
+import t, { type Test } from 'tap';
+import type { ThreadResources } from '../../lib/session/session.js';
 
 // tap runs each test file with NODE_OPTIONS=--import @tapjs/processinfo (process
 // tracking for coverage, which is off here). Every `node` these tests start would
@@ -21,17 +25,117 @@ export interface Run {
   exitCode: number | undefined;
   stdout: string;
   stderr: string;
-  /** The run was killed by its guard timeout (a hang, not an answer). */
+  /** The run was stopped by its guard timeout (a hang, not an answer). */
   timedOut: boolean;
 }
 
+export interface RunOptions {
+  /** The working directory of the run (default: the project root). */
+  cwd?: string;
+  /** Environment variables set for the run (KERNBENCH_JITTER, ...). */
+  env?: Record<string, string>;
+}
+
+/** A hang becomes a failed assertion instead of a stuck test file. */
+const GUARD_MS = 60_000;
+
+// --- In-process runs -------------------------------------------------------
+// runCli writes to process.stdout and process.stderr, as the binary does. While
+// a run is in flight, its writes go to that run's capture, found through the
+// async context the run started in; tap's own output, written from the tests'
+// context, passes through untouched, and so does anything written in a finished
+// run's context (a worker thread's late output). stderr reads as not a TTY during
+// a run, as it is for a process whose output is piped (no progress lines).
+//
+// The runs of a test file share one set of threads (executor pool, coordinator),
+// as a sweep's points do: starting them is most of a small run's cost (32
+// executors for --threads pe: about 10 s of CPU), the simulation a fraction of a
+// second. A fresh set replaces them after a run that did not answer.
+
+interface Capture {
+  stdout: string;
+  stderr: string;
+  open: boolean;
+}
+
+const capture = new AsyncLocalStorage<Capture>();
+
+function divert(stream: NodeJS.WriteStream, key: 'stdout' | 'stderr'): void {
+  const write = stream.write.bind(stream) as (...a: unknown[]) => boolean;
+  stream.write = function divertedWrite(chunk: unknown, ...rest: unknown[]): boolean {
+    const c = capture.getStore();
+    if (c === undefined || !c.open) return write(chunk, ...rest);
+    const encoding = typeof rest[0] === 'string' ? (rest[0] as BufferEncoding) : 'utf8';
+    c[key] += typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString(encoding);
+    const done = rest.find((x) => typeof x === 'function') as (() => void) | undefined;
+    if (done) process.nextTick(done);
+    return true;
+  } as typeof stream.write;
+  const isTTY = stream.isTTY;
+  Object.defineProperty(stream, 'isTTY', { configurable: true, get: () => (capture.getStore()?.open === true ? false : isTTY) });
+}
+divert(process.stdout, 'stdout');
+divert(process.stderr, 'stderr');
+
+// One in-process run at a time: the working directory and the environment are the
+// process's, so a run that sets them must not overlap another.
+let queue: Promise<unknown> = Promise.resolve();
+
+let threads: ThreadResources | undefined;
+t.teardown(() => threads?.close());
+
 /**
- * Run `kernbench ...args` (from the project root unless `opts.cwd`); never throws on a
- * non-zero exit. A guard timeout (60 s) turns a hang into a failed assertion instead
- * of a stuck test file.
+ * Run `kernbench ...args` in this process (from the project root unless `opts.cwd`)
+ * and return what the binary would have exited with and printed; never throws on
+ * a failing run.
  */
-export async function kernbench(args: string[], opts: Options = {}): Promise<Run> {
-  const r = await execa('node', [BIN, ...args], { reject: false, cwd: ROOT, stripFinalNewline: false, timeout: 60_000, ...opts });
+export function kernbench(args: string[], opts: RunOptions = {}): Promise<Run> {
+  const run = queue.then(() => inProcess(args, opts));
+  queue = run.catch(() => undefined);
+  return run;
+}
+
+async function inProcess(args: string[], opts: RunOptions): Promise<Run> {
+  // Loaded on the first run: files that import this helper only for ROOT or for the
+  // NODE_OPTIONS line above do not load the CLI and the library.
+  const { runCli } = await import('../../bin/cli.js');
+  const { ThreadResources } = await import('../../lib/session/session.js');
+  const cwd = process.cwd();
+  const saved = Object.keys(opts.env ?? {}).map((k) => [k, process.env[k]] as const);
+  process.chdir(opts.cwd ?? ROOT);
+  Object.assign(process.env, opts.env);
+  const out: Capture = { stdout: '', stderr: '', open: true };
+  const shared = (threads ??= new ThreadResources());
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const guard = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), GUARD_MS)));
+    const code = await Promise.race([capture.run(out, () => runCli(args, shared)), guard]);
+    if (code === 'timeout') {
+      threads = undefined;
+      void shared.close();
+    }
+    return { exitCode: code === 'timeout' ? undefined : code, stdout: out.stdout, stderr: out.stderr, timedOut: code === 'timeout' };
+  } finally {
+    out.open = false;
+    clearTimeout(timer);
+    process.chdir(cwd);
+    for (const [k, v] of saved) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+}
+
+// --- Out-of-process runs ---------------------------------------------------
+
+/**
+ * Run `node [nodeFlags] bin/kernbench.js ...args` as a user does (from the project
+ * root unless `opts.cwd`); never throws on a non-zero exit. For what only the real
+ * process shows: its exit code, node's own flags, the environment it starts with.
+ */
+export async function kernbenchProcess(args: string[], opts: Options & { nodeFlags?: string[] } = {}): Promise<Run> {
+  const { nodeFlags = [], ...rest } = opts;
+  const r = await execa('node', [...nodeFlags, BIN, ...args], { reject: false, cwd: ROOT, stripFinalNewline: false, timeout: GUARD_MS, ...rest });
   return { exitCode: r.exitCode, stdout: String(r.stdout), stderr: String(r.stderr), timedOut: r.timedOut === true };
 }
 
