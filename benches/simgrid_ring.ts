@@ -152,6 +152,7 @@ async function measure(c: Contender): Promise<Measured> {
 /** Compile ./simgrid/ring_allreduce.cpp once per version of its text; the binary's path. */
 function compileSimgrid(): string {
   if (!existsSync(TIME)) throw new UsageError(`simgrid_ring measures peak RSS with ${TIME} (Debian: apt-get install time), got no such file`);
+  if (!existsSync(SOURCE)) throw new UsageError(`simgrid_ring compiles ${SOURCE}, which ships with the repository, not the npm package; got no such file`);
   const src = readFileSync(SOURCE);
   const binary = join(tmpdir(), `kernbench-simgrid-ring-${createHash('sha256').update(src).digest('hex').slice(0, 12)}`);
   if (existsSync(binary)) return binary;
