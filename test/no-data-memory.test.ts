@@ -1,7 +1,9 @@
 // Timing-only mode backs no tensor data (issue 14, item 3): allocations are
 // placed and checked against device capacity, but the session arena holds no
-// bytes for them, so a run may allocate more than the arena (1 GiB) could hold.
+// bytes for them, so a run may allocate more than the arena (1 GiB) could hold;
+// its IPCQ slots are headers only.
 import t from 'tap';
+import { SLOT } from '../lib/shm/layout.js';
 import { DEFAULT_ARENA_BYTES } from '../lib/sync/plan.js';
 import { TestRuntime } from './helpers/run.js';
 
@@ -37,4 +39,23 @@ t.test('with --no-data a ring all-reduce on the ideal topology has the crit_ns i
   const [timing] = await rt.bench('ccl_allreduce', { ...over, noData: true });
   t.ok(full.ok && timing.ok);
   t.equal(timing.critNs, full.critNs);
+});
+
+t.test('with --no-data the shared buffers hold no payload: no arena, IPCQ slots of one header line each', async (t) => {
+  const sizes = async (noData: boolean) =>
+    (
+      await rt.session({ topology: 'ideal', noData }, async (torch) => {
+        const { buffers, layout } = torch.host.env.shared;
+        return { arena: buffers.arena.byteLength, ipcq: buffers.ipcq.map((b) => b.byteLength), rings: layout.ringsPerSet, slots: layout.dims.nSlots, slotSize: layout.dims.slotSize };
+      })
+    ).value;
+  const timing = await sizes(true);
+  const full = await sizes(false);
+  t.equal(timing.arena, 0, 'no tensor arena');
+  // A slot is its header, rounded up to a 64-byte line: no payload bytes behind it.
+  const headerLine = Math.ceil(SLOT.HEADER_BYTES / 64) * 64;
+  t.same(timing.ipcq, timing.ipcq.map(() => timing.rings * timing.slots * headerLine), 'every channel set: rings x slots x one header line');
+  // The same session with data backs the topology's slots (ideal: 8 x 64 KiB per ring) and the arena.
+  t.ok(full.slotSize > 0 && full.arena > 0);
+  t.same(full.ipcq, full.ipcq.map(() => full.rings * full.slots * Math.ceil((SLOT.HEADER_BYTES + full.slotSize) / 64) * 64));
 });

@@ -23,9 +23,17 @@ export const mod = (a: number, p: number): number => ((a % p) + p) % p;
  * divide by p (lengths differ by at most one; some are empty when len < p).
  */
 export class Chunks {
-  /** Chunk views of the last tile asked for (a ring step asks for each chunk several times). */
+  /**
+   * The last two chunk views handed out, of the last tile asked for: a ring
+   * step receives into chunk i and the next step sends it, so two suffice.
+   * Not one view per chunk: kept for a kernel's lifetime, those were p views
+   * per rank, p^2 per thread under --threads 1 (1M Tiles, ~250 MiB of live
+   * heap at p = 1024; docs/benchmarks.md, "Peak memory").
+   */
   private viewsOf: Tile | undefined;
-  private views: (Tile | undefined)[] = [];
+  private lastI = [-1, -1];
+  private lastView: (Tile | undefined)[] = [undefined, undefined];
+  private next = 0;
 
   constructor(
     readonly base: number,
@@ -41,13 +49,20 @@ export class Chunks {
     return this.lo(i + 1) - this.lo(i);
   }
 
-  /** Chunk i of `data` as a view (shares storage; the same Tile each time for the same `data`). */
+  /** Chunk i of `data` as a view (shares storage; the same Tile when asked again soon after, for the same `data`). */
   of(data: Tile, i: number): Tile {
     if (data !== this.viewsOf) {
       this.viewsOf = data;
-      this.views = [];
+      this.lastI = [-1, -1];
+      this.lastView = [undefined, undefined];
     }
-    return (this.views[i] ??= data.slice(this.lo(i), this.count(i)));
+    if (this.lastI[0] === i) return this.lastView[0] as Tile;
+    if (this.lastI[1] === i) return this.lastView[1] as Tile;
+    const view = data.slice(this.lo(i), this.count(i));
+    this.lastI[this.next] = i;
+    this.lastView[this.next] = view;
+    this.next ^= 1;
+    return view;
   }
 
   /** Chunk i cut again into q chunks (the next dimension of a 2-D algorithm). */
