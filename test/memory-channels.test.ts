@@ -62,8 +62,9 @@ t.test('four PEs loading back to back from one HBM keep their order: each ends o
   // pending set outside its snapshot) breaks the order and changes crit, sometimes.
   const LOADS = 400;
   const SHARD = 64; // f32: 256 B an access
-  for (const threads of ['pe', 2, 'rank'] as const) {
-    const r = await rt.session({ threads }, async (torch) => {
+  const sets = ['system.sips.count=1', 'sip.cube_mesh.w=1', 'sip.cube_mesh.h=1']; // the 4 PEs of one cube, 4 threads under --threads pe
+  for (const threads of ['pe', 2, 'rank', 'pe', 2, 'pe'] as const) {
+    const r = await rt.session({ threads, sets }, async (torch) => {
       const hbm = torch.spec.timing.memory.hbm;
       const one = torch.zeros([1, SHARD], { dtype: 'f32' });
       const h1 = torch.launch('load_many', loadMany, one, LOADS);
