@@ -13,7 +13,6 @@ import { broadcast } from '../ccl/collectives/broadcast.js';
 import { reduceScatter } from '../ccl/collectives/reduce_scatter.js';
 import { placeCollective, type Arrangement, type CollectivePlacement } from '../ccl/placement.js';
 import { ProcessGroup, nextChannelSet } from '../ccl/process-group.js';
-import { loadAllReduce } from '../ccl/catalog.js';
 import { checkReduceOp, type ReduceOp } from '../ccl/reduce-op.js';
 import { KernbenchError } from '../errors.js';
 import type { Kernel } from '../kernel/define.js';
@@ -132,6 +131,9 @@ export class Distributed {
   async allReduce(t: Tensor, opts: CollectiveOptions & { op?: ReduceOp } = {}): Promise<Work> {
     const op = checkReduceOp(opts.op ?? 'sum');
     // The module the run resolved (by URL, so a user's file works on any thread).
+    // Imported here, not at the top: the catalog brings zod, and most executor threads never
+    // run an all-reduce's host side (thread start-up, docs/decisions/0025-cli-tests-run-in-process.md).
+    const { loadAllReduce } = await import('../ccl/catalog.js');
     const algo = await loadAllReduce(this.ccl);
     const desc = t.toDesc();
     if (algo.arrangement.kind === 'hierarchical') {
