@@ -37,7 +37,10 @@ function setActor(sh: SharedState, a: number, state: number, clockPs: number, wo
   Atomics.store(sh.ctl, L.actor(a, ACTOR.WAIT_WORD), word);
   Atomics.store(sh.ctl, L.actor(a, ACTOR.WAIT_TARGET), target);
   Atomics.store(sh.ctl, L.actor(a, ACTOR.STATE), state);
+  if (state === ACTOR_STATE.RUNNING || state === ACTOR_STATE.BLOCKED) Atomics.or(sh.ctl, L.activeWord(a), 1 << (a & 31));
+  else Atomics.and(sh.ctl, L.activeWord(a), ~(1 << (a & 31)));
   Atomics.add(sh.ctl, L.actor(a, ACTOR.GEN), 1);
+  Atomics.add(sh.ctl, HEADER.STATE_EPOCH, 1);
 }
 
 const busy = (bytes: number) => transferPs(bytes, hbm.bandwidth_gb_s);
@@ -70,6 +73,15 @@ t.test('a blocked actor holds a request back only while its wait is already sati
   request(sh, 0, 9000);
   Atomics.store(sh.ctl, word, 1);
   t.same(arbiter.pass(), [], 'its wait came true: it runs from 10');
+});
+
+t.test('an actor that is neither running nor blocked bounds nothing, whatever its clock', async (t) => {
+  const { sh, L, arbiter } = fresh();
+  request(sh, 0, 1000);
+  setActor(sh, L.channelActor(2, 1), ACTOR_STATE.RUNNING, 0);
+  t.same(arbiter.pass(), [], 'running at 0: it could still ask');
+  setActor(sh, L.channelActor(2, 1), ACTOR_STATE.IDLE, 0);
+  t.same(arbiter.pass(), [0], 'idle: only a running actor can start it again');
 });
 
 t.test('a command in flight holds every request back', async (t) => {

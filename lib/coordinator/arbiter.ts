@@ -22,8 +22,9 @@
 //                                 flight: then no grant now) starts it again
 // A granted requester's bound is its done time (written to its clock word), so
 // one pass can grant a run of requests. The snapshot is exact in the way the
-// deadlock detector's is (./deadlock.ts): every actor's generation is read
-// twice, and equal generations mean nobody changed state in between.
+// deadlock detector's is (./deadlock.ts), with one counter for all actors:
+// HEADER.STATE_EPOCH, bumped on every state change, is read before and after,
+// and equal means nobody changed state in between.
 //
 // The grants are the ones the old rule (grant the earliest at each quiescent
 // state) makes: when a pass grants the requests at t, every request at <= t
@@ -55,7 +56,6 @@ export class Arbiter {
     return a;
   }
 
-  private readonly gens: Int32Array;
   private readonly latencyPs: [number, number];
   private readonly bandwidth: [number, number];
 
@@ -63,7 +63,6 @@ export class Arbiter {
     private readonly sh: SharedState,
     m: Machine,
   ) {
-    this.gens = new Int32Array(sh.layout.actors);
     const mem = m.topology.timing.memory;
     this.latencyPs = [latencyPs(mem.sram.latency_ns), latencyPs(mem.hbm.latency_ns)];
     this.bandwidth = [mem.sram.bandwidth_gb_s, mem.hbm.bandwidth_gb_s];
@@ -74,15 +73,16 @@ export class Arbiter {
     return Atomics.compareExchange(this.sh.ctl, HEADER.ARBITER_LOCK, 0, 1) === 0;
   }
 
-  /** Take the lock, waiting for it (the coordinator thread may block). */
+  /** Take the lock, waiting for it (the coordinator thread may block; it marks the lock 2, "waited for"). */
   lock(): void {
     const ctl = this.sh.ctl;
-    while (Atomics.compareExchange(ctl, HEADER.ARBITER_LOCK, 0, 1) !== 0) Atomics.wait(ctl, HEADER.ARBITER_LOCK, 1);
+    if (Atomics.compareExchange(ctl, HEADER.ARBITER_LOCK, 0, 1) === 0) return;
+    while (Atomics.exchange(ctl, HEADER.ARBITER_LOCK, 2) !== 0) Atomics.wait(ctl, HEADER.ARBITER_LOCK, 2);
   }
 
+  /** Release the lock; notify only when the coordinator waits for it. */
   unlock(): void {
-    Atomics.store(this.sh.ctl, HEADER.ARBITER_LOCK, 0);
-    Atomics.notify(this.sh.ctl, HEADER.ARBITER_LOCK);
+    if (Atomics.exchange(this.sh.ctl, HEADER.ARBITER_LOCK, 0) === 2) Atomics.notify(this.sh.ctl, HEADER.ARBITER_LOCK);
   }
 
   /**
@@ -133,26 +133,38 @@ export class Arbiter {
    * The pending requests at the earliest pending time t, in PE order, when a
    * consistent snapshot shows that no actor can still do anything at a virtual
    * time <= t; else null. The pending set is read inside the snapshot (between
-   * the two reads of the generations): a request published after it was read
-   * comes from an actor that then blocks, which changes its generation.
+   * the two reads of the epoch): a request published after it was read comes
+   * from an actor that then blocks, which bumps the epoch.
    */
   private earliestSafe(self: number, selfBound: number): number[] | null {
-    const { sh, gens } = this;
+    const { sh } = this;
     const L = sh.layout;
     const ctl = sh.ctl;
-    const clock = sh.times;
-    const n = L.actors;
+    const times = sh.times;
+    // Word indices by arithmetic, not method calls: this loop is the cost of a self-grant.
+    const stride = L.actor(1, 0) - L.actor(0, 0);
+    const state0 = L.actor(0, ACTOR.STATE);
+    const word0 = L.actor(0, ACTOR.WAIT_WORD);
+    const target0 = L.actor(0, ACTOR.WAIT_TARGET);
+    const clock0 = L.clock(0);
+    const active0 = L.activeWord(0);
+    const words = L.activeWords;
+    const peStride = L.pe(1, 0) - L.pe(0, 0);
+    const req0 = L.pe(0, PE.REQ_SEQ);
+    const grant0 = L.pe(0, PE.GRANT_SEQ);
+    // Nothing pending (the usual end of a pass): no snapshot needed to say so.
+    if (Atomics.load(ctl, HEADER.GRANTS_PENDING) === 0) return null;
     for (let attempt = 0; attempt < SNAPSHOT_TRIES; attempt++) {
-      for (let a = 0; a < n; a++) gens[a] = Atomics.load(ctl, L.actor(a, ACTOR.GEN));
+      const epoch = Atomics.load(ctl, HEADER.STATE_EPOCH);
       // A command in flight starts a kernel at a time no snapshot of the actors shows.
       for (let e = 0; e <= L.dims.executors; e++) {
         if (Atomics.load(ctl, L.exec(e, EXEC.CMD_RESERVE)) !== Atomics.load(ctl, L.exec(e, EXEC.CMD_HEAD))) return null;
       }
       let tPs = Infinity;
       const due: number[] = [];
-      for (let pe = 0; pe < L.dims.pes; pe++) {
-        if (Atomics.load(ctl, L.pe(pe, PE.REQ_SEQ)) <= Atomics.load(ctl, L.pe(pe, PE.GRANT_SEQ))) continue;
-        const at = clock[L.grant(pe, GRANT.AT_PS)];
+      for (let pe = 0, w = 0; pe < L.dims.pes; pe++, w += peStride) {
+        if (Atomics.load(ctl, req0 + w) <= Atomics.load(ctl, grant0 + w)) continue;
+        const at = times[L.grant(pe, GRANT.AT_PS)];
         if (at < tPs) {
           tPs = at;
           due.length = 0;
@@ -161,20 +173,23 @@ export class Arbiter {
       }
       if (due.length === 0) return null;
       if (selfBound <= tPs) return null;
-      for (let a = 0; a < n; a++) {
-        if (a === self) continue;
-        const s = Atomics.load(ctl, L.actor(a, ACTOR.STATE));
-        if (s === ACTOR_STATE.RUNNING) {
-          if (clock[L.clock(a)] <= tPs) return null;
-        } else if (s === ACTOR_STATE.BLOCKED) {
-          const word = Atomics.load(ctl, L.actor(a, ACTOR.WAIT_WORD));
-          const target = Atomics.load(ctl, L.actor(a, ACTOR.WAIT_TARGET));
-          if (Atomics.load(ctl, word) >= target && clock[L.clock(a)] <= tPs) return null;
+      // Only active actors (RUNNING or BLOCKED) can bound anything: read the bitmap, then those.
+      for (let wi = 0; wi < words; wi++) {
+        let bits = Atomics.load(ctl, active0 + wi);
+        while (bits !== 0) {
+          const low = bits & -bits;
+          bits ^= low;
+          const a = wi * 32 + (31 - Math.clz32(low));
+          const o = a * stride;
+          const s = Atomics.load(ctl, state0 + o);
+          if (s === ACTOR_STATE.RUNNING) {
+            if (a !== self && times[clock0 + a] <= tPs) return null;
+          } else if (s === ACTOR_STATE.BLOCKED) {
+            if (times[clock0 + a] <= tPs && Atomics.load(ctl, Atomics.load(ctl, word0 + o)) >= Atomics.load(ctl, target0 + o) && a !== self) return null;
+          }
         }
       }
-      let same = true;
-      for (let a = 0; a < n && same; a++) same = Atomics.load(ctl, L.actor(a, ACTOR.GEN)) === gens[a];
-      if (same) return due;
+      if (Atomics.load(ctl, HEADER.STATE_EPOCH) === epoch) return due;
     }
     return null;
   }

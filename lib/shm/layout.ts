@@ -47,10 +47,12 @@ export const HEADER = {
    * have been the last one that could still ask earlier than a pending request.
    */
   GRANTS_PENDING: 16,
-  /** 1 while a thread runs an arbiter pass (a lock: the channels' free times and GRANT_SEQ change only under it). */
+  /** Non-zero while a thread runs an arbiter pass (a lock: the channels' free times and GRANT_SEQ change only under it); 2: the coordinator waits for it. */
   ARBITER_LOCK: 17,
   /** 1 while the coordinator is parked on COORD_DOORBELL; a ringer notifies only then. */
   COORD_PARKED: 18,
+  /** Bumped on every actor state change (after its GEN): equal before and after a scan means no actor changed state during it. */
+  STATE_EPOCH: 19,
 } as const;
 /** Two cache lines: the arbiter's words (16..) stay off the line barrier arrivals write (word 4). */
 const HEADER_WORDS = 32;
@@ -252,6 +254,7 @@ export class ShmLayout {
   private readonly peBase: number;
   private readonly ringBase: number;
   private readonly allocBase: number;
+  private readonly activeBase: number;
   // times
   private readonly clockBase: number;
   private readonly recordBase: number;
@@ -278,6 +281,8 @@ export class ShmLayout {
     w += this.rings * RING_STRIDE;
     this.allocBase = w;
     w += dims.cubes * 2;
+    this.activeBase = w;
+    w += Math.ceil(this.actors / 32);
     this.ctlWords = w;
 
     let f = 0;
@@ -352,6 +357,18 @@ export class ShmLayout {
   }
   ring(ring: number, field: number): number {
     return this.ringBase + ring * RING_STRIDE + field;
+  }
+  /**
+   * The word of the active-actor bitmap holding actor `actor`'s bit (1 << actor % 32): set while
+   * the actor is RUNNING or BLOCKED, clear while IDLE or DONE, so the arbiter reads the few
+   * active actors instead of every actor (lib/coordinator/arbiter.ts).
+   */
+  activeWord(actor: number): number {
+    return this.activeBase + (actor >>> 5);
+  }
+  /** Words of the active-actor bitmap (activeWord(0) is the first). */
+  get activeWords(): number {
+    return Math.ceil(this.actors / 32);
   }
   /** Allocation top of a cube's SRAM (space 0) or HBM (space 1), in 64-byte units (lib/shm/allocator.ts). */
   allocTop(cubeGlobal: number, space: 0 | 1): number {

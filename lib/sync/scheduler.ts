@@ -199,8 +199,9 @@ export class Scheduler {
     Atomics.store(this.ctl, L.actor(actor, ACTOR.WAIT_TARGET), target);
     Atomics.store(this.ctl, L.actor(actor, ACTOR.WAIT_KIND), kind);
     Atomics.store(this.ctl, L.actor(actor, ACTOR.WAIT_AUX), aux);
-    Atomics.store(this.ctl, L.actor(actor, ACTOR.STATE), ACTOR_STATE.BLOCKED);
+    this.storeState(actor, ACTOR_STATE.BLOCKED);
     Atomics.add(this.ctl, L.actor(actor, ACTOR.GEN), 1);
+    Atomics.add(this.ctl, HEADER.STATE_EPOCH, 1);
     this.stoppedRunning();
   }
 
@@ -210,9 +211,24 @@ export class Scheduler {
 
   setState(actor: number, state: number): void {
     const L = this.shared.layout;
-    Atomics.store(this.ctl, L.actor(actor, ACTOR.STATE), state);
+    this.storeState(actor, state);
     Atomics.add(this.ctl, L.actor(actor, ACTOR.GEN), 1);
+    Atomics.add(this.ctl, HEADER.STATE_EPOCH, 1);
     if (state !== ACTOR_STATE.RUNNING) this.stoppedRunning();
+  }
+
+  /** Store an actor's state, and flip its bit in the active-actor bitmap when it starts or stops being active (RUNNING or BLOCKED). */
+  private storeState(actor: number, state: number): void {
+    const L = this.shared.layout;
+    const w = L.actor(actor, ACTOR.STATE);
+    const was = Atomics.load(this.ctl, w);
+    Atomics.store(this.ctl, w, state);
+    const active = state === ACTOR_STATE.RUNNING || state === ACTOR_STATE.BLOCKED;
+    if (active !== (was === ACTOR_STATE.RUNNING || was === ACTOR_STATE.BLOCKED)) {
+      const bit = 1 << (actor & 31);
+      if (active) Atomics.or(this.ctl, L.activeWord(actor), bit);
+      else Atomics.and(this.ctl, L.activeWord(actor), ~bit);
+    }
   }
 
   /**
