@@ -185,7 +185,9 @@ t.test('tp_mlp leaves bit-identical outputs on every rank', async (t) => {
 });
 
 t.test('tp_mlp gives the same digest and crit_ns under --threads 1, rank, pe and under jitter', async (t) => {
-  const ref = (await rt.bench('tp_mlp', { threads: 1 }))[0];
+  // One cube per SIP: tp_mlp uses one PE per rank, and --threads pe then starts 8 threads, not 32.
+  const sets = ['sip.cube_mesh.w=1', 'sip.cube_mesh.h=1'];
+  const ref = (await rt.bench('tp_mlp', { threads: 1, sets }))[0];
   const variants = [
     { threads: 'rank' as const, jitterSeed: null },
     { threads: 'pe' as const, jitterSeed: null },
@@ -193,7 +195,7 @@ t.test('tp_mlp gives the same digest and crit_ns under --threads 1, rank, pe and
   ];
   const seen = [];
   for (const v of variants) {
-    const r = (await rt.bench('tp_mlp', v))[0];
+    const r = (await rt.bench('tp_mlp', { ...v, sets }))[0];
     seen.push({ layout: `${v.threads}/${v.jitterSeed}`, digest: r.digest, critNs: r.critNs });
   }
   t.same(seen, variants.map((v) => ({ layout: `${v.threads}/${v.jitterSeed}`, digest: ref.digest, critNs: ref.critNs })));
@@ -202,7 +204,8 @@ t.test('tp_mlp gives the same digest and crit_ns under --threads 1, rank, pe and
 // ---- the gemm kernel ------------------------------------------------------------------
 
 t.test('gemm_single_pe gives the same digest and crit_ns under --threads 1, rank, pe and under jitter', async (t) => {
-  const ref = (await rt.bench('gemm_single_pe', { threads: 1 }))[0];
+  const sets = ['sip.cube_mesh.w=1', 'sip.cube_mesh.h=1']; // its one PE's cube only: 8 threads under --threads pe, not 32
+  const ref = (await rt.bench('gemm_single_pe', { threads: 1, sets }))[0];
   t.ok(ref.ok, ref.lines.join('\n'));
   const variants = [
     { threads: 'rank' as const, jitterSeed: null },
@@ -212,17 +215,18 @@ t.test('gemm_single_pe gives the same digest and crit_ns under --threads 1, rank
   ];
   const seen = [];
   for (const v of variants) {
-    const r = (await rt.bench('gemm_single_pe', v))[0];
+    const r = (await rt.bench('gemm_single_pe', { ...v, sets }))[0];
     seen.push({ layout: `${v.threads}/${v.jitterSeed}`, digest: r.digest, critNs: r.critNs, ok: r.ok });
   }
   t.same(seen, variants.map((v) => ({ layout: `${v.threads}/${v.jitterSeed}`, digest: ref.digest, critNs: ref.critNs, ok: true })));
 });
 
 t.test('gemm_sweep gives the same digest and table under --threads 1, pe and under jitter', async (t) => {
-  const ref = (await rt.bench('gemm_sweep', { threads: 1 }))[0];
+  const sets = ['sip.cube_mesh.w=1', 'sip.cube_mesh.h=1']; // cube 0's 4 PEs are all it uses
+  const ref = (await rt.bench('gemm_sweep', { threads: 1, sets }))[0];
   t.ok(ref.ok);
   for (const v of [{ threads: 'pe' as const }, { threads: 'rank' as const, jitterSeed: 5 }]) {
-    const r = (await rt.bench('gemm_sweep', v))[0];
+    const r = (await rt.bench('gemm_sweep', { ...v, sets }))[0];
     t.same({ digest: r.digest, rows: r.table?.rows }, { digest: ref.digest, rows: ref.table?.rows }, JSON.stringify(v));
   }
 });
