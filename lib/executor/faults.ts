@@ -9,16 +9,18 @@
 //                         kernel fails, the host sees a KernelError); the owner
 //                         then aborts the session (runRank, PeRuntime.run).
 //   owner already ended,  nobody can fail in its place: the session aborts now,
-//   or no owner           with the fault as the abort's report (ABORT_KIND.FAULT).
+//   or no owner           with the fault as the abort's report (ABORT_KIND.FAULT),
+//                         and the owners still live on this thread end with an
+//                         AbortError (one may await what the callback was to settle).
 // Faults are wall-clock events (a timer fires when the OS says), so the run
 // aborts at once instead of waiting for quiescence: see docs/spawn.md.
 import { syncBuiltinESMExports } from 'node:module';
 import timers from 'node:timers';
 import { isMainThread } from 'node:worker_threads';
-import { KernbenchError, serializeError, type ErrorCode } from '../errors.js';
+import { AbortError, KernbenchError, serializeError, type ErrorCode } from '../errors.js';
 import { ABORT_KIND } from '../shm/layout.js';
 import type { SharedState } from '../shm/shared-state.js';
-import { bindToOwner, currentFaultOwner, ownerOfException, ownerOfPromise, type FaultOwner } from '../sync/fault-owner.js';
+import { abortLiveOwners, bindToOwner, currentFaultOwner, ownerOfException, ownerOfPromise, type FaultOwner } from '../sync/fault-owner.js';
 import { abortSession } from '../sync/scheduler.js';
 
 /** The session this thread serves now (faults abort it); undefined between sessions. */
@@ -78,8 +80,11 @@ function onFault(e: unknown, code: ErrorCode, ownerOf: () => FaultOwner | undefi
     const owner = ownerOf();
     const err = faultError(e, code, owner);
     if (owner?.fail(err)) return; // the owner reports it and aborts the session
-    if (current) abortSession(current.shared, ABORT_KIND.FAULT, serializeError(err));
-    else process.stderr.write(`kernbench: a fault on an executor thread between sessions: ${err.message}\n`);
+    if (current) {
+      abortSession(current.shared, ABORT_KIND.FAULT, serializeError(err));
+      // Not the fault itself (as a waiter's abort error, lib/sync/scheduler.ts): it fails no owner as a root cause.
+      abortLiveOwners(new AbortError(`${err.name} [${(err as KernbenchError).code ?? 'no code'}]: ${err.message}`));
+    } else process.stderr.write(`kernbench: a fault on an executor thread between sessions: ${err.message}\n`);
   } catch (inner) {
     // The handler itself must not throw (that would end the thread): say what happened.
     process.stderr.write(`kernbench: internal: handling a fault failed: ${String(inner)}\n`);

@@ -39,6 +39,13 @@ export class FaultOwner {
     return true;
   }
 
+  /** End the owner's run with `e` (an AbortError) now, as an abort would: it is not the owner's fault. */
+  abort(e: Error): void {
+    if (!this.live || !this.reject) return;
+    this.live = false;
+    this.reject(e);
+  }
+
   /** Run `fn` as this owner: its outcome, or the fault that failed it while it ran, whichever comes first. */
   async run<T>(fn: () => Promise<T>): Promise<T> {
     const faulted = new Promise<never>((_, reject) => (this.reject = reject));
@@ -105,6 +112,17 @@ function leave(owner: FaultOwner): void {
     // Set by the last continuation's promise; with the hooks off it would stay stale.
     current = undefined;
   }
+}
+
+/**
+ * After a fault nobody could be failed for (unowned, or its owner had ended) has
+ * aborted the session: end every owner still live on this thread with `e`. An
+ * owner parked in a wait would get the abort from it; one awaiting a promise
+ * nothing will settle (its code waits for the callback that faulted) would
+ * otherwise never end, and the spawn would wait for it forever.
+ */
+export function abortLiveOwners(e: Error): void {
+  for (const o of [...live]) o.abort(e);
 }
 
 /** The owner of the code running now (or of the callback that just failed), if any. */
