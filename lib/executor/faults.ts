@@ -9,14 +9,18 @@
 //                         kernel fails, the host sees a KernelError); the owner
 //                         then aborts the session (runRank, PeRuntime.run).
 //   owner already ended,  nobody can fail in its place: the session aborts now,
-//   or no owner           with the fault as the abort's report (ABORT_KIND.FAULT).
+//   or no owner           with the fault as the abort's report (ABORT_KIND.FAULT),
+//                         and the owners still live on this thread end with an
+//                         AbortError (one may await what the callback was to settle).
 // Faults are wall-clock events (a timer fires when the OS says), so the run
 // aborts at once instead of waiting for quiescence: see docs/spawn.md.
+import { syncBuiltinESMExports } from 'node:module';
+import timers from 'node:timers';
 import { isMainThread } from 'node:worker_threads';
-import { KernbenchError, serializeError, type ErrorCode } from '../errors.js';
+import { AbortError, KernbenchError, serializeError, type ErrorCode } from '../errors.js';
 import { ABORT_KIND } from '../shm/layout.js';
 import type { SharedState } from '../shm/shared-state.js';
-import { currentFaultOwner, type FaultOwner } from '../sync/fault-owner.js';
+import { abortLiveOwners, bindToOwner, currentFaultOwner, ownerOfException, ownerOfPromise, type FaultOwner } from '../sync/fault-owner.js';
 import { abortSession } from '../sync/scheduler.js';
 
 /** The session this thread serves now (faults abort it); undefined between sessions. */
@@ -31,8 +35,9 @@ export function setFaultSession(s: { shared: SharedState; executor: number } | u
 export function installFaultHandlers(): void {
   if (installed || isMainThread) return;
   installed = true;
-  process.on('uncaughtException', (e) => onFault(e, 'ERR_UNCAUGHT_EXCEPTION'));
-  process.on('unhandledRejection', (reason) => onFault(reason, 'ERR_UNHANDLED_REJECTION'));
+  process.on('uncaughtException', (e) => onFault(e, 'ERR_UNCAUGHT_EXCEPTION', () => ownerOfException(e)));
+  process.on('unhandledRejection', (reason, promise) => onFault(reason, 'ERR_UNHANDLED_REJECTION', () => ownerOfPromise(promise)));
+  bindCallbacksToOwners();
   // In a worker, process.exit() ends the thread, and with it every rank and PE placed here.
   process.exit = function exit(code?: number | string | null): never {
     const owner = currentFaultOwner();
@@ -40,13 +45,46 @@ export function installFaultHandlers(): void {
   } as typeof process.exit;
 }
 
-function onFault(e: unknown, code: ErrorCode): void {
+/**
+ * Callbacks scheduled by an owner run as that owner (lib/sync/fault-owner.ts
+ * bindToOwner): setTimeout, setInterval, setImmediate, queueMicrotask and
+ * process.nextTick, both the globals and node:timers' exports (an
+ * `import { setTimeout } from 'node:timers'` sees the bound one too).
+ */
+function bindCallbacksToOwners(): void {
+  type Scheduler = (cb: (...a: unknown[]) => unknown, ...rest: unknown[]) => unknown;
+  const bind = (orig: Scheduler): Scheduler => {
+    const f = function scheduleBound(this: unknown, cb: (...a: unknown[]) => unknown, ...rest: unknown[]): unknown {
+      return orig.call(this, bindToOwner(cb), ...rest);
+    };
+    // util.promisify(setTimeout) and friends read this.
+    Object.defineProperties(f, Object.getOwnPropertyDescriptors(orig));
+    return f;
+  };
+  const g = globalThis as unknown as Record<string, Scheduler>;
+  const t = timers as unknown as Record<string, Scheduler>;
+  for (const name of ['setTimeout', 'setInterval', 'setImmediate'] as const) {
+    const orig = g[name];
+    const bound = bind(orig);
+    g[name] = bound;
+    if (t[name] === orig) t[name] = bound;
+  }
+  g.queueMicrotask = bind(g.queueMicrotask);
+  const p = process as unknown as Record<string, Scheduler>;
+  p.nextTick = bind(p.nextTick);
+  syncBuiltinESMExports();
+}
+
+function onFault(e: unknown, code: ErrorCode, ownerOf: () => FaultOwner | undefined): void {
   try {
-    const owner = currentFaultOwner();
+    const owner = ownerOf();
     const err = faultError(e, code, owner);
     if (owner?.fail(err)) return; // the owner reports it and aborts the session
-    if (current) abortSession(current.shared, ABORT_KIND.FAULT, serializeError(err));
-    else process.stderr.write(`kernbench: a fault on an executor thread between sessions: ${err.message}\n`);
+    if (current) {
+      abortSession(current.shared, ABORT_KIND.FAULT, serializeError(err));
+      // Not the fault itself (as a waiter's abort error, lib/sync/scheduler.ts): it fails no owner as a root cause.
+      abortLiveOwners(new AbortError(`${err.name} [${(err as KernbenchError).code ?? 'no code'}]: ${err.message}`));
+    } else process.stderr.write(`kernbench: a fault on an executor thread between sessions: ${err.message}\n`);
   } catch (inner) {
     // The handler itself must not throw (that would end the thread): say what happened.
     process.stderr.write(`kernbench: internal: handling a fault failed: ${String(inner)}\n`);

@@ -112,13 +112,15 @@ export class Distributed {
    * collective kernel (lib/ccl/collectives/barrier.ts), since that counter
    * cannot count a subset.
    */
-  async barrier(opts: { group?: ProcessGroup } = {}): Promise<void> {
+  barrier(opts: { group?: ProcessGroup } = {}): Promise<void> {
+    // The world's barrier is the host's promise itself, with no async layer here (the barrier bench's loop).
     const ws = this.world?.group.size ?? this.rankInfo.nprocs;
     const group = opts.group;
-    if (!group || group.size === ws) {
-      await this.host.barrier(ws, tabulate(ws, (r) => r));
-      return;
-    }
+    if (!group || group.size === ws) return this.host.barrier(ws);
+    return this.subgroupBarrier(group);
+  }
+
+  private async subgroupBarrier(group: ProcessGroup): Promise<void> {
     const me = this.memberRank('barrier', group);
     group.checkChannelSet('barrier', this.ccl.channel_sets);
     const m = this.host.env.machine;

@@ -11,6 +11,9 @@ import type { ThreadEnv } from '../sync/thread-env.js';
 import { VirtualClock } from '../time/virtual-clock.js';
 import { MAIN_ACTOR, kernelActor, raceLog } from '../race/log.js';
 
+/** What the last arrival at a barrier returns: it has nothing to wait for. */
+const RESOLVED: Promise<void> = Promise.resolve();
+
 export interface PeTiming {
   pe: number;
   startPs: number;
@@ -188,26 +191,40 @@ export class HostRuntime {
   }
 
   /**
-   * A barrier across `n` ranks on counters that only go up: the k-th barrier
-   * of this spawn completes when total arrivals reach base + (k + 1) * n, base
-   * being the arrivals of earlier spawns. Each rank's virtual clock becomes the
-   * latest arrival time.
+   * A barrier across the `n` ranks 0..n-1 on counters that only go up: the k-th
+   * barrier of this spawn completes when total arrivals reach base + (k + 1) * n,
+   * base being the arrivals of earlier spawns. Each rank's virtual clock becomes
+   * the latest arrival time. Not an async function, and the last arrival settles
+   * without waiting: the bench loop awaits it directly, and every promise is a
+   * promise hook on a thread with several fault owners (lib/sync/fault-owner.ts).
+   * Never throws: failures (an abort) are rejections.
    */
-  async barrier(n: number, ranks: number[]): Promise<void> {
-    const { shared, sched } = this.env;
-    const L = shared.layout;
-    const k = this.barrierRound++;
-    shared.times[L.barrierTime(k, this.host)] = this.clockPs;
-    const raceKey = `B:${this.barrierBase}:${k}`;
-    if (raceLog.on) raceLog.release(this.raceActor, [raceKey]);
-    const target = this.barrierBase + (k + 1) * n;
-    // Only the last arrival can complete the barrier: it alone wakes the others, with one notify (Scheduler.broadcast).
-    if (Atomics.add(shared.ctl, HEADER.BARRIER_ARRIVALS, 1) + 1 === target) sched.broadcast(HEADER.BARRIER_ARRIVALS);
-    else await sched.waitBroadcast(this.actor, HEADER.BARRIER_ARRIVALS, target, WAIT_KIND.BARRIER, k, this.clockPs);
+  barrier(n: number): Promise<void> {
+    try {
+      const { shared, sched } = this.env;
+      const k = this.barrierRound++;
+      shared.times[shared.layout.barrierTime(k, this.host)] = this.clockPs;
+      if (raceLog.on) raceLog.release(this.raceActor, [`B:${this.barrierBase}:${k}`]);
+      const target = this.barrierBase + (k + 1) * n;
+      // Only the last arrival can complete the barrier: it alone wakes the others, with one notify (Scheduler.broadcast).
+      if (Atomics.add(shared.ctl, HEADER.BARRIER_ARRIVALS, 1) + 1 === target) {
+        sched.broadcast(HEADER.BARRIER_ARRIVALS);
+        this.leaveBarrier(k, n);
+        return RESOLVED;
+      }
+      return sched.waitBroadcast(this.actor, HEADER.BARRIER_ARRIVALS, target, WAIT_KIND.BARRIER, k, this.clockPs).then(() => this.leaveBarrier(k, n));
+    } catch (e) {
+      return Promise.reject(e as Error);
+    }
+  }
+
+  /** Barrier k is complete: advance to its latest arrival, and record it. */
+  private leaveBarrier(k: number, n: number): void {
+    const { shared } = this.env;
     const arrivedPs = this.clockPs;
-    for (const r of ranks) this.clock.advanceTo(shared.times[L.barrierTime(k, r)]);
+    for (let r = 0; r < n; r++) this.clock.advanceTo(shared.times[shared.layout.barrierTime(k, r)]);
     this.env.trace?.barrier(this.barrierBase, k, this.host, arrivedPs, this.clockPs);
-    if (raceLog.on) raceLog.acquire(this.raceActor, [raceKey]);
+    if (raceLog.on) raceLog.acquire(this.raceActor, [`B:${this.barrierBase}:${k}`]);
   }
 
   /**

@@ -3,12 +3,18 @@
 // belongs to (a throw in a setTimeout callback, an unhandled rejection,
 // process.exit() called from a callback).
 //
-// An AsyncLocalStorage store follows timers, immediates and promise
-// continuations, so the thread's 'uncaughtException' and 'unhandledRejection'
-// handlers (lib/executor/faults.ts) read the owner of the callback that failed.
-// While the owner runs, runOwned races its promise chain against such a
-// fault: the owner fails at once with it, as if its chain had thrown.
-import { AsyncLocalStorage } from 'node:async_hooks';
+// By thread first (docs/decisions/0025-fault-attribution-by-thread.md): while
+// at most one owner is live on this thread, the code that faulted is that
+// owner's, and nothing is tracked per promise. Only while two or more are live
+// (a rank's host and a kernel of its PEs, or several ranks on one thread) are
+// V8's promise hooks on: each promise is tagged with the owner of the code
+// that created it, and a continuation runs as its promise's owner. Timer,
+// immediate, nextTick and microtask callbacks are bound to the owner that
+// scheduled them (bindToOwner, installed by lib/executor/faults.ts), whichever
+// mode the thread is in when they fire. While its owner runs, run() races the
+// owner's promise chain against such a fault: the owner fails at once with it,
+// as if its chain had thrown.
+import { promiseHooks } from 'node:v8';
 
 export class FaultOwner {
   /** True until the owner's chain settles (returned, threw, or faulted). */
@@ -33,20 +39,137 @@ export class FaultOwner {
     return true;
   }
 
+  /** End the owner's run with `e` (an AbortError) now, as an abort would: it is not the owner's fault. */
+  abort(e: Error): void {
+    if (!this.live || !this.reject) return;
+    this.live = false;
+    this.reject(e);
+  }
+
   /** Run `fn` as this owner: its outcome, or the fault that failed it while it ran, whichever comes first. */
   async run<T>(fn: () => Promise<T>): Promise<T> {
     const faulted = new Promise<never>((_, reject) => (this.reject = reject));
+    enter(this);
+    let result: Promise<T>;
+    const prev = current;
+    current = this;
     try {
-      return await Promise.race([store.run(this, fn), faulted]);
+      result = fn();
+    } catch (e) {
+      result = Promise.reject(e as Error);
+    } finally {
+      current = prev;
+    }
+    try {
+      return await Promise.race([result, faulted]);
     } finally {
       this.live = false;
+      leave(this);
     }
   }
 }
 
-const store = new AsyncLocalStorage<FaultOwner>();
+/** The owner a promise was created by (null: by no owner); absent on promises created while the hooks were off. */
+const OWNER = Symbol('kernbench.faultOwner');
+type Tagged = { [OWNER]?: FaultOwner | null };
+
+/** Owners whose run() has not settled, on this thread. */
+const live = new Set<FaultOwner>();
+/** The owner of the code running now, when known: set by run() and bound callbacks, and (hooks on) by the continuation's promise. */
+let current: FaultOwner | undefined;
+/** Stops the promise hooks; set while they are on (two or more owners live). */
+let stopHooks: (() => void) | undefined;
+/** While the hooks are on: the owner of untagged promises (created while it was the thread's only live owner). */
+let untagged: FaultOwner | undefined;
+/** The owner of the callback whose exception is propagating now (set by a bound callback, read by ownerOfException). */
+let thrown: { error: unknown; owner: FaultOwner } | undefined;
+
+function onInit(p: Promise<unknown>): void {
+  (p as Tagged)[OWNER] = current ?? null;
+}
+function onBefore(p: Promise<unknown>): void {
+  const o = (p as Tagged)[OWNER];
+  current = o === undefined ? untagged : (o ?? undefined);
+}
+function onAfter(): void {
+  current = undefined;
+}
+
+function enter(owner: FaultOwner): void {
+  live.add(owner);
+  if (live.size === 2 && stopHooks === undefined) {
+    for (const o of live) if (o !== owner) untagged = o;
+    stopHooks = promiseHooks.createHook({ init: onInit, before: onBefore, after: onAfter }) as () => void;
+  }
+}
+
+function leave(owner: FaultOwner): void {
+  live.delete(owner);
+  if (live.size <= 1 && stopHooks !== undefined) {
+    stopHooks();
+    stopHooks = undefined;
+    untagged = undefined;
+    // Set by the last continuation's promise; with the hooks off it would stay stale.
+    current = undefined;
+  }
+}
+
+/**
+ * After a fault nobody could be failed for (unowned, or its owner had ended) has
+ * aborted the session: end every owner still live on this thread with `e`. An
+ * owner parked in a wait would get the abort from it; one awaiting a promise
+ * nothing will settle (its code waits for the callback that faulted) would
+ * otherwise never end, and the spawn would wait for it forever.
+ */
+export function abortLiveOwners(e: Error): void {
+  for (const o of [...live]) o.abort(e);
+}
 
 /** The owner of the code running now (or of the callback that just failed), if any. */
 export function currentFaultOwner(): FaultOwner | undefined {
-  return store.getStore();
+  if (current !== undefined || stopHooks !== undefined) return current;
+  return soleOwner();
+}
+
+function soleOwner(): FaultOwner | undefined {
+  if (live.size !== 1) return undefined;
+  for (const o of live) return o;
+  return undefined;
+}
+
+/** The owner of an exception that escaped to 'uncaughtException': the bound callback's that threw it, else the code's running now. */
+export function ownerOfException(e: unknown): FaultOwner | undefined {
+  const t = thrown;
+  thrown = undefined;
+  return t !== undefined && t.error === e ? t.owner : currentFaultOwner();
+}
+
+/** The owner of a promise that rejected with no handler: the owner of the code that created it. */
+export function ownerOfPromise(p: Promise<unknown> | undefined): FaultOwner | undefined {
+  const o = p === undefined ? undefined : (p as Tagged)[OWNER];
+  if (o !== undefined) return o ?? undefined;
+  // Untagged: created while the hooks were off, by the thread's only live owner then.
+  return stopHooks !== undefined ? untagged : soleOwner();
+}
+
+/**
+ * `cb`, bound to the owner of the code running now: it runs as that owner (its
+ * promises are that owner's, process.exit() names it) and an exception it
+ * throws is that owner's fault. `cb` itself when no owner runs now.
+ */
+export function bindToOwner<A extends unknown[], R>(cb: (...a: A) => R): (...a: A) => R {
+  const owner = currentFaultOwner();
+  if (owner === undefined || typeof cb !== 'function') return cb;
+  return function bound(this: unknown, ...a: A): R {
+    const prev = current;
+    current = owner;
+    try {
+      return cb.apply(this, a);
+    } catch (e) {
+      thrown = { error: e, owner };
+      throw e;
+    } finally {
+      current = prev;
+    }
+  };
 }
