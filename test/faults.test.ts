@@ -50,7 +50,7 @@ for (const threads of ['rank', 1] as const) {
 
 t.test('a throw in an I/O callback of a rank that shares its thread (--threads 1) ends the spawn with that fault instead of hanging', BOUND, async (t) => {
   await rt.session({ topology: 'ring_1d_6', threads: 1 }, async (torch) => {
-    // Nobody owns it there (ADR 0025): the session aborts with it, and the rank, awaiting a promise nothing settles, is ended too.
+    // Nobody owns it there (ADR 0026): the session aborts with it, and the rank, awaiting a promise nothing settles, is ended too.
     const e = await torch.multiprocessing.spawn(faultWorker, { args: [2, 'io-throw'], nprocs: 4 }).catch((x: unknown) => x);
     const code = e instanceof SpawnError ? (e.errors.get(2) as { code?: string } | undefined)?.code : (e as { code?: string }).code;
     t.equal(code, 'ERR_UNCAUGHT_EXCEPTION', 'the fault is the spawn\'s error, or rank 2\'s');

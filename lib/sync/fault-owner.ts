@@ -3,7 +3,7 @@
 // belongs to (a throw in a setTimeout callback, an unhandled rejection,
 // process.exit() called from a callback).
 //
-// By thread first (docs/decisions/0025-fault-attribution-by-thread.md): while
+// By thread first (docs/decisions/0026-fault-attribution-by-thread.md): while
 // at most one owner is live on this thread, the code that faulted is that
 // owner's, and nothing is tracked per promise. Only while two or more are live
 // (a rank's host and a kernel of its PEs, or several ranks on one thread) are
