@@ -15,9 +15,9 @@
 import { KernbenchError } from '../errors.js';
 import type { KernelRef } from '../kernel/define.js';
 import type { Ports } from '../kernel/ports.js';
-import { CMD_SLOTS, CMD_SLOT_BYTES, EXEC, WAIT_KIND } from '../shm/layout.js';
+import { CMD_SLOTS, CMD_SLOT_BYTES, EXEC, HEADER, WAIT_KIND } from '../shm/layout.js';
 import type { SharedState } from '../shm/shared-state.js';
-import { NO_ACTOR, type Scheduler } from '../sync/scheduler.js';
+import { NO_ACTOR, ringCoordinator, type Scheduler } from '../sync/scheduler.js';
 
 /** The one command kind: run a kernel on a PE. */
 export interface LaunchCommand {
@@ -86,6 +86,8 @@ export class CommandReader {
         const w = L.exec(this.executor, EXEC.CMD_HEAD);
         Atomics.store(this.sh.ctl, w, this.head);
         this.sched.signal(w);
+        // A command in flight holds back every memory grant (lib/coordinator/arbiter.ts): its end may release one.
+        if (Atomics.load(this.sh.ctl, HEADER.GRANTS_PENDING) > 0) ringCoordinator(this.sh.ctl);
         // A producer may be waiting for this slot (the queue was full); it may be on any thread.
         if (Atomics.load(this.sh.ctl, L.exec(this.executor, EXEC.CMD_RESERVE)) >= this.head + CMD_SLOTS) {
           for (let e = 0; e <= L.dims.executors; e++) if (e !== this.executor) this.sched.ring(e);
