@@ -3,7 +3,8 @@
 // quiescent states, so contention costs virtual time and stays deterministic.
 import t from 'tap';
 import { DPPolicy } from '../lib/host/dp-policy.js';
-import { addOne, loadMany } from './fixtures/kernels.js';
+import { addOne } from './fixtures/kernels.js';
+import { loadMany } from '../benches/memory_channels.js';
 import { transferPs } from '../lib/time/virtual-time.js';
 import { TestRuntime } from './helpers/run.js';
 import type { RunConfig } from '../lib/bench/contract.js';
