@@ -9,7 +9,9 @@ import { transferPs } from '../lib/time/virtual-time.js';
 import { TestRuntime } from './helpers/run.js';
 import type { RunConfig } from '../lib/bench/contract.js';
 
-const rt = new TestRuntime();
+// The coordinator's timer (its pass when nothing rings) stretched to 5 s: no session here
+// deadlocks, and every arbiter pass must be rung (the order test below).
+const rt = new TestRuntime({ coordinatorTimerMs: 5000 });
 t.teardown(() => rt.close());
 
 const PER_PE = 64 * 1024; // f32 elements per PE: 256 KiB, so HBM bandwidth dominates
@@ -61,8 +63,9 @@ t.test('PEs of different cubes do not contend', async (t) => {
 t.test('four PEs loading back to back from one HBM keep their order: each ends one channel slot after the previous, under every layout', async (t) => {
   // A request granted before an earlier one could still be asked (the arbiter read the
   // pending set outside its snapshot) breaks the order and changes crit, sometimes.
-  // (The session report's unrungGrants, grants the coordinator made on its deadlock timer,
-  // is not asserted: a rare lost wake-up remains, ADR 0024, "Open".)
+  // Every grant must also come from a rung pass: the coordinator's timer is 5 s in this
+  // file, so a grant it made on its timer (unrungGrants) is a wake-up nobody sent, not a
+  // ring still on its way (decision 0024).
   const LOADS = 400;
   const SHARD = 64; // f32: 256 B an access
   const sets = ['system.sips.count=1', 'sip.cube_mesh.w=1', 'sip.cube_mesh.h=1']; // the 4 PEs of one cube, 4 threads under --threads pe
@@ -78,5 +81,6 @@ t.test('four PEs loading back to back from one HBM keep their order: each ends o
       return { one: h1.critPs, four: h4.critPs, slot: transferPs(SHARD * 4, hbm.bandwidth_gb_s) };
     });
     t.equal(r.value.four - r.value.one, 3 * r.value.slot, `--threads ${threads}: the fourth PE ends 3 slots after a PE alone`);
+    t.equal(r.report.unrungGrants, 0, `--threads ${threads}: every grant came from a pass something rang`);
   }
 });

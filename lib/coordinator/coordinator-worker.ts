@@ -54,12 +54,13 @@ function runSession(m: Extract<ToCoordinator, { type: 'session' }>): void {
   let passes = 0;
   let deadlock = false;
   let unrungGrants = 0;
+  const timerMs = m.timerMs ?? PASS_INTERVAL_MS;
   let seen = Atomics.load(ctl, HEADER.COORD_DOORBELL);
   while (Atomics.load(ctl, HEADER.SESSION_END) === 0) {
     // Arbiter passes are driven by the doorbell (a request, or an actor that stopped
     // running while requests are pending); the timeout only paces the deadlock detector.
     Atomics.store(ctl, HEADER.COORD_PARKED, 1);
-    Atomics.wait(ctl, HEADER.COORD_DOORBELL, seen, PASS_INTERVAL_MS);
+    Atomics.wait(ctl, HEADER.COORD_DOORBELL, seen, timerMs);
     Atomics.store(ctl, HEADER.COORD_PARKED, 0);
     // Read before the pass: a ring that comes during it makes the next wait return at once.
     const rung = Atomics.load(ctl, HEADER.COORD_DOORBELL) !== seen;
@@ -75,7 +76,7 @@ function runSession(m: Extract<ToCoordinator, { type: 'session' }>): void {
       } finally {
         arbiter.unlock();
       }
-      if (!rung) unrungGrants += granted.length; // nobody asked for this pass: a wake-up was lost
+      if (!rung) unrungGrants += granted.length; // nobody asked for this pass: a ring was late, or lost (SessionReport.unrungGrants)
       for (const pe of granted) {
         const db = sh.layout.exec(m.plan.peExecutor[pe], EXEC.DOORBELL);
         Atomics.add(ctl, db, 1);

@@ -19,7 +19,7 @@ import { HostRuntime } from '../host/host-runtime.js';
 import { Torch, type Spawner } from '../host/torch.js';
 import { ABORT_KIND, ACTOR_STATE, HEADER, PE, RECORD, WAIT_KIND } from '../shm/layout.js';
 import { SharedState } from '../shm/shared-state.js';
-import { abortSession } from '../sync/scheduler.js';
+import { abortSession, ringCoordinator } from '../sync/scheduler.js';
 import { enableYoungGc, epochGcFromEnv } from '../sync/young-gc.js';
 import { unreachable, type ExecutorReport, type FromCoordinator, type FromExecutor, type ToCoordinator, type ToExecutor } from '../sync/messages.js';
 import type { SessionPlan } from '../sync/plan.js';
@@ -44,10 +44,17 @@ export class ThreadResources {
   private coordinator: Worker | undefined;
   /** Whether executors collect their young generation when idle after a kernel epoch (./young-gc.ts). */
   readonly epochGc: boolean;
+  /**
+   * The coordinator's pass interval when nothing rings it (ms; default 20): how late a
+   * deadlock is reported at most. Arbiter passes never wait for it (they are rung), so a
+   * test may stretch it to show that no grant does (test/memory-channels.test.ts).
+   */
+  readonly coordinatorTimerMs: number | undefined;
 
-  constructor(opts: { epochGc?: boolean } = {}) {
+  constructor(opts: { epochGc?: boolean; coordinatorTimerMs?: number } = {}) {
     // Before any of our threads exists: the threads created afterwards get V8's gc.
     this.epochGc = (opts.epochGc ?? epochGcFromEnv()) && enableYoungGc();
+    this.coordinatorTimerMs = opts.coordinatorTimerMs;
   }
 
   executorPool(n: number): Piscina {
@@ -110,7 +117,9 @@ export interface SessionReport {
   coordinatorPasses: number;
   /**
    * Grants the coordinator made in a pass that no ring asked for (its wait timed out
-   * with the doorbell unchanged): a lost wake-up of the arbiter, 0 unless there is a bug
+   * with the doorbell unchanged). With the default 20 ms timer a timer pass may beat a ring
+   * still on its way; with a long timer (coordinatorTimerMs) a non-zero count is a lost
+   * wake-up of the arbiter
    * (lib/coordinator/coordinator-worker.ts).
    */
   unrungGrants: number;
@@ -180,7 +189,7 @@ export class Session implements Spawner {
       };
       coord.on('message', onMessage);
     });
-    coord.postMessage({ type: 'session', plan: this.plan, buffers: this.shared.buffers });
+    coord.postMessage({ type: 'session', plan: this.plan, buffers: this.shared.buffers, timerMs: this.resources.coordinatorTimerMs });
 
     const pool = this.resources.executorPool(this.plan.executors);
     const ready: Promise<void>[] = [];
@@ -334,7 +343,8 @@ export class Session implements Spawner {
     if (this.ended) throw new KernbenchError('ERR_INTERNAL', 'session ended twice');
     this.ended = true;
     Atomics.add(this.shared.ctl, HEADER.SESSION_END, 1);
-    Atomics.notify(this.shared.ctl, HEADER.COORD_DOORBELL);
+    // A ring, not a bare notify: a coordinator about to wait would miss a notify and sleep its whole timer.
+    ringCoordinator(this.shared.ctl);
     this.env.sched.stop(new AbortError('session ended'));
     for (const p of this.ports) p.postMessage({ type: 'end' } satisfies ToExecutor);
     const settled = await Promise.allSettled(this.tasks);

@@ -22,7 +22,8 @@ export type FromExecutor =
   | { type: 'rank-failed'; rank: number; error: SerializedError };
 
 /** main -> coordinator. */
-export type ToCoordinator = { type: 'session'; plan: SessionPlan; buffers: SharedBuffers } | { type: 'shutdown' };
+/** `timerMs`: the coordinator's pass interval when nothing rings (ThreadResources' coordinatorTimerMs). */
+export type ToCoordinator = { type: 'session'; plan: SessionPlan; buffers: SharedBuffers; timerMs?: number } | { type: 'shutdown' };
 
 /** coordinator -> main. */
 export type FromCoordinator = { type: 'session-done'; passes: number; deadlock: boolean; unrungGrants: number } | { type: 'fatal'; error: SerializedError };

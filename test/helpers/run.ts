@@ -18,6 +18,8 @@ export interface TestRuntimeOptions {
   modules?: string[];
   /** Young-generation collections when idle after a kernel epoch (lib/sync/young-gc.ts); default: KERNBENCH_EPOCH_GC. */
   epochGc?: boolean;
+  /** The coordinator's pass interval when nothing rings it (ThreadResources). */
+  coordinatorTimerMs?: number;
 }
 
 export class TestRuntime {
@@ -25,7 +27,7 @@ export class TestRuntime {
   private readonly modules: string[];
 
   constructor(opts: TestRuntimeOptions = {}) {
-    this.resources = new ThreadResources({ epochGc: opts.epochGc });
+    this.resources = new ThreadResources({ epochGc: opts.epochGc, coordinatorTimerMs: opts.coordinatorTimerMs });
     this.modules = [FIXTURES, ...(opts.modules ?? [])];
   }
 
