@@ -92,7 +92,23 @@ t.test('advanceTo returns only final flows, and a flow may not start before the 
   t.throws(() => s.add(flow(1, 999_999, 10, [0])), { code: 'ERR_INTERNAL' });
   const u = new LinkShare([1]);
   u.add(flow(2, 5, 1, [0]));
-  t.throws(() => u.add(flow(1, 5, 1, [0])), { code: 'ERR_INTERNAL' }, 'same start, lower id');
+  u.add(flow(1, 5, 1, [0]));
+  const v = new LinkShare([1]);
+  v.add(flow(1, 5, 1, [0]));
+  v.add(flow(2, 5, 1, [0]));
+  t.same(u.advanceTo(Infinity), v.advanceTo(Infinity), 'flows of one instant are taken in id order, whatever order they came in');
+});
+
+t.test('advanceTo with firstEnd stops at the first instant a flow ends, and that instant becomes the safe time', async (t) => {
+  const s = new LinkShare([1]);
+  s.add(flow(0, 0, 1000, [0]));
+  s.add(flow(1, 0, 3000, [0]));
+  // Both at 0.5 B/ns until flow 0 ends at 2 us; flow 1 then alone: 2000 B left at 1 B/ns.
+  t.same(s.advanceTo(Infinity, true).map((x) => [x.id, x.arrivalPs]), [[0, 2_000_000]]);
+  t.throws(() => s.add(flow(2, 1_999_999, 10, [0])), { code: 'ERR_INTERNAL' }, 'a flow joining before the safe time');
+  s.add(flow(3, 2_000_000, 1000, [0]));
+  // From 2 us flows 1 and 3 share: 3 ends at 4 us, then 1 has 1000 B left alone.
+  t.same(s.advanceTo(Infinity).map((x) => [x.id, x.arrivalPs]), [[3, 4_000_000], [1, 5_000_000]]);
 });
 
 /** A random instance: a few links, a few flows on random routes. */

@@ -173,6 +173,8 @@ export class Arbiter {
       }
       if (due.length === 0) return null;
       if (selfBound <= tPs) return null;
+      // Senders waiting for a link flow (timing.link_sharing) resume no earlier than the link arbiter's bound.
+      if (Atomics.load(ctl, HEADER.FLOWS_PENDING) > 0 && times[L.linkBound] <= tPs) return null;
       // Only active actors (RUNNING or BLOCKED) can bound anything: read the bitmap, then those.
       for (let wi = 0; wi < words; wi++) {
         let bits = Atomics.load(ctl, active0 + wi);

@@ -13,6 +13,7 @@ import { Machine } from '../topology/machine.js';
 import { unreachable, type FromCoordinator, type ToCoordinator } from '../sync/messages.js';
 import { findDeadlock } from './deadlock.js';
 import { Arbiter } from './arbiter.js';
+import { LinkArbiter } from './link-arbiter.js';
 import { EXEC } from '../shm/layout.js';
 
 /**
@@ -51,6 +52,7 @@ function runSession(m: Extract<ToCoordinator, { type: 'session' }>): void {
   const machine = new Machine(m.plan.topology);
   const ctl = sh.ctl;
   const arbiter = new Arbiter(sh, machine);
+  const links = machine.topology.timing.link_sharing === 'max_min' ? new LinkArbiter(sh, machine) : null;
   let passes = 0;
   let deadlock = false;
   let unrungGrants = 0;
@@ -68,25 +70,25 @@ function runSession(m: Extract<ToCoordinator, { type: 'session' }>): void {
     if (Atomics.load(ctl, HEADER.ABORT) !== 0) continue; // already aborting: wait for the end
     passes++;
     Atomics.add(ctl, HEADER.COORD_PASSES, 1);
-    if (Atomics.load(ctl, HEADER.GRANTS_PENDING) > 0) {
+    if (Atomics.load(ctl, HEADER.GRANTS_PENDING) > 0 || Atomics.load(ctl, HEADER.FLOWS_PENDING) > 0) {
       arbiter.lock();
       let granted: number[];
+      let sent: number[];
       try {
         granted = arbiter.pass();
+        sent = links ? links.pass() : [];
       } finally {
         arbiter.unlock();
       }
-      if (!rung) unrungGrants += granted.length; // nobody asked for this pass: a ring was late, or lost (SessionReport.unrungGrants)
-      for (const pe of granted) {
-        const db = sh.layout.exec(m.plan.peExecutor[pe], EXEC.DOORBELL);
-        Atomics.add(ctl, db, 1);
-        Atomics.notify(ctl, db);
-      }
+      if (!rung) unrungGrants += granted.length + sent.length; // nobody asked for this pass: a ring was late, or lost (SessionReport.unrungGrants)
+      for (const pe of granted) wakeExecutor(m.plan.peExecutor[pe]);
+      // A link flow made final: wake its sending channel (pe * 4 + dir).
+      for (const c of sent) wakeExecutor(m.plan.peExecutor[Math.floor(c / 4)]);
       // Requests still pending: the session is not at rest (a pass grants at rest), so no deadlock to look for.
-      if (Atomics.load(ctl, HEADER.GRANTS_PENDING) > 0 || granted.length > 0) continue;
+      if (Atomics.load(ctl, HEADER.GRANTS_PENDING) > 0 || Atomics.load(ctl, HEADER.FLOWS_PENDING) > 0 || granted.length > 0 || sent.length > 0) continue;
     }
     const waiters = findDeadlock(sh, machine); // non-null: the session is quiescent
-    if (waiters && Atomics.load(ctl, HEADER.GRANTS_PENDING) > 0) continue; // a request came in meanwhile: its ring brings the next pass
+    if (waiters && (Atomics.load(ctl, HEADER.GRANTS_PENDING) > 0 || Atomics.load(ctl, HEADER.FLOWS_PENDING) > 0)) continue; // a request came in meanwhile: its ring brings the next pass
     if (waiters && Atomics.load(ctl, HEADER.RANKS_FAILED) > 0) {
       // A rank failed and nothing else can happen: every rank that was going to fail
       // on its own has failed, so the root causes are final. Abort the rest now
@@ -100,5 +102,11 @@ function runSession(m: Extract<ToCoordinator, { type: 'session' }>): void {
     }
   }
   post({ type: 'session-done', passes, deadlock, unrungGrants });
+
+  function wakeExecutor(e: number): void {
+    const db = sh.layout.exec(e, EXEC.DOORBELL);
+    Atomics.add(ctl, db, 1);
+    Atomics.notify(ctl, db);
+  }
 }
 

@@ -88,6 +88,8 @@ function describeWait(sh: SharedState, m: Machine, a: number, target: number): s
       return `${who} waits for a grant on the memory channel of cube ${aux} since ${at}`;
     case WAIT_KIND.COMMAND:
       return `${who} waits for a free command slot on executor ${aux}`;
+    case WAIT_KIND.LINK:
+      return `${who} waits for its piece to ${m.describePe(aux)} to cross the shared links since ${at}`;
     default:
       return `${who} waits (kind ${kind}) since ${at}`;
   }

@@ -25,25 +25,31 @@
 // Rounding rule (one, on reported times only): internal times are doubles in
 // ps, remaining bytes doubles; a flow's arrival, predicted at its last rate
 // change T with `rem` bytes at `rate` bytes/ns, is reported as
-//     floor(T) + round((T - floor(T)) + rem * 1000 / rate)
-// (round = Math.round). A flow alone starts its bandwidth phase at an integer
+//     floor(T) + ceil((T - floor(T)) + rem * 1000 / rate - 1e-6)
+// Up, not to nearest: a reported time is never before the exact one (beyond
+// 1e-6 ps), so a sender woken at it acts no earlier than the model's time, and
+// the link arbiter can bound the wake time of every flow not yet final. A flow alone starts its bandwidth phase at an integer
 // time with rem = bytes and rate = the link's GB/s, so it reports exactly
 // startPs + latencyPs + transferPs(bytes, bw) (lib/time/virtual-time.ts). No
 // rounding is ever fed back into the state, so there is no drift.
 //
-// Determinism: the result is a pure function of the set of flows. Flows are
-// added in (startPs, id) order (checked); rates are solved over links in id
-// order and flows in addition order; events are processed in time order, and
-// flows that finish at the same instant in id order. The same flows give the
+// Determinism: the result is a pure function of the set of flows. Rates are
+// solved over links in id order and flows in id order; events are processed in
+// time order, and flows that join or finish at the same instant in id order. The same flows give the
 // same doubles, whatever thread or wall-clock order drove the calls.
 //
-// Conservative driving (the arbiter's contract): `add` takes flows in
-// non-decreasing start; `advanceTo(safe)` promises no flow will be added with
-// start < safe, so every bandwidth phase that starts later starts at >= safe
-// and cannot change anything before safe: flows whose exact arrival is <= safe
-// are final and returned.
+// Conservative driving (the arbiter's contract): `advanceTo(safe)` promises no
+// flow will be added that joins its bandwidth phase before safe, so nothing
+// added later can change anything before safe: flows whose exact arrival is
+// <= safe are final and returned. Adds may come in any order after that.
 import { KernbenchError } from '../errors.js';
 import { PS_PER_NS } from '../time/virtual-time.js';
+
+/**
+ * Reported times round up, less this much (ps): a time within it above a whole ps is
+ * that ps (a flow alone, whose exact end is a whole ps give or take float error).
+ */
+export const EPSILON_PS = 1e-6;
 
 export interface Flow {
   /** Unique id; breaks ties between flows added at the same start. */
@@ -74,16 +80,14 @@ interface Active {
 }
 
 export class LinkShare {
-  /** Flows in their latency phase, in addition order ((start, id) order). */
-  private readonly waiting: Flow[] = [];
+  /** Flows in their latency phase, with the time each joins the bandwidth phase. */
+  private readonly waiting: { flow: Flow; join: number }[] = [];
   /** Flows in their bandwidth phase, in the order they entered it. */
   private active: Active[] = [];
   /** Time (ps, double) up to which the active flows' `rem` is accounted. */
   private now = 0;
   /** The largest safe time promised so far: no flow may start before it. */
   private safe = -Infinity;
-  private lastStart = -Infinity;
-  private lastId = -Infinity;
 
   /** `gbPerS[l]`: capacity of link l in GB/s (bytes/ns), e.g. from Links.classOf and timing.links. */
   constructor(private readonly gbPerS: ArrayLike<number>) {}
@@ -93,31 +97,44 @@ export class LinkShare {
     return this.waiting.length + this.active.length;
   }
 
-  /** Add a flow; flows come in non-decreasing (startPs, id) order, none before the last advanceTo's safe time. */
+  /**
+   * Add a flow that enters its bandwidth phase (start + latency) no earlier than
+   * the safe time of the last advanceTo, less half a picosecond: a sender woken
+   * by a reported (rounded) end may start up to 0.5 ps before the exact end the
+   * model stopped at; such a flow joins at the model's time instead. Flows may
+   * come in any order: flows joining at one instant are taken in id order.
+   */
   add(flow: Flow): void {
-    if (flow.startPs < this.lastStart || (flow.startPs === this.lastStart && flow.id <= this.lastId) || flow.startPs < this.safe) {
-      throw new KernbenchError('ERR_INTERNAL', `LinkShare.add: flows must come in (start, id) order and not before the safe time ${this.safe}, got id ${flow.id} at ${flow.startPs} after id ${this.lastId} at ${this.lastStart}`);
+    const join = flow.startPs + flow.latencyPs;
+    if (join < this.safe - 0.5) {
+      throw new KernbenchError('ERR_INTERNAL', `LinkShare.add: flow ${flow.id} joins at ${join} ps, before the safe time ${this.safe} ps`);
     }
-    this.lastStart = flow.startPs;
-    this.lastId = flow.id;
-    this.waiting.push(flow);
+    this.waiting.push({ flow, join: Math.max(join, this.now) });
+  }
+
+  /** The safe time reached (ps, double): every flow not yet returned ends after it. */
+  get safePs(): number {
+    return this.safe;
   }
 
   /**
-   * Run the model up to `safePs` (no flow will be added that starts before it)
+   * Run the model up to `safePs` (no flow will be added that joins before it)
    * and return the flows whose arrival is now final (exact arrival <= safePs),
-   * in order of arrival, then id.
+   * in order of arrival, then id. With `firstEnd`, stop at the first instant a
+   * flow ends: the senders it frees may add flows from then on, so that instant
+   * becomes the safe time (the link arbiter's way, lib/coordinator/link-arbiter.ts).
    */
-  advanceTo(safePs: number): FlowDone[] {
+  advanceTo(safePs: number, firstEnd = false): FlowDone[] {
     const done: FlowDone[] = [];
-    this.safe = Math.max(this.safe, safePs);
+    let reached = safePs;
     for (;;) {
       let nextJoin = Infinity;
-      for (const f of this.waiting) nextJoin = Math.min(nextJoin, f.startPs + f.latencyPs);
+      for (const w of this.waiting) nextJoin = Math.min(nextJoin, w.join);
       let nextEnd = Infinity;
       for (const a of this.active) nextEnd = Math.min(nextEnd, this.endOf(a));
       const t = Math.min(nextJoin, nextEnd);
       if (t > safePs || t === Infinity) break;
+      const before = done.length;
       if (nextEnd === t) {
         // Every flow predicted to end at t ends, reported from its state at the
         // last rate change (before accounting up to t), in id order.
@@ -127,19 +144,23 @@ export class LinkShare {
         this.active = this.active.filter((a) => !gone.has(a));
       }
       this.progress(t);
-      // Flows whose latency phase ends at t join, in addition ((start, id)) order.
-      for (let i = 0; i < this.waiting.length; ) {
-        const f = this.waiting[i];
-        if (f.startPs + f.latencyPs !== t) {
-          i++;
-          continue;
-        }
-        this.waiting.splice(i, 1);
+      // Flows whose latency phase ends at t join, in id order.
+      const joining = this.waiting.filter((w) => w.join === t).sort((x, y) => x.flow.id - y.flow.id);
+      if (joining.length > 0) {
+        const joined = new Set(joining);
+        this.waiting.splice(0, this.waiting.length, ...this.waiting.filter((w) => !joined.has(w)));
+      }
+      for (const { flow: f } of joining) {
         if (f.bytes === 0 || f.route.length === 0) done.push({ id: f.id, arrivalPs: t, sentPs: f.startPs });
         else this.active.push({ flow: f, rem: f.bytes, rate: 0 });
       }
       this.solve();
+      if (firstEnd && done.length > before) {
+        reached = t;
+        break;
+      }
     }
+    this.safe = Math.max(this.safe, reached);
     // The state stays at the last event: accounting up to safePs would round
     // rem differently for different call sequences (the result must depend on
     // the flows only).
@@ -154,7 +175,7 @@ export class LinkShare {
   /** The one rounding rule (see the header). */
   private report(a: Active): FlowDone {
     const whole = Math.floor(this.now);
-    const arrivalPs = whole + Math.round(this.now - whole + (a.rem * PS_PER_NS) / a.rate);
+    const arrivalPs = whole + Math.ceil(this.now - whole + (a.rem * PS_PER_NS) / a.rate - EPSILON_PS);
     return { id: a.flow.id, arrivalPs, sentPs: arrivalPs - a.flow.latencyPs };
   }
 

@@ -35,7 +35,7 @@
 // an optimisation of wall time only: the virtual times are computed by the
 // same code in the same order (see bench sim_throughput for why it matters).
 import { bytesPerElement, decode, encode, type DType } from '../dtype/index.js';
-import { ACTOR_STATE, DIRECTIONS, PE, WAIT_KIND } from '../shm/layout.js';
+import { ACTOR_STATE, DIRECTIONS, FLOW, HEADER, PE, WAIT_KIND } from '../shm/layout.js';
 import type { ThreadEnv } from '../sync/thread-env.js';
 import { IpcqRingView } from './ring.js';
 import { VirtualClock } from '../time/virtual-clock.js';
@@ -158,9 +158,12 @@ class SendRing {
 export class OutboundChannel extends Channel {
   /** Per channel set, its ring in this direction (opened on first use). */
   private readonly rings: (SendRing | undefined)[] = [];
+  /** timing.link_sharing: max_min: every piece is a flow the link arbiter makes final (lib/coordinator/link-arbiter.ts). */
+  private readonly sharedLinks: boolean;
 
   constructor(env: ThreadEnv, pe: number, dir: number) {
     super(env, pe, dir);
+    this.sharedLinks = env.machine.topology.timing.link_sharing === 'max_min';
     this.openRing(0);
   }
 
@@ -181,7 +184,7 @@ export class OutboundChannel extends Channel {
     const pieceBytes = this.pieceBytes(dtype);
     const nbytes = values.length * bytesPerElement(dtype);
     const pieces = Math.max(1, Math.ceil(nbytes / pieceBytes));
-    if (this.idle && !this.env.sched.jitter) {
+    if (this.idle && !this.env.sched.jitter && !this.sharedLinks) {
       const head = Atomics.load(this.env.shared.ctl, r.view.headWord);
       if (r.seq + pieces - r.view.nSlots <= head) return this.sendNow(r, peer, dtype, values, issuePs, pieces, pieceBytes);
     }
@@ -260,6 +263,25 @@ export class OutboundChannel extends Channel {
     return start + this.env.costs.dmaSetupPs + serialPs;
   }
 
+  /**
+   * A piece that starts at `startPs` and takes `serialPs` alone: ask the link
+   * arbiter (on the coordinator) when its last byte left, sharing its route's
+   * links with the flows that cross them at once; wait for the answer.
+   */
+  private async crossLinks(peer: number, startPs: number, serialPs: number): Promise<number> {
+    const { sched, shared } = this.env;
+    const L = shared.layout;
+    const dir = this.channel;
+    shared.times[L.flow(this.pe, dir, FLOW.START_PS)] = startPs;
+    shared.times[L.flow(this.pe, dir, FLOW.SERIAL_PS)] = serialPs;
+    shared.times[L.flow(this.pe, dir, FLOW.PEER)] = peer;
+    Atomics.add(shared.ctl, HEADER.FLOWS_PENDING, 1);
+    const n = Atomics.add(shared.ctl, L.pe(this.pe, PE.FLOW_REQ + dir), 1) + 1;
+    // Blocking publishes this channel as waiting, which rings the coordinator (flows are pending).
+    await sched.waitUntil(this.actor, L.pe(this.pe, PE.FLOW_DONE + dir), n, WAIT_KIND.LINK, peer, startPs);
+    return shared.times[L.flow(this.pe, dir, FLOW.SENT_PS)];
+  }
+
   /** `payload` is empty in timing-only mode; `nbytes` is what the pieces say they carry. */
   private async run(r: SendRing, peer: number, payload: Uint8Array, nbytes: number, issuePs: number, pieces: number, pieceBytes: number): Promise<number> {
     const { env } = this;
@@ -279,7 +301,8 @@ export class OutboundChannel extends Channel {
       }
       const upToPs = this.serialUpToPs(peer, i * pieceBytes + b);
       const readyPs = t;
-      t = this.pieceTiming(ring, peer, k, t, upToPs - sentPs);
+      if (this.sharedLinks) t = await this.crossLinks(peer, this.pieceTiming(ring, peer, k, t, 0), upToPs - sentPs);
+      else t = this.pieceTiming(ring, peer, k, t, upToPs - sentPs);
       sentPs = upToPs;
       if (sched.jitter) await sched.jitter.point();
       if (!plan.noData) ring.payload(k, b).set(payload.subarray(i * pieceBytes, i * pieceBytes + b));

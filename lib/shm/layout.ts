@@ -53,6 +53,12 @@ export const HEADER = {
   COORD_PARKED: 18,
   /** Bumped on every actor state change (after its GEN): equal before and after a scan means no actor changed state during it. */
   STATE_EPOCH: 19,
+  /**
+   * Link flows requested and not yet final (timing.link_sharing: max_min;
+   * lib/coordinator/link-arbiter.ts). While it is non-zero an actor that stops
+   * running rings the coordinator, as for GRANTS_PENDING.
+   */
+  FLOWS_PENDING: 20,
 } as const;
 /** Two cache lines: the arbiter's words (16..) stay off the line barrier arrivals write (word 4). */
 const HEADER_WORDS = 32;
@@ -95,7 +101,7 @@ export const ACTOR = {
 const ACTOR_STRIDE = 8;
 
 export const ACTOR_STATE = { IDLE: 0, RUNNING: 1, BLOCKED: 2, DONE: 3 } as const;
-export const WAIT_KIND = { NONE: 0, IPCQ_DATA: 1, IPCQ_CREDIT: 2, KERNEL_DONE: 3, BARRIER: 4, COMMAND: 5, RANKS_DONE: 6, CHANNEL: 7, GRANT: 8 } as const;
+export const WAIT_KIND = { NONE: 0, IPCQ_DATA: 1, IPCQ_CREDIT: 2, KERNEL_DONE: 3, BARRIER: 4, COMMAND: 5, RANKS_DONE: 6, CHANNEL: 7, GRANT: 8, LINK: 9 } as const;
 
 /** Most branches one `tl.parallel` may run (each waits as an actor of its own). */
 export const MAX_BRANCHES = 4;
@@ -124,8 +130,12 @@ export const PE = {
   GRANT_SEQ: 4,
   /** Operations finished per DMA channel (8 words: outbound east..south, inbound east..south). */
   CHAN_DONE: 8,
+  /** Link flows requested per outbound channel (4 words, east..south; its request is in the FLOW block of `times`). */
+  FLOW_REQ: 16,
+  /** Link flows made final per outbound channel (4 words); FLOW_REQ > FLOW_DONE means one is pending. */
+  FLOW_DONE: 20,
 } as const;
-const PE_STRIDE = 16;
+const PE_STRIDE = 24;
 
 /** Per IPCQ ring. Tail and head sit on separate halves of a 64-byte line. */
 export const RING = {
@@ -192,6 +202,19 @@ export const GRANT = {
   /** Written by the coordinator: virtual time the access completes. */
   DONE_PS: 4,
   WIDTH: 5,
+} as const;
+
+/** Per outbound DMA channel block in `times` (timing.link_sharing: max_min): its pending link flow, and the answer. */
+export const FLOW = {
+  /** Virtual time the piece's first byte enters the route (after its credit and the DMA setup). */
+  START_PS: 0,
+  /** The piece's serialisation time alone on its route (ps; its share of the payload's rounded total). */
+  SERIAL_PS: 1,
+  /** The receiving PE. */
+  PEER: 2,
+  /** Written by the coordinator: when the last byte left (the bandwidth phase's end). */
+  SENT_PS: 3,
+  WIDTH: 4,
 } as const;
 
 export const CMD_SLOTS = 64;
@@ -261,6 +284,9 @@ export class ShmLayout {
   private readonly barrierBase: number;
   private readonly grantBase: number;
   private readonly channelFreeBase: number;
+  private readonly flowBase: number;
+  /** `times` index: a lower bound on the virtual time the link arbiter can still wake anyone at (lib/coordinator/link-arbiter.ts). */
+  readonly linkBound: number;
 
   constructor(readonly dims: LayoutDims) {
     this.channelSets = dims.channelSets ?? 1;
@@ -296,6 +322,10 @@ export class ShmLayout {
     f += dims.pes * GRANT.WIDTH;
     this.channelFreeBase = f;
     f += dims.cubes * 2;
+    this.flowBase = f;
+    f += dims.pes * DIR_COUNT * FLOW.WIDTH;
+    this.linkBound = f;
+    f += 1;
     this.timesWords = f;
 
     // Whole cache lines per slot, so a sender filling slot k+1 never shares a line with a receiver reading slot k.
@@ -404,6 +434,10 @@ export class ShmLayout {
   /** Virtual time a cube's SRAM (space 0) or HBM (space 1) channel is next free (written under HEADER.ARBITER_LOCK). */
   channelFree(cubeGlobal: number, space: 0 | 1): number {
     return this.channelFreeBase + cubeGlobal * 2 + space;
+  }
+  /** PE `pe`'s link-flow request on its outbound channel `dir` (FLOW fields). */
+  flow(pe: number, dir: number, field: number): number {
+    return this.flowBase + (pe * DIR_COUNT + dir) * FLOW.WIDTH + field;
   }
   barrierTime(round: number, host: number): number {
     return this.barrierBase + (round % 2) * this.dims.hosts + host;

@@ -233,12 +233,12 @@ export class Scheduler {
 
   /**
    * An actor stopped running (blocked, idle, done). While shared-memory requests
-   * are pending it may have been the last actor that could still ask earlier
-   * than one of them: ring the coordinator, which runs an arbiter pass
-   * (lib/coordinator/arbiter.ts). One load when nothing is pending.
+   * or link flows are pending it may have been the last actor that could still
+   * ask earlier than one of them: ring the coordinator, which runs an arbiter
+   * pass (lib/coordinator/arbiter.ts, link-arbiter.ts). Two loads when nothing is pending.
    */
   private stoppedRunning(): void {
-    if (Atomics.load(this.ctl, HEADER.GRANTS_PENDING) === 0) return;
+    if (Atomics.load(this.ctl, HEADER.GRANTS_PENDING) === 0 && Atomics.load(this.ctl, HEADER.FLOWS_PENDING) === 0) return;
     ringCoordinator(this.ctl);
   }
 

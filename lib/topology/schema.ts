@@ -94,6 +94,13 @@ export const TopologySchema = z
         cube_cube: LinkClassSchema,
         sip_sip: LinkClassSchema,
       }),
+      /**
+       * How flows that cross one physical link at once share it. `none`: every
+       * transfer has its route to itself (the cost model's law, and the fast path).
+       * `max_min`: max-min fair sharing of each link's bandwidth among the IPCQ
+       * pieces crossing it (docs/decisions/0023-links-as-shared-resources.md).
+       */
+      link_sharing: z.enum(['none', 'max_min']).default('none'),
       dma: z.strictObject({
         /** Cost in ns to set up one DMA transfer (each IPCQ piece is one transfer). */
         setup_ns: latencyNs,

@@ -40,19 +40,21 @@ function simgrid(sets, algo, bytes) {
   return Number(out.trim().split('\n').pop());
 }
 
-function kernbench(sets, algo, bytes) {
-  const setArgs = [...sets, ...COMMON].flatMap((s) => ['--set', s]);
+function kernbench(sets, algo, bytes, sharing) {
+  const setArgs = [...sets, ...COMMON, `timing.link_sharing=${sharing}`].flatMap((s) => ['--set', s]);
   const out = execFileSync('node', [join(root, 'bin/kernbench.js'), 'run', '--bench', 'allreduce_perf', '--topology', 'ideal', '--algorithm', `${algo}_allreduce`, ...setArgs, '--min-bytes', String(bytes), '--max-bytes', String(bytes), '--no-data', '--threads', '1', '--json'], { encoding: 'utf8' });
   return JSON.parse(out.trim().split('\n').pop()).critNs;
 }
 
-const rows = [['machine', 'algorithm', 'bytes', 'simgrid_ns', 'kernbench_ns', 'rel_diff']];
+// kernbench twice: links shared (timing.link_sharing: max_min, the model SimGrid checks) and not (none, the default).
+const rows = [['machine', 'algorithm', 'bytes', 'simgrid_ns', 'kernbench_ns', 'rel_diff', 'unshared_ns', 'unshared_diff']];
 for (const m of machines) {
   for (const algo of ALGOS) {
     for (const bytes of SIZES) {
       const s = simgrid(m.sets, algo, bytes);
-      const k = kernbench(m.sets, algo, bytes);
-      rows.push([m.name, algo, String(bytes), s.toFixed(3), k.toFixed(3), ((k - s) / s).toExponential(2)]);
+      const k = kernbench(m.sets, algo, bytes, 'max_min');
+      const u = kernbench(m.sets, algo, bytes, 'none');
+      rows.push([m.name, algo, String(bytes), s.toFixed(3), k.toFixed(3), ((k - s) / s).toExponential(2), u.toFixed(3), ((u - s) / s).toExponential(2)]);
       process.stderr.write('.');
     }
   }

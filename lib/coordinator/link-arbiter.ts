@@ -1,0 +1,142 @@
+// Runs on: the coordinator thread (under the arbiter's lock, ./arbiter.ts), only
+// when the topology sets timing.link_sharing: max_min. Owns: the fluid model of
+// the session's link flows (./link-share.ts) and the order in which the pieces
+// crossing shared links are made final
+// (docs/decisions/0023-links-as-shared-resources.md, "Integration").
+//
+// An outbound DMA channel that sends a piece publishes a flow request in its
+// FLOW block (start, its serialisation time alone, the receiving PE), bumps
+// its FLOW_REQ word and HEADER.FLOWS_PENDING, and waits for FLOW_DONE. A pass:
+//   1. takes a consistent snapshot (the arbiter's: one state epoch around the
+//      reads) of the new requests and of every actor's lower bound B on the
+//      virtual time of anything it will still do (RUNNING or blocked with a
+//      true condition: its clock word; a PE waiting for a memory grant: its
+//      request time; blocked on a false condition, idle, done: none);
+//   2. adds the new requests to the model, each a flow on Links.route(sender,
+//      receiver) that takes the bandwidth phase first: it shares the route's
+//      links from its start until its last byte left (SENT_PS), then flies the
+//      route's latency alone (arrival = sent + hops * alpha, as today);
+//   3. runs the model to min(B, the first instant a flow ends): the flows that
+//      end then are final — a later flow starts at or after B, or is sent by a
+//      channel the model frees at that instant — and their channels are woken.
+// Serialise-then-fly (not SimGrid's latency-then-bandwidth) keeps the model
+// causal: a sender learns its send is done when its last byte left, and only
+// then can it (or the kernel waiting for the send) start a flow, never earlier
+// than an end the model has already passed. Alone, a piece costs exactly what
+// the channel computes without sharing: its bytes are given as its serialisation
+// time times the link bandwidth, so the model gives back that time.
+import { DIR_COUNT, FLOW, HEADER, PE, ACTOR, ACTOR_STATE, EXEC, GRANT } from '../shm/layout.js';
+import type { SharedState } from '../shm/shared-state.js';
+import type { Machine } from '../topology/machine.js';
+import { Links } from '../topology/links.js';
+import { EPSILON_PS, LinkShare } from './link-share.js';
+
+/** Snapshot attempts before a pass gives up (actors kept changing state; a later ring retries). */
+const SNAPSHOT_TRIES = 3;
+
+export class LinkArbiter {
+  private readonly links: Links;
+  private readonly model: LinkShare;
+  /** GB/s of each link id's class. */
+  private readonly gbPerS: Float64Array;
+  /** Flows added per outbound channel (pe * 4 + dir). */
+  private readonly added: Int32Array;
+  private readonly channels: number;
+
+  constructor(
+    private readonly sh: SharedState,
+    m: Machine,
+  ) {
+    this.links = new Links(m);
+    this.gbPerS = new Float64Array(this.links.count);
+    for (let l = 0; l < this.links.count; l++) this.gbPerS[l] = m.topology.timing.links[this.links.classOf(l)].bandwidth_gb_s;
+    this.model = new LinkShare(this.gbPerS);
+    this.channels = sh.layout.dims.pes * DIR_COUNT;
+    this.added = new Int32Array(this.channels);
+  }
+
+  /**
+   * Add the new requests and make final what can be (hold the arbiter's lock).
+   * Returns the outbound channels (pe * 4 + dir) whose flow became final.
+   */
+  pass(): number[] {
+    const { sh } = this;
+    const L = sh.layout;
+    const ctl = sh.ctl;
+    const times = sh.times;
+    if (Atomics.load(ctl, HEADER.FLOWS_PENDING) === 0) return [];
+    const snap = this.snapshot();
+    if (snap === null) return [];
+    // New requests, in channel order (the model takes flows in any order: ties by id).
+    for (const c of snap.fresh) {
+      const pe = Math.floor(c / DIR_COUNT), dir = c % DIR_COUNT;
+      const k = this.added[c]++;
+      const peer = times[L.flow(pe, dir, FLOW.PEER)];
+      const serialPs = times[L.flow(pe, dir, FLOW.SERIAL_PS)];
+      const route = this.links.route(pe, peer);
+      // Bytes such that alone, at the route's bandwidth, the piece takes exactly serialPs.
+      const gb = route.length > 0 ? this.gbPerS[route[0]] : Infinity;
+      const bytes = serialPs === 0 || !Number.isFinite(gb) ? 0 : (serialPs * gb) / 1000;
+      this.model.add({ id: k * this.channels + c, startPs: times[L.flow(pe, dir, FLOW.START_PS)], bytes, route, latencyPs: 0 });
+    }
+    const done = this.model.pending > 0 ? this.model.advanceTo(snap.bound, true) : [];
+    const woke: number[] = [];
+    for (const d of done) {
+      const c = d.id % this.channels;
+      const pe = Math.floor(c / DIR_COUNT), dir = c % DIR_COUNT;
+      times[L.flow(pe, dir, FLOW.SENT_PS)] = d.arrivalPs;
+      // Its bound from now on (it resumes when the last byte left); it rewrites the word itself when it next blocks.
+      times[L.clock(L.channelActor(pe, dir))] = d.arrivalPs;
+      Atomics.add(ctl, L.pe(pe, PE.FLOW_DONE + dir), 1);
+      Atomics.sub(ctl, HEADER.FLOWS_PENDING, 1);
+      woke.push(c);
+    }
+    // Every flow not yet final ends after the safe time reached, and is reported at a whole ps after it
+    // (rounded up): its sender resumes no earlier (the memory arbiter's bound for them, ./arbiter.ts).
+    const reached = this.model.safePs;
+    if (Number.isFinite(reached)) times[L.linkBound] = Math.floor(reached - EPSILON_PS) + 1;
+    return woke;
+  }
+
+  /** The channels with a request not yet added, and the actors' bound, from a consistent snapshot; null when none could be taken or a command is in flight. */
+  private snapshot(): { fresh: number[]; bound: number } | null {
+    const { sh } = this;
+    const L = sh.layout;
+    const ctl = sh.ctl;
+    const times = sh.times;
+    for (let attempt = 0; attempt < SNAPSHOT_TRIES; attempt++) {
+      const epoch = Atomics.load(ctl, HEADER.STATE_EPOCH);
+      // A command in flight starts a kernel at a time no snapshot of the actors shows.
+      for (let e = 0; e <= L.dims.executors; e++) {
+        if (Atomics.load(ctl, L.exec(e, EXEC.CMD_RESERVE)) !== Atomics.load(ctl, L.exec(e, EXEC.CMD_HEAD))) return null;
+      }
+      const fresh: number[] = [];
+      for (let c = 0; c < this.channels; c++) {
+        const pe = Math.floor(c / DIR_COUNT), dir = c % DIR_COUNT;
+        if (Atomics.load(ctl, L.pe(pe, PE.FLOW_REQ + dir)) > this.added[c]) fresh.push(c);
+      }
+      let bound = Infinity;
+      // A PE waiting for a memory grant resumes no earlier than its request; the flows it then
+      // starts join at or after that whole ps, so ends up to EPSILON_PS later (reported as that ps)
+      // may be made final: the memory arbiter waits for them (its link bound must pass the request).
+      for (let pe = 0; pe < L.dims.pes; pe++) {
+        if (Atomics.load(ctl, L.pe(pe, PE.REQ_SEQ)) > Atomics.load(ctl, L.pe(pe, PE.GRANT_SEQ))) bound = Math.min(bound, times[L.grant(pe, GRANT.AT_PS)] + EPSILON_PS);
+      }
+      for (let wi = 0; wi < L.activeWords; wi++) {
+        let bits = Atomics.load(ctl, L.activeWord(0) + wi);
+        while (bits !== 0) {
+          const low = bits & -bits;
+          bits ^= low;
+          const a = wi * 32 + (31 - Math.clz32(low));
+          const s = Atomics.load(ctl, L.actor(a, ACTOR.STATE));
+          if (s === ACTOR_STATE.RUNNING) bound = Math.min(bound, times[L.clock(a)]);
+          else if (s === ACTOR_STATE.BLOCKED && Atomics.load(ctl, Atomics.load(ctl, L.actor(a, ACTOR.WAIT_WORD))) >= Atomics.load(ctl, L.actor(a, ACTOR.WAIT_TARGET))) {
+            bound = Math.min(bound, times[L.clock(a)]);
+          }
+        }
+      }
+      if (Atomics.load(ctl, HEADER.STATE_EPOCH) === epoch) return { fresh, bound };
+    }
+    return null;
+  }
+}
