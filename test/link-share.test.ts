@@ -45,7 +45,7 @@ t.test('a flow alone arrives at start + latency + its serialisation rounded up t
   t.equal(bad, 0);
 });
 
-t.test('a flow alone given as a whole number of ps times the bandwidth (the link arbiter's way) takes exactly that many ps', async (t) => {
+t.test('a flow alone given as a whole number of ps times the bandwidth (as the link arbiter feeds it) takes exactly that many ps', async (t) => {
   const r = rng(2);
   let bad = 0;
   for (let i = 0; i < 2000; i++) {
