@@ -9,7 +9,7 @@ import { loadTopology } from '../lib/config/load.js';
 import { topologyPath } from '../lib/config/paths.js';
 import { TestRuntime } from './helpers/run.js';
 
-const rt = new TestRuntime();
+const rt = new TestRuntime({ modules: [new URL("../benches/link_sharing.js", import.meta.url).href] });
 t.teardown(() => rt.close());
 
 const ideal = loadTopology(topologyPath('ideal'));
@@ -62,4 +62,11 @@ t.test('a tree all-reduce with shared links gives the same digest and crit under
     t.equal(r.digest, base.digest, `digest, ${JSON.stringify(over)}`);
     t.equal(r.critNs, base.critNs, `crit, ${JSON.stringify(over)}`);
   }
+});
+
+t.test('the link_sharing bench runs both ways and reports the virtual times: equal for the ring, larger shared for the tree', async (t) => {
+  const [ring, tree] = await rt.bench('link_sharing', { options: { ranks: '4', bytes: '16384', reps: '1', rounds: '1' } });
+  t.equal(ring.extra?.crit_ns_shared, ring.extra?.crit_ns_unshared, 'the ring: no two flows meet');
+  t.ok(Number(tree.extra?.crit_ns_shared) > Number(tree.extra?.crit_ns_unshared), `the tree: ${tree.extra?.crit_ns_shared} > ${tree.extra?.crit_ns_unshared} ns`);
+  t.ok(Number(ring.extra?.shared_over_unshared) > 0, 'a wall-time ratio');
 });
