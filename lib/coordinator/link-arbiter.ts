@@ -77,16 +77,16 @@ export class LinkArbiter {
       // Bytes such that alone, at the route's bandwidth, the piece takes exactly serialPs.
       const gb = route.length > 0 ? this.gbPerS[route[0]] : Infinity;
       const bytes = serialPs === 0 || !Number.isFinite(gb) ? 0 : (serialPs * gb) / 1000;
-      this.model.add({ id: k * this.channels + c, startPs: times[L.flow(pe, dir, FLOW.START_PS)], bytes, route, latencyPs: 0 });
+      this.model.add({ id: k * this.channels + c, startPs: times[L.flow(pe, dir, FLOW.START_PS)], bytes, route, latencyPs: times[L.flow(pe, dir, FLOW.LATENCY_PS)] });
     }
     const done = this.model.pending > 0 ? this.model.advanceTo(snap.bound, true) : [];
     const woke: number[] = [];
     for (const d of done) {
       const c = d.id % this.channels;
       const pe = Math.floor(c / DIR_COUNT), dir = c % DIR_COUNT;
-      times[L.flow(pe, dir, FLOW.SENT_PS)] = d.arrivalPs;
+      times[L.flow(pe, dir, FLOW.SENT_PS)] = d.sentPs;
       // Its bound from now on (it resumes when the last byte left); it rewrites the word itself when it next blocks.
-      times[L.clock(L.channelActor(pe, dir))] = d.arrivalPs;
+      times[L.clock(L.channelActor(pe, dir))] = d.sentPs;
       Atomics.add(ctl, L.pe(pe, PE.FLOW_DONE + dir), 1);
       Atomics.sub(ctl, HEADER.FLOWS_PENDING, 1);
       woke.push(c);

@@ -264,17 +264,18 @@ export class OutboundChannel extends Channel {
   }
 
   /**
-   * A piece that starts at `startPs` and takes `serialPs` alone: ask the link
-   * arbiter (on the coordinator) when its last byte left, sharing its route's
-   * links with the flows that cross them at once; wait for the answer.
+   * A piece that starts at `startPs`, flies `latencyPs` and takes `serialPs` alone:
+   * ask the link arbiter (on the coordinator) when its last byte left, sharing its
+   * route's links with the flows that cross them at once; wait for the answer.
    */
-  private async crossLinks(peer: number, startPs: number, serialPs: number): Promise<number> {
+  private async crossLinks(peer: number, startPs: number, serialPs: number, latencyPs: number): Promise<number> {
     const { sched, shared } = this.env;
     const L = shared.layout;
     const dir = this.channel;
     shared.times[L.flow(this.pe, dir, FLOW.START_PS)] = startPs;
     shared.times[L.flow(this.pe, dir, FLOW.SERIAL_PS)] = serialPs;
     shared.times[L.flow(this.pe, dir, FLOW.PEER)] = peer;
+    shared.times[L.flow(this.pe, dir, FLOW.LATENCY_PS)] = latencyPs;
     Atomics.add(shared.ctl, HEADER.FLOWS_PENDING, 1);
     const n = Atomics.add(shared.ctl, L.pe(this.pe, PE.FLOW_REQ + dir), 1) + 1;
     // Blocking publishes this channel as waiting, which rings the coordinator (flows are pending).
@@ -301,7 +302,7 @@ export class OutboundChannel extends Channel {
       }
       const upToPs = this.serialUpToPs(peer, i * pieceBytes + b);
       const readyPs = t;
-      if (this.sharedLinks) t = await this.crossLinks(peer, this.pieceTiming(ring, peer, k, t, 0), upToPs - sentPs);
+      if (this.sharedLinks) t = await this.crossLinks(peer, this.pieceTiming(ring, peer, k, t, 0), upToPs - sentPs, this.linkTo(peer).flightPs);
       else t = this.pieceTiming(ring, peer, k, t, upToPs - sentPs);
       sentPs = upToPs;
       if (sched.jitter) await sched.jitter.point();
@@ -314,7 +315,10 @@ export class OutboundChannel extends Channel {
       this.wake(ring.tailWord, consumer, ring.dataWanted(k, k + 1));
     }
     this.clock.advanceTo(t);
-    return t;
+    // With shared links a send is done when its last byte arrived: the channel is free at
+    // t (for its next piece, on the same route), but the kernel must not start a flow on a
+    // shorter route that would join before this one's end (lib/coordinator/link-arbiter.ts).
+    return this.sharedLinks ? t + this.linkTo(peer).flightPs : t;
   }
 }
 

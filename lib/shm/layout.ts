@@ -212,9 +212,11 @@ export const FLOW = {
   SERIAL_PS: 1,
   /** The receiving PE. */
   PEER: 2,
-  /** Written by the coordinator: when the last byte left (the bandwidth phase's end). */
-  SENT_PS: 3,
-  WIDTH: 4,
+  /** The route's latency (hops * alpha): paid before the bandwidth phase (CM02's order). */
+  LATENCY_PS: 3,
+  /** Written by the coordinator: when the last byte left, arrival - latency (the channel is free then). */
+  SENT_PS: 4,
+  WIDTH: 5,
 } as const;
 
 export const CMD_SLOTS = 64;
