@@ -5,25 +5,27 @@
 // (docs/decisions/0023-links-as-shared-resources.md, "Integration").
 //
 // An outbound DMA channel that sends a piece publishes a flow request in its
-// FLOW block (start, its serialisation time alone, the receiving PE), bumps
-// its FLOW_REQ word and HEADER.FLOWS_PENDING, and waits for FLOW_DONE. A pass:
+// FLOW block (start, route latency, its serialisation time alone, the receiving
+// PE), bumps its FLOW_REQ word and HEADER.FLOWS_PENDING, and waits for FLOW_DONE.
+// A pass:
 //   1. takes a consistent snapshot (the arbiter's: one state epoch around the
 //      reads) of the new requests and of every actor's lower bound B on the
 //      virtual time of anything it will still do (RUNNING or blocked with a
 //      true condition: its clock word; a PE waiting for a memory grant: its
 //      request time; blocked on a false condition, idle, done: none);
 //   2. adds the new requests to the model, each a flow on Links.route(sender,
-//      receiver) that takes the bandwidth phase first: it shares the route's
-//      links from its start until its last byte left (SENT_PS), then flies the
-//      route's latency alone (arrival = sent + hops * alpha, as today);
+//      receiver) that pays the route's latency (hops * alpha) first, then
+//      shares its links until its last byte arrives (SimGrid's CM02 order);
 //   3. runs the model to min(B, the first instant a flow ends): the flows that
-//      end then are final — a later flow starts at or after B, or is sent by a
-//      channel the model frees at that instant — and their channels are woken.
-// Serialise-then-fly (not SimGrid's latency-then-bandwidth) keeps the model
-// causal: a sender learns its send is done when its last byte left, and only
-// then can it (or the kernel waiting for the send) start a flow, never earlier
-// than an end the model has already passed. Alone, a piece costs exactly what
-// the channel computes without sharing: its bytes are given as its serialisation
+//      end then are final, and their channels are woken with SENT_PS =
+//      arrival - latency (when the channel is free for its next piece).
+// Why nothing added later can join before that instant: an actor bounded by B
+// starts flows at or after B; a channel woken at arrival - latency sends its
+// next piece on the same route (a kernel's port is fixed), which joins at or
+// after that arrival; and the kernel that waits for the send is woken at the
+// arrival itself (with shared links a send is done when its last byte arrived:
+// lib/ipcq/channel.ts), as is the receiver. Alone, a piece costs exactly what the
+// channel computes without sharing: its bytes are given as its serialisation
 // time times the link bandwidth, so the model gives back that time.
 import { DIR_COUNT, FLOW, HEADER, PE, ACTOR, ACTOR_STATE, EXEC, GRANT } from '../shm/layout.js';
 import type { SharedState } from '../shm/shared-state.js';
