@@ -36,16 +36,18 @@ const COMMON = ['ccl.n_slots=17'];
 
 // Hierarchical cases (benches/hierarchical_perf.ts: every PE of every cube holds a
 // shard of N bytes and is a participant; gateways on a ring_1d of s SIPs).
-// Machine "s x WxH x P": s SIPs, a WxH cube mesh per SIP, P PEs per cube.
-//   1x1x1     one PE per SIP: only the ring of gateways (checks it against SimGrid and ring_allreduce).
-//   2x2x2     corner root: every tree edge within one cube hop, no two flows on a link (uncontended).
-//   3x2x1     centre root (cube 1): the gateway spends east/west on the SIP ring, so cube 4
-//             hangs under cube 0, two hops (4 -> 3 -> 0), and its flow shares link 3 -> 0
-//             with cube 3's (one hop), both leaves: the overlapping case.
-//   4x2x1     centre root (cube 1): the same overlap, cubes 5 (two hops) and 4 (one) on link 4 -> 0.
-//   3x1x2     corner root, a line of cubes, two PEs each: uncontended.
-//   3x3x1     centre root (cube 4): cubes 5 and 7 both reach cube 1 over link 4 -> 1 (two hops each;
-//             5 sends once cube 8's tile is in, 7 at once).
+// Machine "s=S WxHxP [c]": S SIPs, a WxH cube mesh per SIP, P PEs per cube, c = centre root.
+//   1x1x1     one PE per SIP: only the ring of gateways (= ring_allreduce at p = S).
+//   2x2x2, 3x1x2   corner root: every tree edge within one cube hop, each cube's link
+//             to its parent used by its leader alone: no two flows on a link (uncontended).
+//   3x2x1 c   the overlapping case. Root cube 1; the gateway spends east/west on the SIP
+//             ring and north/south on cubes 0 and 2, so cube 4 (one hop below it) hangs
+//             under cube 0, two hops (4 -> 3 -> 0), and its tile shares link 3 -> 0 with
+//             cube 3's (one hop); both are leaves and send at t = 0, on the critical path.
+//   4x2x1 c   the same overlap (cubes 5 and 4 on link 4 -> 0), off the critical path
+//             (cube 2's subtree, three levels deep, is slower).
+//   3x3x1 c   cubes 5 and 7 both reach cube 1 over link 4 -> 1, two hops each, but cube 5
+//             sends only once cube 8's tile is in: the flows never meet in time.
 const hier = (s, w, h, pes, root) => ({
   name: `hier s=${s} ${w}x${h}x${pes}${root === 'center' ? ' c' : ''}`,
   sets: [`system.sips.count=${s}`, `sip.cube_mesh.w=${w}`, `sip.cube_mesh.h=${h}`, `cube.pe_layout.pe_per_corner=${pes}`],
