@@ -1,10 +1,10 @@
 // Runs on: main (a script). The SimGrid comparison of docs/simgrid.md:
-//   npm run build && node scripts/simgrid/compare.mjs [--quick]
+//   npm run build && node scripts/simgrid/compare.mjs [--quick] [--only ring|tree|hierarchical]
 // Builds the oracle (scripts/simgrid/oracle.cpp, libsimgrid-dev 3.32) into
 // out/simgrid/, then for each case runs SimGrid (CM02, no TCP-gamma bound, no
 // cross traffic: a message = latency + size / bandwidth share) on the platform
 // and message program of scripts/simgrid/gen.mjs, and kernbench's
-// allreduce_perf on the same machine (topologies/ideal.yaml: alpha 1000 ns,
+// allreduce_perf (hierarchical: benches/hierarchical_perf.ts) on the same machine (topologies/ideal.yaml: alpha 1000 ns,
 // beta 100 GB/s, everything else free), and prints one table: SimGrid time,
 // kernbench time, (kernbench - SimGrid) / SimGrid.
 // IPCQ window: ccl.n_slots=17 slots of 64 KiB, so a whole 1 MiB message fits
@@ -21,7 +21,10 @@ const oracle = join(outDir, 'oracle');
 const flags = execFileSync('pkg-config', ['--cflags', '--libs', 'simgrid'], { encoding: 'utf8' }).trim().split(/\s+/).filter(Boolean);
 execFileSync('g++', ['-O2', '-std=c++17', join(root, 'scripts/simgrid/oracle.cpp'), '-o', oracle, ...flags], { stdio: 'inherit' });
 
-const quick = process.argv.includes('--quick');
+const argv = process.argv.slice(2);
+const quick = argv.includes('--quick');
+const only = argv.includes('--only') ? argv[argv.indexOf('--only') + 1] : null;
+if (only !== null && !['ring', 'tree', 'hierarchical'].includes(only)) throw new Error(`--only: expected ring, tree or hierarchical, got ${only}`);
 const SIZES = [65536, 1048576];
 const RING_P = quick ? [5, 8] : [5, 8, 16, 32, 64];
 const TORUS = quick ? [[4, 2]] : [[4, 2], [4, 4], [8, 4], [8, 8]];
@@ -29,34 +32,63 @@ const machines = [
   ...RING_P.map((p) => ({ name: `ring_1d p=${p}`, sets: [`system.sips.count=${p}`] })),
   ...TORUS.map(([w, h]) => ({ name: `torus_2d ${w}x${h}`, sets: ['system.sips.topology=torus_2d', `system.sips.count=${w * h}`, `system.sips.w=${w}`, `system.sips.h=${h}`] })),
 ];
-const ALGOS = ['ring', 'tree'];
 const COMMON = ['ccl.n_slots=17'];
 
-function simgrid(sets, algo, bytes) {
+// Hierarchical cases (benches/hierarchical_perf.ts: every PE of every cube holds a
+// shard of N bytes and is a participant; gateways on a ring_1d of s SIPs).
+// Machine "s=S WxHxP [c]": S SIPs, a WxH cube mesh per SIP, P PEs per cube, c = centre root.
+//   1x1x1     one PE per SIP: only the ring of gateways (= ring_allreduce at p = S).
+//   2x2x2, 3x1x2   corner root: every tree edge within one cube hop, each cube's link
+//             to its parent used by its leader alone: no two flows on a link (uncontended).
+//   3x2x1 c   the overlapping case. Root cube 1; the gateway spends east/west on the SIP
+//             ring and north/south on cubes 0 and 2, so cube 4 (one hop below it) hangs
+//             under cube 0, two hops (4 -> 3 -> 0), and its tile shares link 3 -> 0 with
+//             cube 3's (one hop); both are leaves and send at t = 0, on the critical path.
+//   4x2x1 c   the same overlap (cubes 5 and 4 on link 4 -> 0), off the critical path
+//             (cube 2's subtree, three levels deep, is slower).
+//   3x3x1 c   cubes 5 and 7 both reach cube 1 over link 4 -> 1, two hops each, but cube 5
+//             sends only once cube 8's tile is in: the flows never meet in time.
+const hier = (s, w, h, pes, root) => ({
+  name: `hier s=${s} ${w}x${h}x${pes}${root === 'center' ? ' c' : ''}`,
+  sets: [`system.sips.count=${s}`, `sip.cube_mesh.w=${w}`, `sip.cube_mesh.h=${h}`, `cube.pe_layout.pe_per_corner=${pes}`],
+  root,
+});
+const HIER = quick
+  ? [hier(4, 1, 1, 1, 'corner'), hier(2, 2, 2, 2, 'corner'), hier(2, 3, 2, 1, 'center')]
+  : [hier(4, 1, 1, 1, 'corner'), hier(2, 2, 2, 2, 'corner'), hier(3, 3, 1, 2, 'corner'), hier(2, 3, 2, 1, 'center'), hier(4, 3, 2, 1, 'center'), hier(3, 4, 2, 1, 'center'), hier(2, 3, 3, 1, 'center')];
+
+const cases = [];
+for (const m of machines) for (const algo of ['ring', 'tree']) if (only === null || only === algo) cases.push({ machine: m.name, sets: m.sets, algo });
+if (only === null || only === 'hierarchical') for (const m of HIER) cases.push({ machine: m.name, sets: m.sets, algo: 'hierarchical', root: m.root });
+
+function simgrid(c, bytes) {
   const dir = join(outDir, 'case');
-  const setArgs = sets.flatMap((s) => ['--set', s]);
-  execFileSync('node', [join(root, 'scripts/simgrid/gen.mjs'), '--topology', 'ideal', ...setArgs, '--algo', algo, '--bytes', String(bytes), '--out', dir]);
+  const setArgs = c.sets.flatMap((s) => ['--set', s]);
+  const extra = c.algo === 'hierarchical' ? ['--root', c.root] : [];
+  execFileSync('node', [join(root, 'scripts/simgrid/gen.mjs'), '--topology', 'ideal', ...setArgs, '--algo', c.algo, ...extra, '--bytes', String(bytes), '--out', dir]);
   const out = execFileSync(oracle, [join(dir, 'platform.xml'), join(dir, 'program.txt'), '--cfg=network/model:CM02', '--cfg=network/TCP-gamma:0', '--cfg=network/crosstraffic:0', '--cfg=surf/precision:1e-12', '--cfg=maxmin/precision:1e-9', '--log=root.thres:warning'], { encoding: 'utf8' });
   return Number(out.trim().split('\n').pop());
 }
 
-function kernbench(sets, algo, bytes, sharing) {
-  const setArgs = [...sets, ...COMMON, `timing.link_sharing=${sharing}`].flatMap((s) => ['--set', s]);
-  const out = execFileSync('node', [join(root, 'bin/kernbench.js'), 'run', '--bench', 'allreduce_perf', '--topology', 'ideal', '--algorithm', `${algo}_allreduce`, ...setArgs, '--min-bytes', String(bytes), '--max-bytes', String(bytes), '--no-data', '--threads', '1', '--json'], { encoding: 'utf8' });
+function kernbench(c, bytes, sharing) {
+  const setArgs = [...c.sets, ...COMMON, `timing.link_sharing=${sharing}`].flatMap((s) => ['--set', s]);
+  const bench =
+    c.algo === 'hierarchical'
+      ? ['--bench', 'hierarchical_perf', '--algorithm', c.root === 'center' ? 'hierarchical_allreduce_center' : 'hierarchical_allreduce', '--bytes', String(bytes)]
+      : ['--bench', 'allreduce_perf', '--algorithm', `${c.algo}_allreduce`, '--min-bytes', String(bytes), '--max-bytes', String(bytes)];
+  const out = execFileSync('node', [join(root, 'bin/kernbench.js'), 'run', ...bench, '--topology', 'ideal', ...setArgs, '--no-data', '--threads', '1', '--json'], { encoding: 'utf8' });
   return JSON.parse(out.trim().split('\n').pop()).critNs;
 }
 
 // kernbench twice: links shared (timing.link_sharing: max_min, the model SimGrid checks) and not (none, the default).
 const rows = [['machine', 'algorithm', 'bytes', 'simgrid_ns', 'kernbench_ns', 'rel_diff', 'unshared_ns', 'unshared_diff']];
-for (const m of machines) {
-  for (const algo of ALGOS) {
-    for (const bytes of SIZES) {
-      const s = simgrid(m.sets, algo, bytes);
-      const k = kernbench(m.sets, algo, bytes, 'max_min');
-      const u = kernbench(m.sets, algo, bytes, 'none');
-      rows.push([m.name, algo, String(bytes), s.toFixed(3), k.toFixed(3), ((k - s) / s).toExponential(2), u.toFixed(3), ((u - s) / s).toExponential(2)]);
-      process.stderr.write('.');
-    }
+for (const c of cases) {
+  for (const bytes of SIZES) {
+    const s = simgrid(c, bytes);
+    const k = kernbench(c, bytes, 'max_min');
+    const u = kernbench(c, bytes, 'none');
+    rows.push([c.machine, c.algo, String(bytes), s.toFixed(3), k.toFixed(3), ((k - s) / s).toExponential(2), u.toFixed(3), ((u - s) / s).toExponential(2)]);
+    process.stderr.write('.');
   }
 }
 process.stderr.write('\n');

@@ -2,14 +2,23 @@
 // Writes the SimGrid platform and the message program of one kernbench
 // all-reduce, for the oracle (scripts/simgrid/oracle.cpp, docs/simgrid.md):
 //   node scripts/simgrid/gen.mjs --topology ideal --set k=v ... --algo ring|tree --bytes N --out DIR
-// Platform: one host per CCL rank (rank r = SIP r's first PE), one SimGrid link
-// per directed kernbench link (lib/topology/links.ts) with its class's latency and
-// bandwidth, and every route declared explicitly as kernbench's Links.route, so
+//   node scripts/simgrid/gen.mjs ... --algo hierarchical [--root corner|center]
+//                                    [--num-cubes C] [--num-pes P] --bytes N --out DIR
+// Participants (one SimGrid host each, r<i> for CCL rank i):
+//   ring, tree     rank r = SIP r's first PE (allreduce_perf: one shard per rank);
+//   hierarchical   every shard PE of every SIP (benches/hierarchical_perf.ts: a
+//                  tensor split column_wise over C cubes x P PEs, 0 = all), rank
+//                  q * L + local as lib/ccl/placement.ts numbers them, wired by
+//                  lib/ccl/hierarchy.ts's hierarchyPlan (the kernel's own plan).
+// Platform: one SimGrid link per directed kernbench link (lib/topology/links.ts)
+// with its class's latency and bandwidth, and a route for every pair that
+// exchanges a message, declared explicitly as kernbench's Links.route, so
 // SimGrid's flows cross exactly the links kernbench's would (CM02 shares them).
 // Program: the message pattern of lib/ccl/algorithms/<algo>_allreduce.ts (one
 // message per tl.send, its whole payload; f32 elements, chunks cut as lib/ccl/steps.ts).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { hierarchyPlan } from '../../dist/lib/ccl/hierarchy.js';
 import { loadTopology } from '../../dist/lib/config/load.js';
 import { topologyPath } from '../../dist/lib/config/paths.js';
 import { Links } from '../../dist/lib/topology/links.js';
@@ -28,54 +37,52 @@ const algo = opt('algo', 'ring');
 const bytes = Number(opt('bytes', '65536'));
 const out = opt('out', '.');
 const p = m.sips;
-const pe = (r) => r * m.pesPerSip;
 const host = (r) => `r${r}`;
+const n = bytes / 4; // f32 elements
+/** Chunk i of n elements cut in k (lib/ccl/steps.ts Chunks.count). */
+const chunk = (k, i) => Math.floor(((i + 1) * n) / k) - Math.floor((i * n) / k);
+const mod = (a, k) => ((a % k) + k) % k;
 
-mkdirSync(out, { recursive: true });
-
-// Platform.
-const used = new Set();
-const routes = [];
-for (let a = 0; a < p; a++) for (let b = 0; b < p; b++) {
-  if (a === b) continue;
-  const r = links.route(pe(a), pe(b));
-  r.forEach((l) => used.add(l));
-  routes.push(`<route src="${host(a)}" dst="${host(b)}" symmetrical="NO">${r.map((l) => `<link_ctn id="l${l}"/>`).join('')}</route>`);
+// Participants: the kernbench PE of each CCL rank.
+let pes;
+let hier = null;
+if (algo === 'ring' || algo === 'tree') {
+  pes = Array.from({ length: p }, (_, r) => r * m.pesPerSip);
+} else if (algo === 'hierarchical') {
+  const numCubes = Number(opt('num-cubes', '0')) || m.cubesPerSip;
+  const numPes = Number(opt('num-pes', '0')) || m.pesPerCube;
+  const root = opt('root', 'corner');
+  if (numCubes > m.cubesPerSip || numPes > m.pesPerCube) throw new Error(`--num-cubes/--num-pes: a SIP has ${m.cubesPerSip} cubes of ${m.pesPerCube} PEs, got ${numCubes} x ${numPes}`);
+  // Shards cube-major, then PE (DPPolicy.place).
+  const shards = [];
+  for (let c = 0; c < numCubes; c++) for (let e = 0; e < numPes; e++) shards.push({ cube: c, pe: e });
+  const levels = { cubeOf: shards.map((s) => s.cube), cubeMesh: { ...m.cubeMesh }, root };
+  hier = { L: shards.length, plan: hierarchyPlan(levels, p) };
+  pes = [];
+  for (let q = 0; q < p; q++) for (const s of shards) pes.push(m.peId({ sip: q, cube: s.cube, pe: s.pe }));
+} else {
+  throw new Error(`--algo: expected ring, tree or hierarchical, got ${algo}`);
 }
-const linkXml = [...used].sort((x, y) => x - y).map((l) => {
-  const c = topo.timing.links[links.classOf(l)];
-  return `<link id="l${l}" bandwidth="${c.bandwidth_gb_s * 1e9}Bps" latency="${c.latency_ns * 1e-9}s"/>`;
-});
-const hosts = Array.from({ length: p }, (_, r) => `<host id="${host(r)}" speed="1Gf"/>`);
-writeFileSync(join(out, 'platform.xml'), `<?xml version='1.0'?>
-<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
-<platform version="4.1">
-<zone id="kernbench" routing="Full">
-${[...hosts, ...linkXml, ...routes].join('\n')}
-</zone>
-</platform>
-`);
 
 // Program.
 const lines = [];
+const pairs = new Set();
 let h = 0;
-const isend = (r, to, b) => (lines.push(`${host(r)} isend ${++h} ${host(to)} ${b}`), h);
+const isend = (r, to, b) => (pairs.add(`${r} ${to}`), lines.push(`${host(r)} isend ${++h} ${host(to)} ${b}`), h);
 const irecv = (r, from) => (lines.push(`${host(r)} irecv ${++h} ${host(from)}`), h);
 const wait = (r, x) => lines.push(`${host(r)} wait ${x}`);
-const n = bytes / 4; // f32 elements
-if (algo === 'ring') {
-  const count = (i) => Math.floor(((i + 1) * n) / p) - Math.floor((i * n) / p);
-  const mod = (a) => ((a % p) + p) % p;
-  for (let r = 0; r < p; r++) {
-    const east = mod(r + 1), west = mod(r - 1);
-    for (const shift of [0, 1]) { // reduce-scatter sends chunk r - s, all-gather chunk r + 1 - s
-      for (let s = 0; s < p - 1; s++) {
-        const sent = isend(r, east, 4 * count(mod(r - s + shift)));
-        wait(r, irecv(r, west));
-        wait(r, sent);
-      }
+/** ringAllReduce (lib/ccl/steps.ts) for rank `me` at position `pos` of a ring of k. */
+const ring = (me, pos, k, east, west) => {
+  for (const shift of [0, 1]) { // reduce-scatter sends chunk pos - s, all-gather chunk pos + 1 - s
+    for (let s = 0; s < k - 1; s++) {
+      const sent = isend(me, east, 4 * chunk(k, mod(pos - s + shift, k)));
+      wait(me, irecv(me, west));
+      wait(me, sent);
     }
   }
+};
+if (algo === 'ring') {
+  for (let r = 0; r < p; r++) ring(r, r, p, mod(r + 1, p), mod(r - 1, p));
 } else if (algo === 'tree') {
   for (let r = 0; r < p; r++) {
     const children = [2 * r + 1, 2 * r + 2].filter((c) => c < p);
@@ -91,6 +98,48 @@ if (algo === 'ring') {
     sends.forEach((x) => wait(r, x));
   }
 } else {
-  throw new Error(`--algo: expected ring or tree, got ${algo}`);
+  // lib/ccl/algorithms/hierarchical_allreduce.ts: whole tiles up and down the
+  // SIP's tree, a ring all-reduce of the gateways (chunks of n / p) between.
+  const { L, plan } = hier;
+  for (let q = 0; q < p; q++) {
+    for (let local = 0; local < L; local++) {
+      const r = q * L + local;
+      const children = plan.children[local].map((c) => q * L + c.local);
+      const incoming = children.map((c) => irecv(r, c));
+      incoming.forEach((x) => wait(r, x));
+      if (local !== plan.gateway) {
+        const parent = q * L + plan.parent[local];
+        const sent = isend(r, parent, bytes);
+        wait(r, irecv(r, parent));
+        wait(r, sent);
+      } else if (p > 1) {
+        ring(r, q, p, mod(q + 1, p) * L + local, mod(q - 1, p) * L + local);
+      }
+      const sends = children.map((c) => isend(r, c, bytes));
+      sends.forEach((x) => wait(r, x));
+    }
+  }
 }
+
+// Platform: hosts, the links the routes use, one route per communicating pair.
+mkdirSync(out, { recursive: true });
+const used = new Set();
+const routes = [...pairs].map((k) => k.split(' ').map(Number)).sort((x, y) => x[0] - y[0] || x[1] - y[1]).map(([a, b]) => {
+  const r = links.route(pes[a], pes[b]);
+  r.forEach((l) => used.add(l));
+  return `<route src="${host(a)}" dst="${host(b)}" symmetrical="NO">${r.map((l) => `<link_ctn id="l${l}"/>`).join('')}</route>`;
+});
+const linkXml = [...used].sort((x, y) => x - y).map((l) => {
+  const c = topo.timing.links[links.classOf(l)];
+  return `<link id="l${l}" bandwidth="${c.bandwidth_gb_s * 1e9}Bps" latency="${c.latency_ns * 1e-9}s"/>`;
+});
+const hosts = pes.map((_, r) => `<host id="${host(r)}" speed="1Gf"/>`);
+writeFileSync(join(out, 'platform.xml'), `<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+<zone id="kernbench" routing="Full">
+${[...hosts, ...linkXml, ...routes].join('\n')}
+</zone>
+</platform>
+`);
 writeFileSync(join(out, 'program.txt'), lines.join('\n') + '\n');
