@@ -310,6 +310,11 @@ export class KernelContext {
       roundArray(a.dtype, o.data);
       return this.vector(o);
     }
+    if (out && this.pe.env.plan.noData && a instanceof Tile) {
+      // Timing-only, into `out` (a ring step's reduction): nothing to compute or allocate.
+      this.checkOut('add', out, a.dtype, a.size);
+      return this.vector(out);
+    }
     return this.into('add', this.vector(this.ew('add', [a, b], (x, y) => x + y)), out);
   }
 

@@ -30,6 +30,7 @@
 import type { DType } from '../dtype/index.js';
 import { simdMemory, type SimdMemory } from './simd.js';
 import { Tile } from './tile.js';
+import { blankF32 } from './blank.js';
 
 const SLAB_BYTES = 4 * 1024 * 1024;
 /** Larger allocations get their own plain ArrayBuffer (and the scalar add). */
@@ -91,26 +92,6 @@ export function allocTile(dtype: DType, shape: readonly number[], n: number): Ti
   const at = carve(bytes);
   const s = slab as SimdMemory;
   return new Tile(dtype, shape, new Float32Array(s.buffer, at, n), s, at);
-}
-
-/** The buffer every timing-only tile of this thread views (grown to the largest asked for), and its views by length. */
-let blank = new Float32Array(0);
-const blankViews = new Map<number, Float32Array>();
-/** Distinct lengths whose views are kept; past it the map starts over (a kernel uses few). */
-const MAX_BLANK_VIEWS = 64;
-
-/** A Float32Array of n elements on this thread's blank buffer, for timing-only mode: no storage of its own (see the header). */
-export function blankF32(n: number): Float32Array {
-  let v = blankViews.get(n);
-  if (v !== undefined) return v;
-  if (n > blank.length) {
-    blank = new Float32Array(Math.max(n, 2 * blank.length));
-    blankViews.clear();
-  }
-  if (blankViews.size === MAX_BLANK_VIEWS) blankViews.clear();
-  v = blank.subarray(0, n);
-  blankViews.set(n, v);
-  return v;
 }
 
 /** A timing-only tile of `shape` (n elements): a view of the blank buffer, no slab bytes. */
