@@ -77,7 +77,10 @@ export async function worker(rank: number, sizes: number[], dtype: DType, op: Re
     const t = torch.zeros([count], { dtype });
     // Timing only (--no-data): no input to build and no result to read (copy_ would move
     // nothing, numpy() would read zeros); each would cost the host count x 4 bytes per rank.
-    if (!noData) await t.copy_(torch.fromArray(tabulateF32(count, (i) => input(rank, i))));
+    // The input goes straight to copy_ as host values: fromArray would copy them twice more
+    // (encode, decode) and copy_ a third time (numpy of the host tensor), 3 x 64 MiB of
+    // garbage at p = 1024 x 64 KiB (the values are small integers: exact in every dtype).
+    if (!noData) await t.copy_({ shape: [count], dtype, data: tabulateF32(count, (i) => input(rank, i)) });
     const work = await torch.distributed.allReduce(t, { op });
     const out = noData ? new Float32Array(0) : (await t.numpy()).data;
     let wrong = 0;

@@ -6,8 +6,9 @@ import t from 'tap';
 import { SLOT } from '../lib/shm/layout.js';
 import { DEFAULT_ARENA_BYTES } from '../lib/sync/plan.js';
 import { TestRuntime } from './helpers/run.js';
+import { SLAB_PROBE, slabBytesOfAllReduce } from './fixtures/slab-probe.js';
 
-const rt = new TestRuntime();
+const rt = new TestRuntime({ modules: [SLAB_PROBE] });
 t.teardown(() => rt.close());
 
 /** f32 elements of 768 MiB: two such tensors exceed the arena, one fits a 16 GiB HBM. */
@@ -58,4 +59,12 @@ t.test('with --no-data the shared buffers hold no payload: no arena, IPCQ slots 
   // The same session with data backs the topology's slots (ideal: 8 x 64 KiB per ring) and the arena.
   t.ok(full.slotSize > 0 && full.arena > 0);
   t.same(full.ipcq, full.ipcq.map(() => full.rings * full.slots * Math.ceil((SLOT.HEADER_BYTES + full.slotSize) / 64) * 64));
+});
+
+t.test('with --no-data a ring all-reduce takes no tile slab memory: its tiles have a shape and no storage', async (t) => {
+  const carved = async (noData: boolean) =>
+    (await rt.session({ topology: 'ideal', sets: ['system.sips.count=4'], threads: 1, noData }, (torch) => torch.multiprocessing.spawn(slabBytesOfAllReduce, { args: [4096], nprocs: 4 }))).value;
+  const full = await carved(false);
+  t.ok(full.reduce((a, b) => a + b, 0) >= 4 * 4096 * 4, 'with data: at least the four loaded shards');
+  t.same(await carved(true), [0, 0, 0, 0], 'timing only: none');
 });

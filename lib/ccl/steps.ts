@@ -101,10 +101,13 @@ export interface RingLinks {
 /**
  * What to await for a send: the handle itself, or, when the send completed as
  * it was issued, nothing (its completion time is applied now, exactly as
- * awaiting the handle would). `await undefined` is one microtask turn; awaiting
- * the handle, a thenable, is three plus ~400 bytes of promise machinery
- * (measured: ~8 % of a 64-rank all-reduce on one thread). Either way the
- * kernel yields once here, which keeps the ranks of a thread in step.
+ * awaiting the handle would). Awaiting the handle, a thenable, is three
+ * microtask turns plus ~400 bytes of promise machinery (measured: ~8 % of a
+ * 64-rank all-reduce on one thread). The steps do not await the undefined
+ * either: each step yields at its receive already, which keeps the ranks of a
+ * thread in step, and a second await was a promise per step (tagged by the
+ * fault-owner hooks when several ranks share the thread; docs/benchmarks.md,
+ * "Peak memory").
  */
 export function sendDone(tl: KernelContext, sent: SendHandle): SendHandle | undefined {
   if (sent.op !== null) return sent;
@@ -129,7 +132,8 @@ export async function ringReduceScatter(tl: KernelContext, data: Tile, seg: Chun
     const mine = seg.of(data, into);
     const incoming = await tl.recv(ring.recv, mine.size, data.dtype, scratch.of(mine.size));
     tl.reduce(op, mine, incoming, mine);
-    await sendDone(tl, sent);
+    const pending = sendDone(tl, sent);
+    if (pending) await pending;
   }
   return mod(pos + 1 + shift, p);
 }
@@ -145,7 +149,8 @@ export async function ringAllGather(tl: KernelContext, data: Tile, seg: Chunks, 
     const sent = tl.send(ring.send, seg.of(data, mod(pos + 1 + shift - s, p)));
     const into = seg.of(data, mod(pos + shift - s, p));
     await tl.recv(ring.recv, into.size, data.dtype, into);
-    await sendDone(tl, sent);
+    const pending = sendDone(tl, sent);
+    if (pending) await pending;
   }
 }
 

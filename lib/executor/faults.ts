@@ -69,7 +69,14 @@ function bindCallbacksToOwners(): void {
     g[name] = bound;
     if (t[name] === orig) t[name] = bound;
   }
-  g.queueMicrotask = bind(g.queueMicrotask);
+  // queueMicrotask takes one argument: no rest array to build on every call (each
+  // settled tl operation queues one, lib/kernel/flow.ts; docs/benchmarks.md, "Peak memory").
+  const queue = g.queueMicrotask as (cb: () => void) => void;
+  const queueBound = function queueMicrotask(cb: () => void): void {
+    queue(bindToOwner(cb));
+  };
+  Object.defineProperties(queueBound, Object.getOwnPropertyDescriptors(queue));
+  g.queueMicrotask = queueBound as unknown as Scheduler;
   const p = process as unknown as Record<string, Scheduler>;
   p.nextTick = bind(p.nextTick);
   syncBuiltinESMExports();

@@ -14,7 +14,7 @@ import type { PeCoord } from '../topology/machine.js';
 import type { ThreadEnv } from '../sync/thread-env.js';
 import type { VirtualClock } from '../time/virtual-clock.js';
 import type { ShardDesc, TensorDesc } from '../shm/tensor-desc.js';
-import { allocF32, allocTile } from '../tile/slab.js';
+import { allocF32, allocTile, blankTile } from '../tile/slab.js';
 import { allocate } from '../shm/allocator.js';
 
 import { addTiles, cdiv, dot, elementwise, softmax, type Operand } from './math.js';
@@ -150,7 +150,7 @@ export class KernelContext {
     this.checkBounds('load', t, s, offset, count);
     const at = s.arenaOffset + offset * bpe;
     const shape = whole ? (t.shape.length === 1 ? [s.cols[1]] : [s.rows[1], s.cols[1]]) : [count];
-    const tile = allocTile(t.dtype, shape, count);
+    const tile = this.newTile(t.dtype, shape, count);
     if (!this.pe.env.plan.noData) decode(t.dtype, this.pe.env.shared.arena.subarray(at, at + count * bpe), tile.data);
     if (raceLog.on) this.raceAccess(false, t, s, offset, count);
     return this.memoryAccess('load', s, count * bpe, tile);
@@ -285,10 +285,15 @@ export class KernelContext {
 
   // ---- math -----------------------------------------------------------------
 
-  /** A tile of zeros. */
+  /** A tile of zeros (in timing-only mode, a tile whose values are unspecified). */
   zeros(shape: number | readonly number[], dtype: DType): Tile {
     const sh = toShape(shape);
-    return allocTile(dtype, sh, shapeSize(sh));
+    return this.newTile(dtype, sh, shapeSize(sh));
+  }
+
+  /** A fresh zeroed tile, or in timing-only mode one without storage of its own (lib/tile/slab.ts, blankTile). */
+  private newTile(dtype: DType, shape: readonly number[], n: number): Tile {
+    return this.pe.env.plan.noData ? blankTile(dtype, shape, n) : allocTile(dtype, shape, n);
   }
 
   /**
@@ -305,6 +310,11 @@ export class KernelContext {
       roundArray(a.dtype, o.data);
       return this.vector(o);
     }
+    if (out && this.pe.env.plan.noData && a instanceof Tile) {
+      // Timing-only, into `out` (a ring step's reduction): nothing to compute or allocate.
+      this.checkOut('add', out, a.dtype, a.size);
+      return this.vector(out);
+    }
     return this.into('add', this.vector(this.ew('add', [a, b], (x, y) => x + y)), out);
   }
 
@@ -312,7 +322,8 @@ export class KernelContext {
   private into(op: string, r: Tile, out: Tile | undefined): Tile {
     if (!out) return r;
     this.checkOut(op, out, r.dtype, r.size);
-    out.data.set(r.data);
+    // Timing-only: no values to copy (both may view the same blank buffer).
+    if (!this.pe.env.plan.noData) out.data.set(r.data);
     return out;
   }
   sub(a: Operand, b: Operand): Tile {
@@ -343,13 +354,13 @@ export class KernelContext {
   }
   /** Softmax along the last axis; costs a few vector passes (max, exp-sum, divide). */
   softmax(x: Tile): Tile {
-    const out = this.pe.env.plan.noData ? new Tile(x.dtype, x.shape, allocF32(x.size)) : softmax(x);
+    const out = this.pe.env.plan.noData ? blankTile(x.dtype, x.shape, x.size) : softmax(x);
     this.advance(3 * this.pe.env.costs.vectorPs(x.size), 'softmax');
     return out;
   }
   /** Matrix product [M, K] @ [K, N] on the matrix unit, accumulated in f32 (Triton's tl.dot). */
   dot(a: Tile, b: Tile): Tile {
-    const out = this.pe.env.plan.noData ? new Tile('f32', [a.shape[0], b.shape[1]], allocF32(a.shape[0] * b.shape[1])) : dot(a, b);
+    const out = this.pe.env.plan.noData ? blankTile('f32', [a.shape[0], b.shape[1]], a.shape[0] * b.shape[1]) : dot(a, b);
     this.advance(this.pe.env.costs.gemmPs(a.shape[0], b.shape[1], a.shape[1], a.dtype === 'f32'), 'dot');
     return out;
   }
@@ -359,6 +370,10 @@ export class KernelContext {
   }
   /** The tile converted to another dtype (rounded once). */
   to(x: Tile, dtype: DType): Tile {
+    if (this.pe.env.plan.noData) {
+      this.advance(this.pe.env.costs.vectorPs(x.size), 'convert');
+      return blankTile(dtype, x.shape, x.size);
+    }
     const out = allocF32(x.size);
     out.set(x.data);
     roundArray(dtype, out);
@@ -388,7 +403,7 @@ export class KernelContext {
   private ew(op: string, xs: Operand[], f: (...v: number[]) => number): Tile {
     if (this.pe.env.plan.noData) {
       const lead = xs.find((x): x is Tile => x instanceof Tile);
-      if (lead) return new Tile(lead.dtype, lead.shape, allocF32(lead.size));
+      if (lead) return blankTile(lead.dtype, lead.shape, lead.size);
     }
     return elementwise(op, xs, f);
   }
@@ -415,7 +430,7 @@ export class KernelContext {
       if (r > this.flow.doneAtOncePs) this.flow.doneAtOncePs = r;
       return new SendHandle(this, null, r);
     }
-    this.flow.issued.push(r);
+    this.track(r);
     return new SendHandle(this, r, 0);
   }
 
@@ -455,7 +470,7 @@ export class KernelContext {
       return out;
     }
     const sh = toShape(shape);
-    return allocTile(dtype, sh, shapeSize(sh));
+    return this.newTile(dtype, sh, shapeSize(sh));
   }
 
   /** Issue a receive into `tile`: its completion time if done at once, else the queued op. */
@@ -469,7 +484,7 @@ export class KernelContext {
     // Either way the kernel's end waits for it (drain), even if never waited on.
     if (typeof r === 'number') {
       if (r > this.flow.doneAtOncePs) this.flow.doneAtOncePs = r;
-    } else this.flow.issued.push(r);
+    } else this.track(r);
     return r;
   }
 
@@ -530,6 +545,33 @@ export class KernelContext {
     }
     this.flow.begin('await send');
     return this.settle(h.op).then(() => this.settledAs(undefined), (e: unknown) => this.failedWith(e));
+  }
+
+  /** Ops in this flow's `issued` after its last compaction; the next one comes at twice as many (plus a few). */
+  private compactedAt = 0;
+
+  /**
+   * Remember a queued op for drain. A long kernel queues one or two ops a step
+   * (a ring all-reduce at p = 1024: ~2 000 per rank, each with its promises and
+   * closures, all kept to the kernel's end: ~90 000 live ChannelOps on one
+   * thread; docs/benchmarks.md, "Peak memory"). So every so often the list
+   * drops the ops drain would pass over without effect: settled without error
+   * at a time the flow's clock has reached already (drain would advance the
+   * clock to it, a no-op, since clocks only go forward). Unsettled and failed
+   * ops stay, in order, so drain waits and throws as it did.
+   */
+  private track(op: ChannelOp<number>): void {
+    const issued = this.flow.issued;
+    issued.push(op);
+    if (issued.length < 2 * this.compactedAt + 16) return;
+    const now = this.clock.nowPs;
+    let kept = 0;
+    for (const o of issued) {
+      if (o.settled && o.error === undefined && (o.value as number) <= now) continue;
+      issued[kept++] = o;
+    }
+    issued.length = kept;
+    this.compactedAt = kept;
   }
 
   /** Wait for every transfer this flow started (the runtime does this when the kernel returns; tl.parallel when a branch does). */

@@ -18,9 +18,19 @@
 // failure leaves its slabs to the GC instead. A kernel must not keep a tile
 // (or its data) past its own end, e.g. in a module-level variable: the
 // memory will hold another kernel's values.
+//
+// Timing-only mode (--no-data). Kernels move and compute no values there, so
+// a tile needs its shape and length, not storage of its own: every such tile
+// of a thread views one zeroed buffer (blankTile), which takes no slab bytes
+// and lives across epochs. Without it a ring all-reduce at p = 1024 x 64 KiB
+// under --threads 1 took 64 MiB of slabs for the loaded shards and 128 MiB
+// for the reductions' results, all held for the whole collective (one epoch;
+// docs/benchmarks.md, "Peak memory"). What a kernel reads from such a tile is
+// unspecified under --no-data (zeros unless the kernel itself wrote there).
 import type { DType } from '../dtype/index.js';
 import { simdMemory, type SimdMemory } from './simd.js';
 import { Tile } from './tile.js';
+import { blankF32 } from './blank.js';
 
 const SLAB_BYTES = 4 * 1024 * 1024;
 /** Larger allocations get their own plain ArrayBuffer (and the scalar add). */
@@ -42,8 +52,12 @@ let generation = 0;
 /** Whether the current slab holds allocations made while no kernel ran (tests, the bench model): never recycled. */
 let outside = false;
 
+/** Bytes carved out of slabs on this thread so far (for tests: timing-only tiles take none). */
+let handedOut = 0;
+
 /** Byte offset in `slab` of `bytes` fresh zeroed bytes (bytes <= MAX_IN_SLAB). */
 function carve(bytes: number): number {
+  handedOut += bytes;
   if (slab === undefined || top + bytes > SLAB_BYTES) {
     if (slab !== undefined && !outside) filled.push({ s: slab, used: top });
     slab = kept.pop() ?? simdMemory(SLAB_BYTES);
@@ -78,6 +92,11 @@ export function allocTile(dtype: DType, shape: readonly number[], n: number): Ti
   const at = carve(bytes);
   const s = slab as SimdMemory;
   return new Tile(dtype, shape, new Float32Array(s.buffer, at, n), s, at);
+}
+
+/** A timing-only tile of `shape` (n elements): a view of the blank buffer, no slab bytes. */
+export function blankTile(dtype: DType, shape: readonly number[], n: number): Tile {
+  return new Tile(dtype, shape, blankF32(n));
 }
 
 /** A kernel starts on this thread (lib/pe/pe-runtime.ts); pass what it returns to kernelEnded. */
@@ -133,7 +152,7 @@ export function resetSlabs(): void {
   top = 0;
 }
 
-/** Slabs this thread holds for reuse, and bytes handed out of the current one (for tests). */
-export function slabStats(): { kept: number; filled: number; top: number } {
-  return { kept: kept.length, filled: filled.length, top };
+/** Slabs this thread holds for reuse, bytes handed out of the current one, and bytes carved from slabs since the thread started (for tests). */
+export function slabStats(): { kept: number; filled: number; top: number; handedOut: number } {
+  return { kept: kept.length, filled: filled.length, top, handedOut };
 }

@@ -3,6 +3,7 @@
 // arithmetic is exact f32 followed by one rounding into the dtype per op.
 import type { DType } from '../dtype/index.js';
 import type { SimdMemory } from './simd.js';
+import { blankF32, isBlank } from './blank.js';
 
 export class Tile {
   constructor(
@@ -25,9 +26,13 @@ export class Tile {
   /** A 1-D view of elements [start, start + count) (shares storage). */
   slice(start: number, count: number): Tile {
     const s = this.slab;
-    if (s === null) return new Tile(this.dtype, [count], this.data.subarray(start, start + count));
-    // A view straight on the slab: subarray looks up the species constructor (~90 vs ~50 ns).
     if (start < 0 || count < 0 || start + count > this.data.length) throw new RangeError(`tile slice [${start}, ${start + count}) is outside a tile of ${this.data.length} elements`);
+    if (s === null) {
+      // A timing-only tile: its slices view the blank buffer too (no typed array per ring step).
+      if (isBlank(this.data)) return new Tile(this.dtype, [count], blankF32(count));
+      return new Tile(this.dtype, [count], this.data.subarray(start, start + count));
+    }
+    // A view straight on the slab: subarray looks up the species constructor (~90 vs ~50 ns).
     const at = this.at + start * 4;
     return new Tile(this.dtype, [count], new Float32Array(s.buffer, at, count), s, at);
   }
