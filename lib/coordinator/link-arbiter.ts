@@ -79,7 +79,10 @@ export class LinkArbiter {
       // Bytes such that alone, at the route's bandwidth, the piece takes exactly serialPs.
       const gb = route.length > 0 ? this.gbPerS[route[0]] : Infinity;
       const bytes = serialPs === 0 || !Number.isFinite(gb) ? 0 : (serialPs * gb) / 1000;
-      this.model.add({ id: k * this.channels + c, startPs: times[L.flow(pe, dir, FLOW.START_PS)], bytes, route, latencyPs: times[L.flow(pe, dir, FLOW.LATENCY_PS)] });
+      // It enters its links after its latency, and not before the sends its kernel waited for arrived.
+      const latencyPs = times[L.flow(pe, dir, FLOW.LATENCY_PS)];
+      const join = Math.max(times[L.flow(pe, dir, FLOW.START_PS)] + latencyPs, times[L.flow(pe, dir, FLOW.JOIN_MIN_PS)]);
+      this.model.add({ id: k * this.channels + c, startPs: join - latencyPs, bytes, route, latencyPs });
     }
     const done = this.model.pending > 0 ? this.model.advanceTo(snap.bound, true) : [];
     const woke: number[] = [];

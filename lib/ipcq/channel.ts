@@ -179,7 +179,7 @@ export class OutboundChannel extends Channel {
    * the time the last byte left the link, as a number when the send completed
    * at once (the fast path), else an op that settles with it.
    */
-  send(set: number, peer: number, dtype: DType, values: Float32Array, issuePs: number): ChannelOp<number> | number {
+  send(set: number, peer: number, dtype: DType, values: Float32Array, issuePs: number, joinNotBeforePs = 0): ChannelOp<number> | number {
     const r = this.rings[set] ?? this.openRing(set);
     const pieceBytes = this.pieceBytes(dtype);
     const nbytes = values.length * bytesPerElement(dtype);
@@ -192,7 +192,7 @@ export class OutboundChannel extends Channel {
     // The snapshot is tile memory: the send ends before its kernel does (lib/tile/slab.ts).
     const payload = this.env.plan.noData ? EMPTY : allocBytes(nbytes);
     if (!this.env.plan.noData) encode(dtype, values, payload);
-    return this.enqueue(() => this.run(r, peer, payload, nbytes, issuePs, pieces, pieceBytes));
+    return this.enqueue(() => this.run(r, peer, payload, nbytes, issuePs, pieces, pieceBytes, joinNotBeforePs));
   }
 
   /** Every piece has its credit: encode straight into the slots. */
@@ -264,11 +264,12 @@ export class OutboundChannel extends Channel {
   }
 
   /**
-   * A piece that starts at `startPs`, flies `latencyPs` and takes `serialPs` alone:
-   * ask the link arbiter (on the coordinator) when its last byte left, sharing its
-   * route's links with the flows that cross them at once; wait for the answer.
+   * A piece that starts at `startPs`, flies `latencyPs` and takes `serialPs` alone
+   * (entering its links no earlier than `joinNotBeforePs`): ask the link arbiter
+   * (on the coordinator) when its last byte left, sharing its route's links with
+   * the flows that cross them at once; wait for the answer.
    */
-  private async crossLinks(peer: number, startPs: number, serialPs: number, latencyPs: number): Promise<number> {
+  private async crossLinks(peer: number, startPs: number, serialPs: number, latencyPs: number, joinNotBeforePs: number): Promise<number> {
     const { sched, shared } = this.env;
     const L = shared.layout;
     const dir = this.channel;
@@ -276,6 +277,7 @@ export class OutboundChannel extends Channel {
     shared.times[L.flow(this.pe, dir, FLOW.SERIAL_PS)] = serialPs;
     shared.times[L.flow(this.pe, dir, FLOW.PEER)] = peer;
     shared.times[L.flow(this.pe, dir, FLOW.LATENCY_PS)] = latencyPs;
+    shared.times[L.flow(this.pe, dir, FLOW.JOIN_MIN_PS)] = joinNotBeforePs;
     Atomics.add(shared.ctl, HEADER.FLOWS_PENDING, 1);
     const n = Atomics.add(shared.ctl, L.pe(this.pe, PE.FLOW_REQ + dir), 1) + 1;
     // Blocking publishes this channel as waiting, which rings the coordinator (flows are pending).
@@ -284,7 +286,7 @@ export class OutboundChannel extends Channel {
   }
 
   /** `payload` is empty in timing-only mode; `nbytes` is what the pieces say they carry. */
-  private async run(r: SendRing, peer: number, payload: Uint8Array, nbytes: number, issuePs: number, pieces: number, pieceBytes: number): Promise<number> {
+  private async run(r: SendRing, peer: number, payload: Uint8Array, nbytes: number, issuePs: number, pieces: number, pieceBytes: number, joinNotBeforePs: number): Promise<number> {
     const { env } = this;
     const ring = r.view;
     const { sched, plan } = env;
@@ -302,7 +304,7 @@ export class OutboundChannel extends Channel {
       }
       const upToPs = this.serialUpToPs(peer, i * pieceBytes + b);
       const readyPs = t;
-      if (this.sharedLinks) t = await this.crossLinks(peer, this.pieceTiming(ring, peer, k, t, 0), upToPs - sentPs, this.linkTo(peer).flightPs);
+      if (this.sharedLinks) t = await this.crossLinks(peer, this.pieceTiming(ring, peer, k, t, 0), upToPs - sentPs, this.linkTo(peer).flightPs, joinNotBeforePs);
       else t = this.pieceTiming(ring, peer, k, t, upToPs - sentPs);
       sentPs = upToPs;
       if (sched.jitter) await sched.jitter.point();
@@ -315,10 +317,7 @@ export class OutboundChannel extends Channel {
       this.wake(ring.tailWord, consumer, ring.dataWanted(k, k + 1));
     }
     this.clock.advanceTo(t);
-    // With shared links a send is done when its last byte arrived: the channel is free at
-    // t (for its next piece, on the same route), but the kernel must not start a flow on a
-    // shorter route that would join before this one's end (lib/coordinator/link-arbiter.ts).
-    return this.sharedLinks ? t + this.linkTo(peer).flightPs : t;
+    return t;
   }
 }
 

@@ -75,6 +75,16 @@ export interface KernelPe {
 export class KernelContext {
   /** This context's flow of control: the kernel's main flow, or one branch of a tl.parallel. */
   private readonly flow: Flow;
+  /** timing.link_sharing: max_min (lib/coordinator/link-arbiter.ts). */
+  private readonly sharedLinks: boolean;
+  /**
+   * With shared links: the latest arrival of the sends this flow has waited for. Its
+   * later pieces enter their links no earlier: it learnt the send was done when the
+   * last byte left, before the link model had run to its arrival (docs/determinism.md).
+   */
+  private linkHorizonPs = 0;
+  /** With shared links: the latest arrival of every send this flow made; its end (drain) waits for it. */
+  private sendsArrivePs = 0;
   constructor(
     private readonly pe: KernelPe,
     /** Kernel name (for errors and traces). */
@@ -86,6 +96,7 @@ export class KernelContext {
     flow?: Flow,
   ) {
     this.flow = flow ?? new Flow(pe.clock, pe.env.shared.layout.peActor(pe.id), null, -1);
+    this.sharedLinks = pe.env.machine.topology.timing.link_sharing === 'max_min';
   }
 
   /** This flow's clock (the PE's, or a tl.parallel branch's own). */
@@ -424,7 +435,7 @@ export class KernelContext {
     const peer = portOf(this.ports.send, d).pe;
     // The race check: what this kernel did so far happens before the receiver takes these pieces.
     if (raceLog.on) raceLog.send(this.pe.id, this.pe.env.shared.layout.ringOf(this.pe.id, d, this.ports.set), pieceCount(this.pe.env.plan.ccl.vc_chunk_size, tile.dtype, tile.size));
-    const r = this.pe.out[d].send(this.ports.set, peer, tile.dtype, tile.data, this.clock.nowPs);
+    const r = this.pe.out[d].send(this.ports.set, peer, tile.dtype, tile.data, this.clock.nowPs, this.linkHorizonPs);
     // Either way the kernel's end waits for it (drain).
     if (typeof r === 'number') {
       if (r > this.flow.doneAtOncePs) this.flow.doneAtOncePs = r;
@@ -533,7 +544,16 @@ export class KernelContext {
   waitSendNow(h: SendHandle): void {
     if (h.op === null) {
       this.clock.advanceTo(h.donePs);
-    } else this.take(h.op);
+    } else {
+      this.take(h.op);
+      if (this.sharedLinks) this.linkHorizonPs = Math.max(this.linkHorizonPs, this.arrivalOf(h.op));
+    }
+  }
+
+  /** A settled send's last arrival (its last byte left + the route's latency); -1 for a receive. */
+  private arrivalOf(op: ChannelOp<number>): number {
+    if (op.channel >= 4) return -1;
+    return (op.value as number) + this.pe.env.costs.flightPs(this.pe.id, portOf(this.ports.send, op.channel).pe);
   }
 
   /** Wait for a send (what awaiting a SendHandle does). */
@@ -544,7 +564,14 @@ export class KernelContext {
       return Promise.resolve();
     }
     this.flow.begin('await send');
-    return this.settle(h.op).then(() => this.settledAs(undefined), (e: unknown) => this.failedWith(e));
+    const op = h.op;
+    return this.settle(op).then(
+      () => {
+        if (this.sharedLinks) this.linkHorizonPs = Math.max(this.linkHorizonPs, this.arrivalOf(op));
+        return this.settledAs(undefined);
+      },
+      (e: unknown) => this.failedWith(e),
+    );
   }
 
   /** Ops in this flow's `issued` after its last compaction; the next one comes at twice as many (plus a few). */
@@ -567,7 +594,10 @@ export class KernelContext {
     const now = this.clock.nowPs;
     let kept = 0;
     for (const o of issued) {
-      if (o.settled && o.error === undefined && (o.value as number) <= now) continue;
+      if (o.settled && o.error === undefined && (o.value as number) <= now) {
+        if (this.sharedLinks) this.sendsArrivePs = Math.max(this.sendsArrivePs, this.arrivalOf(o));
+        continue;
+      }
       issued[kept++] = o;
     }
     issued.length = kept;
@@ -580,8 +610,12 @@ export class KernelContext {
     for (const op of this.flow.issued) {
       if (op.settled) this.take(op);
       else await this.settle(op);
+      if (this.sharedLinks) this.sendsArrivePs = Math.max(this.sendsArrivePs, this.arrivalOf(op));
     }
     this.clock.advanceTo(this.flow.doneAtOncePs);
+    // With shared links a flow ends when its sends have arrived: whatever its end wakes (a
+    // host, a launch) acts after the link model has made them final (docs/determinism.md).
+    if (this.sharedLinks) this.clock.advanceTo(Math.max(this.sendsArrivePs, this.linkHorizonPs));
   }
 
   /**
@@ -604,6 +638,8 @@ export class KernelContext {
     const region = new Region();
     const start = this.clock.nowPs;
     const kids = branches.map((_, i) => new KernelContext(this.pe, this.name, this.ports, this.rank, Flow.branch(start, L.branchActor(this.pe.id, i), region, i)));
+    // A branch's pieces, like this flow's, enter their links after the sends it waited for arrived.
+    for (const k of kids) k.linkHorizonPs = this.linkHorizonPs;
     // The main flow waits for its branches, which are actors of their own meanwhile.
     this.flow.begin('parallel');
     env.sched.setState(this.flow.actor, ACTOR_STATE.IDLE);

@@ -214,9 +214,11 @@ export const FLOW = {
   PEER: 2,
   /** The route's latency (hops * alpha): paid before the bandwidth phase (CM02's order). */
   LATENCY_PS: 3,
+  /** The piece may not enter its links before this (the arrival of the sends its kernel has waited for; 0: no bound). */
+  JOIN_MIN_PS: 4,
   /** Written by the coordinator: when the last byte left, arrival - latency (the channel is free then). */
-  SENT_PS: 4,
-  WIDTH: 5,
+  SENT_PS: 5,
+  WIDTH: 6,
 } as const;
 
 export const CMD_SLOTS = 64;
