@@ -5,8 +5,8 @@
 // (docs/decisions/0023-links-as-shared-resources.md, "Integration").
 //
 // An outbound DMA channel that sends a piece publishes a flow request in its
-// FLOW block (start, route latency, its serialisation time alone, the receiving
-// PE), bumps its FLOW_REQ word and HEADER.FLOWS_PENDING, and waits for FLOW_DONE.
+// FLOW block (start, route latency, join floor, its serialisation time alone,
+// the receiving PE), bumps its FLOW_REQ word and HEADER.FLOWS_PENDING, and waits for FLOW_DONE.
 // A pass:
 //   1. takes a consistent snapshot (the arbiter's: one state epoch around the
 //      reads) of the new requests and of every actor's lower bound B on the
@@ -22,9 +22,11 @@
 // Why nothing added later can join before that instant: an actor bounded by B
 // starts flows at or after B; a channel woken at arrival - latency sends its
 // next piece on the same route (a kernel's port is fixed), which joins at or
-// after that arrival; and the kernel that waits for the send is woken at the
-// arrival itself (with shared links a send is done when its last byte arrived:
-// lib/ipcq/channel.ts), as is the receiver. Alone, a piece costs exactly what the
+// after that arrival; a kernel that waited for the send (woken at arrival -
+// latency) gives its later pieces a join floor of that arrival (FLOW.JOIN_MIN_PS,
+// lib/kernel/context.ts), and its end waits for its sends' arrival, so what the
+// end wakes acts after it; the receiver is woken at the arrival. Alone, a piece
+// costs exactly what the
 // channel computes without sharing: its bytes are given as its serialisation
 // time times the link bandwidth, so the model gives back that time.
 import { DIR_COUNT, FLOW, HEADER, PE, ACTOR, ACTOR_STATE, EXEC, GRANT } from '../shm/layout.js';
