@@ -29,7 +29,7 @@ async function run(algorithm: string, sets: string[], bytes: number, over: { thr
 t.test('a 4-rank tree all-reduce on the ideal ring: the leaves\' two flows share a link, 5 S/beta + 6 alpha against 4 S/beta + 6 alpha', async (t) => {
   // S/beta = 655.36 ns < alpha = 1000 ns here. Heap tree 0 <- {1, 2}, 1 <- {3}; routes on
   // the 4-ring, ties to the east. A flow pays its route's latency, then shares its links
-  // until its last byte arrives (CM02's order); a send is done when it arrived.
+  // until its last byte arrives (CM02's order).
   //   2 -> 0 over links 2E, 3E and 3 -> 1 over 3E, 0E: both start at 0 and enter 3E at
   //   2 alpha, each gets beta/2: both arrive at 2 alpha + 2S/beta.
   //   1 -> 0 (one hop, alone): arrives at 3 alpha + 3S/beta, when the root has both.
