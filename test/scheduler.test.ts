@@ -2,12 +2,13 @@
 // woken from another thread resumes at this thread's next local publish, not
 // only when the wake loop gets its turn after every local actor has blocked;
 // a broadcast waiter (the host barrier's) wakes from one notify on its word,
-// with no doorbell rung, and is rejected on abort.
+// with no doorbell rung, tells its listener (the host barrier's leave) as it
+// settles, and is rejected on abort.
 // Two Schedulers on one SharedState stand for two executor threads.
 import t from 'tap';
 import { AbortError } from '../lib/errors.js';
 import { NO_ACTOR, Scheduler, abortSession } from '../lib/sync/scheduler.js';
-import { ABORT_KIND, EXEC, HEADER, PE, WAIT_KIND } from '../lib/shm/layout.js';
+import { ABORT_KIND, ACTOR, ACTOR_STATE, EXEC, HEADER, PE, WAIT_KIND } from '../lib/shm/layout.js';
 import { SharedState } from '../lib/shm/shared-state.js';
 
 const microtasks = async (n: number): Promise<void> => {
@@ -73,4 +74,45 @@ t.test('a broadcast waiter is rejected with the abort when the session aborts', 
   await t.rejects(within(waiting, 5000), AbortError);
   t.equal(here.waiterCount, 0);
   here.stop(new Error('test over'));
+});
+
+t.test("a broadcast waiter's listener is told the wait's aux as it settles, with the actor already RUNNING, before the wait resolves", async (t) => {
+  const sh = SharedState.create(dims);
+  const here = new Scheduler(sh, 0, false, null);
+  const there = new Scheduler(sh, 1, false, null);
+  const actor = sh.layout.hostActor(0);
+  const state = (): number => Atomics.load(sh.ctl, sh.layout.actor(actor, ACTOR.STATE));
+  here.setState(actor, ACTOR_STATE.RUNNING);
+  const told: [number, number][] = [];
+  let resolved = false;
+  const waiting = here.waitBroadcast(actor, HEADER.BARRIER_ARRIVALS, 1, WAIT_KIND.BARRIER, 7, 0, { woke: (aux) => void told.push([aux, state()]) }).then(() => {
+    resolved = true;
+    t.same(told, [[7, ACTOR_STATE.RUNNING]], 'the listener ran before the promise resolved');
+  });
+  t.equal(state(), ACTOR_STATE.BLOCKED, 'published BLOCKED while it waits');
+  t.same(told, [], 'not told before the word reaches the target');
+  Atomics.add(sh.ctl, HEADER.BARRIER_ARRIVALS, 1);
+  there.broadcast(HEADER.BARRIER_ARRIVALS);
+  t.equal(await within(waiting, 5000), undefined, 'the waiter resumed');
+  t.ok(resolved);
+  here.stop(new Error('test over'));
+  there.stop(new Error('test over'));
+});
+
+t.test("a broadcast waiter whose listener throws rejects with the listener's error", async (t) => {
+  const sh = SharedState.create(dims);
+  const here = new Scheduler(sh, 0, false, null);
+  const there = new Scheduler(sh, 1, false, null);
+  const boom = new Error('listener failed');
+  const waiting = here.waitBroadcast(NO_ACTOR, HEADER.BARRIER_ARRIVALS, 1, WAIT_KIND.BARRIER, 0, 0, {
+    woke: () => {
+      throw boom;
+    },
+  });
+  Atomics.add(sh.ctl, HEADER.BARRIER_ARRIVALS, 1);
+  there.broadcast(HEADER.BARRIER_ARRIVALS);
+  t.equal(await within(waiting.catch((e: unknown) => e), 5000), boom);
+  t.equal(here.waiterCount, 0);
+  here.stop(new Error('test over'));
+  there.stop(new Error('test over'));
 });

@@ -112,10 +112,10 @@ export class Distributed {
    * collective kernel (lib/ccl/collectives/barrier.ts), since that counter
    * cannot count a subset.
    */
-  barrier(opts: { group?: ProcessGroup } = {}): Promise<void> {
-    // The world's barrier is the host's promise itself, with no async layer here (the barrier bench's loop).
+  barrier(opts?: { group?: ProcessGroup }): Promise<void> {
+    // The world's barrier is the host's promise itself, with no async layer here and no options object made (the barrier bench's loop).
     const ws = this.world?.group.size ?? this.rankInfo.nprocs;
-    const group = opts.group;
+    const group = opts?.group;
     if (!group || group.size === ws) return this.host.barrier(ws);
     return this.subgroupBarrier(group);
   }

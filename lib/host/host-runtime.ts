@@ -7,6 +7,7 @@ import type { Kernel } from '../kernel/define.js';
 import { portsOf, type World } from '../ccl/world.js';
 import { HEADER, PE, RECORD, WAIT_KIND } from '../shm/layout.js';
 import { postCommand } from '../pe/commands.js';
+import type { BroadcastListener } from '../sync/scheduler.js';
 import type { ThreadEnv } from '../sync/thread-env.js';
 import { VirtualClock } from '../time/virtual-clock.js';
 import { MAIN_ACTOR, kernelActor, raceLog } from '../race/log.js';
@@ -67,7 +68,7 @@ export interface LaunchOptions {
   collective?: boolean;
 }
 
-export class HostRuntime {
+export class HostRuntime implements BroadcastListener {
   /** This host's virtual time (a rank's host code, or main's). */
   readonly clock = new VirtualClock();
   get clockPs(): number {
@@ -76,6 +77,8 @@ export class HostRuntime {
   device = 0;
   readonly pending = new Set<LaunchHandle>();
   private barrierRound = 0;
+  /** Ranks in this host's barriers (barrier's n: the spawn's world size). */
+  private barrierRanks = 0;
   /** This host's actor for the race check (--check-races): main's, or the spawned rank's (lib/executor/executor.ts sets it). */
   raceActor = MAIN_ACTOR;
   /** Launches so far, and the last launch sequence per PE (the race check's record only). */
@@ -197,32 +200,40 @@ export class HostRuntime {
    * the latest arrival time. Not an async function, and the last arrival settles
    * without waiting: the bench loop awaits it directly, and every promise is a
    * promise hook on a thread with several fault owners (lib/sync/fault-owner.ts).
+   * A waiting rank leaves the barrier as its wait settles (Scheduler calls
+   * woke, this host's BroadcastListener), with no promise chained on the wait.
    * Never throws: failures (an abort) are rejections.
    */
   barrier(n: number): Promise<void> {
     try {
       const { shared, sched } = this.env;
       const k = this.barrierRound++;
+      this.barrierRanks = n;
       shared.times[shared.layout.barrierTime(k, this.host)] = this.clockPs;
       if (raceLog.on) raceLog.release(this.raceActor, [`B:${this.barrierBase}:${k}`]);
       const target = this.barrierBase + (k + 1) * n;
       // Only the last arrival can complete the barrier: it alone wakes the others, with one notify (Scheduler.broadcast).
       if (Atomics.add(shared.ctl, HEADER.BARRIER_ARRIVALS, 1) + 1 === target) {
         sched.broadcast(HEADER.BARRIER_ARRIVALS);
-        this.leaveBarrier(k, n);
+        this.woke(k);
         return RESOLVED;
       }
-      return sched.waitBroadcast(this.actor, HEADER.BARRIER_ARRIVALS, target, WAIT_KIND.BARRIER, k, this.clockPs).then(() => this.leaveBarrier(k, n));
+      return sched.waitBroadcast(this.actor, HEADER.BARRIER_ARRIVALS, target, WAIT_KIND.BARRIER, k, this.clockPs, this);
     } catch (e) {
       return Promise.reject(e as Error);
     }
   }
 
-  /** Barrier k is complete: advance to its latest arrival, and record it. */
-  private leaveBarrier(k: number, n: number): void {
+  /** Barrier k is complete (BroadcastListener): advance to its latest arrival, and record it. */
+  woke(k: number): void {
     const { shared } = this.env;
     const arrivedPs = this.clockPs;
-    for (let r = 0; r < n; r++) this.clock.advanceTo(shared.times[shared.layout.barrierTime(k, r)]);
+    // The n ranks' arrival times are consecutive words (ShmLayout.barrierTime).
+    const t = shared.times;
+    const first = shared.layout.barrierTime(k, 0);
+    let latest = arrivedPs;
+    for (let i = first, end = first + this.barrierRanks; i < end; i++) if (t[i] > latest) latest = t[i];
+    this.clock.advanceTo(latest);
     this.env.trace?.barrier(this.barrierBase, k, this.host, arrivedPs, this.clockPs);
     if (raceLog.on) raceLog.acquire(this.raceActor, [`B:${this.barrierBase}:${k}`]);
   }

@@ -57,6 +57,27 @@ export interface Multiprocessing {
 /** A kernel's host-side arguments: a device Tensor wherever the kernel takes a TensorDesc. */
 export type LaunchArgs<A extends unknown[]> = { [K in keyof A]: TensorDesc extends NonNullable<A[K]> ? A[K] | Tensor : A[K] };
 
+/**
+ * torch.ahbm. Methods on a class, not closures per Torch: a rank's code calls
+ * them once per spawn, and a new call target each spawn deoptimized the rank
+ * function's optimized code (bench barrier_throughput's loop: recompiled on
+ * every thread in every round).
+ */
+class Ahbm {
+  constructor(private readonly torch: Torch) {}
+  setDevice(sip: number): void {
+    const sips = this.torch.host.env.machine.sips;
+    if (!Number.isInteger(sip) || sip < 0 || sip >= sips) throw new KernbenchError('ERR_INVALID_ARG', `setDevice: device must be a SIP index in [0, ${sips}), got ${sip}`);
+    this.torch.host.device = sip;
+  }
+  currentDevice(): number {
+    return this.torch.host.device;
+  }
+  deviceCount(): number {
+    return this.torch.host.env.machine.sips;
+  }
+}
+
 export class Torch {
   distributed: Distributed;
   readonly ahbm: { setDevice(sip: number): void; currentDevice(): number; deviceCount(): number };
@@ -69,14 +90,7 @@ export class Torch {
   ) {
     this.distributed = new Distributed(host, rankInfo, host.env.plan.ccl);
     const machine = host.env.machine;
-    this.ahbm = {
-      setDevice: (sip: number) => {
-        if (!Number.isInteger(sip) || sip < 0 || sip >= machine.sips) throw new KernbenchError('ERR_INVALID_ARG', `setDevice: device must be a SIP index in [0, ${machine.sips}), got ${sip}`);
-        this.host.device = sip;
-      },
-      currentDevice: () => this.host.device,
-      deviceCount: () => machine.sips,
-    };
+    this.ahbm = new Ahbm(this);
     const spawn = async (fn: SpawnTarget, opts: SpawnOptions & { args?: unknown[] }): Promise<unknown[] | SpawnContext> => {
       const spawner = this.spawner;
       if (!spawner) throw new KernbenchError('ERR_INVALID_ARG', 'torch.multiprocessing.spawn is only available to the main host (a spawned rank cannot spawn)');

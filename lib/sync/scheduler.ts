@@ -62,6 +62,54 @@ interface Waiter {
   settled: boolean;
 }
 
+/** Told when its broadcast wait is over, before the wait's promise resolves (the host barrier's leave). */
+export interface BroadcastListener {
+  /** The word reached the target; `aux` is the wait's aux (the barrier's round). A throw rejects the wait. */
+  woke(aux: number): void;
+}
+
+/**
+ * A broadcast waiter (waitBroadcast): one object per wait, its settling code
+ * in methods rather than closures, since a rank makes one per barrier. Settles
+ * once (whoever comes first: its own waitAsync, a sweep, rejectAll); publishes
+ * the actor RUNNING again as it does.
+ */
+class BroadcastWaiter implements Waiter {
+  readonly broadcast = true;
+  settled = false;
+  /** Re-check the word when its waitAsync ends (made once per wait: a wait may park more than once). */
+  readonly rewatch = (): void => this.sched.watchBroadcast(this);
+
+  constructor(
+    private readonly sched: Scheduler,
+    private readonly actor: number,
+    readonly word: number,
+    readonly target: number,
+    private readonly aux: number,
+    private readonly listener: BroadcastListener | undefined,
+    private readonly done: () => void,
+    private readonly failed: (e: Error) => void,
+  ) {}
+
+  resolve(): void {
+    if (this.actor !== NO_ACTOR) this.sched.unblock(this.actor);
+    if (this.listener !== undefined) {
+      try {
+        this.listener.woke(this.aux);
+      } catch (e) {
+        this.failed(e as Error);
+        return;
+      }
+    }
+    this.done();
+  }
+
+  reject(e: Error): void {
+    if (this.actor !== NO_ACTOR) this.sched.unblock(this.actor);
+    this.failed(e);
+  }
+}
+
 /** Actor id meaning "do not publish a status" (internal service loops, not program actors). */
 export const NO_ACTOR = -1;
 
@@ -133,26 +181,27 @@ export class Scheduler {
    * a promise hook on executors (lib/sync/fault-owner.ts); the actor is
    * published RUNNING again as the waiter settles.
    */
-  waitBroadcast(actor: number, word: number, target: number, kind: number, aux: number, clockPs: number): Promise<void> {
-    if (this.jitter) return this.jitter.point().then(() => this.parkBroadcast(actor, word, target, kind, aux, clockPs));
-    return this.parkBroadcast(actor, word, target, kind, aux, clockPs);
+  waitBroadcast(actor: number, word: number, target: number, kind: number, aux: number, clockPs: number, listener?: BroadcastListener): Promise<void> {
+    if (this.jitter) return this.jitter.point().then(() => this.parkBroadcast(actor, word, target, kind, aux, clockPs, listener));
+    return this.parkBroadcast(actor, word, target, kind, aux, clockPs, listener);
   }
 
-  private parkBroadcast(actor: number, word: number, target: number, kind: number, aux: number, clockPs: number): Promise<void> {
+  private parkBroadcast(actor: number, word: number, target: number, kind: number, aux: number, clockPs: number, listener: BroadcastListener | undefined): Promise<void> {
     if (Atomics.load(this.ctl, HEADER.ABORT) !== 0) return Promise.reject(this.abortError());
-    if (Atomics.load(this.ctl, word) >= target) return Promise.resolve();
+    if (Atomics.load(this.ctl, word) >= target) {
+      if (listener === undefined) return Promise.resolve();
+      try {
+        listener.woke(aux);
+        return Promise.resolve();
+      } catch (e) {
+        return Promise.reject(e as Error);
+      }
+    }
     if (actor !== NO_ACTOR) this.block(actor, word, target, kind, aux, clockPs);
     return new Promise<void>((resolve, reject) => {
-      const w: Waiter = {
-        word,
-        target,
-        resolve: actor === NO_ACTOR ? resolve : () => (this.unblock(actor), resolve()),
-        reject: actor === NO_ACTOR ? reject : (e) => (this.unblock(actor), reject(e)),
-        broadcast: true,
-        settled: false,
-      };
+      const w = new BroadcastWaiter(this, actor, word, target, aux, listener, resolve, reject);
       this.park(w);
-      this.watch(w);
+      this.watchBroadcast(w);
     });
   }
 
@@ -171,20 +220,25 @@ export class Scheduler {
     if (!this.loopRunning) void this.wakeLoop();
   }
 
-  /** A broadcast waiter's own wait on its word: settle it when the word reaches its target, unless a sweep or rejectAll did first. */
-  private watch(w: Waiter): void {
+  /**
+   * A broadcast waiter's own wait on its word: settle it when the word reaches
+   * its target, unless a sweep or rejectAll did first. Its list stays in
+   * byWord when it empties: the next barrier's waiter reuses it (no Map entry
+   * made and deleted per barrier).
+   */
+  watchBroadcast(w: BroadcastWaiter): void {
     for (;;) {
       if (w.settled) return;
       const v = Atomics.load(this.ctl, w.word);
       if (v >= w.target) break;
       const r = Atomics.waitAsync(this.ctl, w.word, v);
       if (r.async) {
-        void r.value.then(() => this.watch(w));
+        void r.value.then(w.rewatch);
         return;
       }
     }
     const list = this.byWord.get(w.word)!;
-    if (list.length === 1) this.byWord.delete(w.word);
+    if (list.length === 1) list.length = 0;
     else list.splice(list.indexOf(w), 1);
     this.waiting--;
     w.settled = true;
