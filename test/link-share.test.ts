@@ -210,3 +210,11 @@ t.test('agrees with a brute-force small-step simulation on random instances', as
   // The brute force is off by its step (1 ns) and eps-sized rate errors: well under 1 %.
   t.ok(worst < 0.01, `worst relative difference ${worst}`);
 });
+
+t.test('flows share a link in proportion to 1 / penalty (CM02 gives the route latency): 1 and 2 get two thirds and one third', async (t) => {
+  const s = new LinkShare([3]);
+  s.add({ ...flow(0, 0, 3000, [0]), penalty: 1 });
+  s.add({ ...flow(1, 0, 3000, [0]), penalty: 2 });
+  // 2 B/ns and 1 B/ns: flow 0 ends at 1.5 us; flow 1 then has 1500 B left alone at 3 B/ns, 0.5 us more.
+  t.same(s.advanceTo(Infinity).map((x) => [x.id, x.arrivalPs]), [[0, 1_500_000], [1, 2_000_000]]);
+});

@@ -84,7 +84,8 @@ export class LinkArbiter {
       // It enters its links after its latency, and not before the sends its kernel waited for arrived.
       const latencyPs = times[L.flow(pe, dir, FLOW.LATENCY_PS)];
       const join = Math.max(times[L.flow(pe, dir, FLOW.START_PS)] + latencyPs, times[L.flow(pe, dir, FLOW.JOIN_MIN_PS)]);
-      this.model.add({ id: k * this.channels + c, startPs: join - latencyPs, bytes, route, latencyPs });
+      // CM02's sharing penalty: the route's latency (longer routes get less of a shared link).
+      this.model.add({ id: k * this.channels + c, startPs: join - latencyPs, bytes, route, latencyPs, penalty: Math.max(1, latencyPs) });
     }
     const done = this.model.pending > 0 ? this.model.advanceTo(snap.bound, true) : [];
     const woke: number[] = [];

@@ -15,12 +15,14 @@
 // k alpha + S / beta. `sentPs` = arrivalPs - latencyPs is when the sender's
 // channel is free again (today's start + serial for a flow alone).
 //
-// Sharing rule (max-min fairness, SimGrid's lmm with no TCP-gamma bound):
-// progressive filling over the flows in their bandwidth phase. Raise every
-// unfixed flow's rate together; when a link's capacity is used up, every flow
-// crossing it is fixed at its equal share. In order: the smallest share
-// R_l / n_l over links (R_l the capacity left, n_l its unfixed flows) fixes the
-// flows of every link with that share, in link-id order; repeat.
+// Sharing rule (weighted max-min fairness, SimGrid's lmm with no TCP-gamma
+// bound): progressive filling over the flows in their bandwidth phase. Raise a
+// level L together; each unfixed flow's rate is L / penalty (penalty 1 by
+// default; the link arbiter gives the route's latency, as CM02 does). When a
+// link's capacity is used up, every flow crossing it is fixed. In order: the
+// lowest level R_l / sum(1 / penalty) over links (R_l the capacity left, the
+// sum over its unfixed flows) fixes the flows of every link at that level, in
+// link-id order; repeat. Equal penalties give equal shares R_l / n_l.
 //
 // Rounding rule (one, on reported times only): internal times are doubles in
 // ps, remaining bytes doubles; a flow's arrival, predicted at its last rate
@@ -61,6 +63,12 @@ export interface Flow {
   readonly route: readonly number[];
   /** Integer ps: the route's latency (hops * alpha). */
   readonly latencyPs: number;
+  /**
+   * Sharing penalty (default 1): on a link, flows get bandwidth in proportion to
+   * 1 / penalty. SimGrid's CM02 uses the route's latency (a comm's LMM variable has
+   * sharing_penalty = latency: longer routes get less, TCP's RTT-unfairness).
+   */
+  readonly penalty?: number;
 }
 
 export interface FlowDone {
@@ -186,7 +194,7 @@ export class LinkShare {
     this.now = t;
   }
 
-  /** Max-min fair rates of the active flows (progressive filling, see the header). */
+  /** Max-min fair rates of the active flows (weighted progressive filling, see the header). */
   private solve(): void {
     // Id order: the float sums below must not depend on the order flows joined.
     this.active.sort((x, y) => x.flow.id - y.flow.id);
@@ -201,28 +209,53 @@ export class LinkShare {
       }
     }
     const ids = [...links.keys()].sort((x, y) => x - y);
-    const unfixed = new Map<number, number>(ids.map((l) => [l, (links.get(l) as { flows: Active[] }).flows.length]));
+    // Each round: every link's level (the common value of rate * penalty its unfixed flows
+    // would reach when it is full); the lowest fixes the flows of every link at that level.
+    const level = new Map<number, number>();
     for (;;) {
-      let share = Infinity;
+      let lowest = Infinity;
       for (const l of ids) {
-        const n = unfixed.get(l) as number;
-        if (n > 0) share = Math.min(share, (links.get(l) as { left: number }).left / n);
+        const lv = this.levelOf(links.get(l) as { left: number; flows: Active[] });
+        level.set(l, lv);
+        lowest = Math.min(lowest, lv);
       }
-      if (share === Infinity) break;
+      if (lowest === Infinity) break;
       for (const l of ids) {
-        const n = unfixed.get(l) as number;
+        if (level.get(l) !== lowest) continue;
         const e = links.get(l) as { left: number; flows: Active[] };
-        if (n === 0 || e.left / n !== share) continue;
-        for (const a of e.flows) {
-          if (a.rate >= 0) continue;
-          a.rate = share;
-          for (const m of a.flow.route) {
-            const f = links.get(m) as { left: number };
-            f.left -= share;
-            unfixed.set(m, (unfixed.get(m) as number) - 1);
-          }
+        // Equal penalties (the usual case): an exact equal split of what is left.
+        const unfixed = e.flows.filter((a) => a.rate < 0);
+        const equal = unfixed.every((a) => penaltyOf(a) === penaltyOf(unfixed[0]));
+        for (const a of unfixed) {
+          if (a.rate >= 0) continue; // fixed earlier in this loop (a route crossing e twice)
+          a.rate = equal ? e.left / unfixed.length : lowest / penaltyOf(a);
+        }
+        for (const a of unfixed) {
+          for (const m of a.flow.route) (links.get(m) as { left: number }).left -= a.rate;
         }
       }
     }
   }
+
+  /** The level at which a link fills: what is left over the sum of its unfixed flows' 1 / penalty (Infinity: none unfixed). */
+  private levelOf(e: { left: number; flows: Active[] }): number {
+    let inv = 0;
+    let n = 0;
+    let p0 = 0;
+    let equal = true;
+    for (const a of e.flows) {
+      if (a.rate >= 0) continue;
+      const p = penaltyOf(a);
+      if (n === 0) p0 = p;
+      else if (p !== p0) equal = false;
+      inv += 1 / p;
+      n++;
+    }
+    if (n === 0) return Infinity;
+    return equal ? (e.left / n) * p0 : e.left / inv;
+  }
+}
+
+function penaltyOf(a: Active): number {
+  return a.flow.penalty ?? 1;
 }
