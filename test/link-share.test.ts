@@ -1,6 +1,6 @@
 // Runs on: main thread (tap). Covers: the fluid link-sharing engine
 // (lib/coordinator/link-share.ts): a flow alone pays exactly today's
-// transferPs, equal flows share a link equally, a flow joining midway, max-min
+// transferPs, equal flows share a link equally, penalties weight the shares, a flow joining midway, max-min
 // over links of different load, the latency phase takes no bandwidth, ties in
 // id order, the conservative contract, the same results however the calls are
 // cut, and agreement with a brute-force small-step simulation.
