@@ -1,18 +1,37 @@
-// Runs on: main thread (tap). Covers: kernbench as a package (issue 12.1, 12.6):
-// `npm pack` carries the build and the declarations, and a project that
-// installed the tarball can run the CLI, gets exit 2 with the path for a user
-// module that breaks its contract, imports the three entry points from a script
-// (withTorch, no CLI) and type-checks against the shipped declarations (its own
-// TypeScript and the example's algorithm and bench). The examples/custom-allreduce
-// project runs in its own file: package-example.test.ts.
-import { copyFileSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+// Runs on: main thread (tap). Covers: kernbench as a package (issue 12.1, 12.6,
+// 12.7): `npm pack` carries the build and the declarations; examples/custom-allreduce
+// as a user gets it — copied out of the repository into an empty folder, the
+// tarball packed into it (the dependency its package.json names), `npm install` —
+// passes its own tests there (test/bidir.test.ts: the same digest under
+// --threads 1, rank and pe, and the alpha-beta law on the ideal topology); and in
+// that project, which installed the tarball, a user can run the CLI, gets exit 2
+// with the path for a user module that breaks its contract, imports the three
+// entry points from a script (withTorch, no CLI) and type-checks against the
+// shipped declarations (the project's own TypeScript and the example's algorithm
+// and bench).
+//
+// One pack and one install serve every test (decision 0029): the user's files
+// are written into the example's copy, beside its own.
+//
+// Not covered here: installing the example's devDependencies (tap, typescript,
+// @types/node) from the registry — that would take most of a minute. They are
+// dropped from the copy's package.json and this checkout's own are used: tap
+// linked into the copy's node_modules, the example's test file run with node (tsx
+// loads the TypeScript), and this checkout's tsc.
+import { cpSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import t from 'tap';
-import { ROOT, npmInstall, pack, run, tempDir, writeProject, type Packed, type Ran } from './helpers/packed.js';
+import { ROOT, npmInstall, pack, run, tempDir, type Packed, type Ran } from './helpers/packed.js';
 
+const EXAMPLE = join(ROOT, 'examples', 'custom-allreduce');
 const tmp = tempDir('kernbench-package-');
 t.teardown(() => tmp.remove());
-const project = join(tmp.dir, 'user-project');
+const project = join(tmp.dir, 'custom-allreduce');
+
+interface Manifest {
+  dependencies: Record<string, string>;
+  devDependencies?: Record<string, string>;
+}
 
 // A bench that breaks the contract: no default export made with defineBench.
 const BROKEN_BENCH = `export const description = 'a bench without its default export';\n`;
@@ -81,7 +100,7 @@ export default defineBench({
 `;
 
 const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-// The example's algorithm and bench (its test needs tap's types; package-example.test.ts runs it).
+// The example's algorithm and bench (its test needs tap's types, which the copy does not install).
 const EXAMPLE_SOURCES = ['bidir_ring.ts', 'bench.ts'];
 // Only these files are checked (--skipLibCheck: not every declaration of every dependency, a third of the time).
 const TSC_FLAGS = ['--noEmit', '--strict', '--skipLibCheck', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--types', 'node', '--typeRoots', join(ROOT, 'node_modules', '@types')];
@@ -89,20 +108,26 @@ const TSC_FLAGS = ['--noEmit', '--strict', '--skipLibCheck', '--target', 'es2022
 let packed: Packed;
 // Every command below starts as soon as the install is done and runs alongside the others;
 // each test awaits its own.
-let ran: { cli: Promise<Ran>; broken: Promise<Ran>; script: Promise<Ran>; typed: Promise<Ran> };
+let ran: { exampleTests: Promise<Ran>; cli: Promise<Ran>; broken: Promise<Ran>; script: Promise<Ran>; typed: Promise<Ran> };
 
 t.before(async () => {
-  packed = await pack(tmp.dir);
-  mkdirSync(project);
-  writeProject(project, { 'broken_bench.ts': BROKEN_BENCH, 'workers.mjs': WORKERS, 'script.mjs': SCRIPT, 'typed.ts': TYPED });
-  mkdirSync(join(project, 'example'));
-  for (const file of EXAMPLE_SOURCES) copyFileSync(join(ROOT, 'examples', 'custom-allreduce', file), join(project, 'example', file));
-  await npmInstall(project, packed.tarball);
+  // What a user copies: the example's own files, none of a local install of it.
+  cpSync(EXAMPLE, project, { recursive: true, filter: (src) => !['node_modules', '.tap'].includes(basename(src)) && !src.endsWith('.tgz') });
+  packed = await pack(project);
+  const manifestFile = join(project, 'package.json');
+  const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as Manifest;
+  delete manifest.devDependencies;
+  writeFileSync(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`);
+  const userFiles = { 'broken_bench.ts': BROKEN_BENCH, 'workers.mjs': WORKERS, 'script.mjs': SCRIPT, 'typed.ts': TYPED };
+  for (const [name, text] of Object.entries(userFiles)) writeFileSync(join(project, name), text);
+  await npmInstall(project);
+  symlinkSync(join(ROOT, 'node_modules', 'tap'), join(project, 'node_modules', 'tap'), 'dir');
   ran = {
+    exampleTests: run(project, process.execPath, ['--import', 'tsx', join('test', 'bidir.test.ts')]),
     cli: run(project, 'npx', ['kernbench', 'run', '--bench', 'ccl_allreduce', '--json']),
     broken: run(project, process.execPath, [join(project, 'node_modules', '.bin', 'kernbench'), 'run', '--bench', './broken_bench.ts']),
     script: run(project, process.execPath, ['script.mjs']),
-    typed: run(project, process.execPath, [TSC, ...TSC_FLAGS, 'typed.ts', ...EXAMPLE_SOURCES.map((f) => join('example', f))]),
+    typed: run(project, process.execPath, [TSC, ...TSC_FLAGS, 'typed.ts', ...EXAMPLE_SOURCES]),
   };
 });
 
@@ -155,4 +180,21 @@ t.test('a script imports kernbench, kernbench/kernel and kernbench/bench and run
 t.test('TypeScript in the project and the example\'s algorithm and bench type-check against the shipped declarations', async (t) => {
   const r = await ran.typed;
   t.equal(r.exitCode, 0, r.stdout);
+});
+
+t.test('the example depends on the tarball npm pack makes', async (t) => {
+  const manifest = JSON.parse(readFileSync(join(EXAMPLE, 'package.json'), 'utf8')) as Manifest;
+  t.equal(manifest.dependencies.kernbench, `file:${basename(packed.tarball)}`);
+});
+
+t.test('the example\'s own tests pass in the copy, with kernbench installed from the tarball', async (t) => {
+  const r = await ran.exampleTests;
+  t.equal(r.exitCode, 0, r.stderr);
+  const topLevel = r.stdout.split('\n').filter((line) => /^(not )?ok \d+ /.test(line));
+  t.equal(topLevel.length, 2, 'both of its tests ran');
+  t.same(
+    topLevel.filter((line) => line.startsWith('not ok')),
+    [],
+    'none failed',
+  );
 });

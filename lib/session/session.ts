@@ -25,7 +25,7 @@ import { unreachable, type ExecutorReport, type FromCoordinator, type FromExecut
 import type { SessionPlan } from '../sync/plan.js';
 import type { ThreadTraceData } from '../trace/recorder.js';
 import { ThreadEnv } from '../sync/thread-env.js';
-import { threadExecArgv } from './thread-flags.js';
+import { threadEnv, threadExecArgv } from './thread-flags.js';
 import { tabulate } from '../tabulate.js';
 import { MAIN_ACTOR, raceLog } from '../race/log.js';
 import { dataRaceError, findRace } from '../race/check.js';
@@ -64,7 +64,7 @@ export class ThreadResources {
       // through require(esm), and a later import() of the same graph (kernels, benches) can trip
       // Node's "module imported again after being required" assertion (seen intermittently when the
       // pool grew). Turning require(esm) off in the pool makes piscina fall back to import().
-      this.pool = new Piscina({ filename: EXECUTOR_FILE, minThreads: n, maxThreads: n, concurrentTasksPerWorker: 1, idleTimeout: 60_000, execArgv: [...threadExecArgv(), ...REQUIRE_ESM_OFF] });
+      this.pool = new Piscina({ filename: EXECUTOR_FILE, minThreads: n, maxThreads: n, concurrentTasksPerWorker: 1, idleTimeout: 60_000, execArgv: [...threadExecArgv(), ...REQUIRE_ESM_OFF], env: threadEnv() });
       this.poolSize = n;
     }
     return this.pool;
@@ -72,7 +72,7 @@ export class ThreadResources {
 
   coordinatorThread(): Worker {
     if (!this.coordinator) {
-      this.coordinator = new Worker(COORDINATOR_FILE, { execArgv: threadExecArgv() });
+      this.coordinator = new Worker(COORDINATOR_FILE, { execArgv: threadExecArgv(), env: threadEnv() });
       this.coordinator.unref();
     }
     return this.coordinator;

@@ -44,6 +44,34 @@ const HEAP_FLAGS: [string, number][] = [
 ];
 
 /**
+ * The environment for our threads: this one's, with NODE_OPTIONS less its
+ * module hooks. A Worker reads NODE_OPTIONS from its env as a process does,
+ * and tap sets it (`--import @tapjs/processinfo`, for the child processes it
+ * tracks): every executor and the coordinator loaded the hook and recorded
+ * each module it imported — under tap, three times the CPU time of a test
+ * file that starts 32 threads (test/determinism.test.ts: 40 s -> 14 s). A copy
+ * taken now, as a Worker's default env would be.
+ */
+export function threadEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  const options = env.NODE_OPTIONS;
+  if (options === undefined) return env;
+  const kept = withoutHooks(splitNodeOptions(options))
+    .map((a) => (a.includes(' ') ? `"${a}"` : a))
+    .join(' ');
+  if (kept === '') delete env.NODE_OPTIONS;
+  else env.NODE_OPTIONS = kept;
+  return env;
+}
+
+/** NODE_OPTIONS split as Node splits it: on spaces outside double quotes, which are removed. */
+function splitNodeOptions(options: string): string[] {
+  const out: string[] = [];
+  for (const m of options.matchAll(/(?:[^\s"]+|"[^"]*")+/g)) out.push(m[0].replaceAll('"', ''));
+  return out;
+}
+
+/**
  * The flags a Worker accepts. Workers refuse V8 options and process-wide ones
  * in execArgv (`node --max-old-space-size=8192 bin/kernbench.js ...` made
  * every run fail with ERR_WORKER_INVALID_EXEC_ARGV); those apply to the whole

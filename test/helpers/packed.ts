@@ -2,7 +2,7 @@
 // checkout the way `npm publish` would (the build already ran: the tests run
 // from dist/), install the tarball into a fresh project with npm, and run
 // commands there as a user would.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -58,12 +58,6 @@ export async function pack(dest: string): Promise<Packed> {
  */
 export async function npmInstall(project: string, ...specs: string[]): Promise<void> {
   await execa('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', ...specs], { cwd: project, env: userEnv(), extendEnv: false });
-}
-
-/** An empty ES-module project, as `npm init` would make, with `files` beside its package.json. */
-export function writeProject(dir: string, files: Record<string, string> = {}): void {
-  writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: 'user-project', version: '1.0.0', private: true, type: 'module' }, null, 2)}\n`);
-  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
 }
 
 /** Run `command ...args` in `cwd`; never throws on a non-zero exit. */

@@ -1,0 +1,7 @@
+// Runs on: main thread (tap). One tap process for hierarchical all-reduce and the topology kinds:
+// tap starts one process per group file, and the files below share its start-up
+// and its loading of the library (decision 0028). Each file still runs alone:
+// `npx tap dist/test/NAME.test.js`.
+
+import '../ccl-hierarchical.test.js';
+import '../topology-kinds.test.js';

@@ -1,0 +1,8 @@
+// Runs on: main thread (tap). One tap process for CCL hello/send, determinism across layouts and algorithm resolution:
+// tap starts one process per group file, and the files below share its start-up
+// and its loading of the library (decision 0028). Each file still runs alone:
+// `npx tap dist/test/NAME.test.js`.
+
+import '../ccl-hello-send.test.js';
+import '../ccl-determinism.test.js';
+import '../ccl-resolve.test.js';

@@ -1,0 +1,8 @@
+// Runs on: main thread (tap). One tap process for faults, error slots and root causes:
+// tap starts one process per group file, and the files below share its start-up
+// and its loading of the library (decision 0028). Each file still runs alone:
+// `npx tap dist/test/NAME.test.js`.
+
+import '../faults.test.js';
+import '../error-slots.test.js';
+import '../root-causes.test.js';

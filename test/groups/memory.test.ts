@@ -1,0 +1,8 @@
+// Runs on: main thread (tap). One tap process for kernel concurrency, memory channels and IPCQ rounding:
+// tap starts one process per group file, and the files below share its start-up
+// and its loading of the library (decision 0028). Each file still runs alone:
+// `npx tap dist/test/NAME.test.js`.
+
+import '../kernel-concurrency.test.js';
+import '../memory-channels.test.js';
+import '../ipcq-rounding.test.js';

@@ -1,0 +1,6 @@
+// Runs on: main thread (tap). One tap process for tensor parallelism:
+// tap starts one process per group file, and the files below share its start-up
+// and its loading of the library (decision 0028). Each file still runs alone:
+// `npx tap dist/test/NAME.test.js`.
+
+import '../tp.test.js';
