@@ -62,10 +62,12 @@ function runSession(m: Extract<ToCoordinator, { type: 'session' }>): void {
     // Arbiter passes are driven by the doorbell (a request, or an actor that stopped
     // running while requests are pending); the timeout only paces the deadlock detector.
     Atomics.store(ctl, HEADER.COORD_PARKED, 1);
-    Atomics.wait(ctl, HEADER.COORD_DOORBELL, seen, timerMs);
+    const woke = Atomics.wait(ctl, HEADER.COORD_DOORBELL, seen, timerMs);
     Atomics.store(ctl, HEADER.COORD_PARKED, 0);
+    // Only a timeout is a pass nobody asked for. A notify with the doorbell unchanged is a
+    // ring whose add the previous pass already read (its notify came after this wait began).
+    const rung = woke !== 'timed-out';
     // Read before the pass: a ring that comes during it makes the next wait return at once.
-    const rung = Atomics.load(ctl, HEADER.COORD_DOORBELL) !== seen;
     seen = Atomics.load(ctl, HEADER.COORD_DOORBELL);
     if (Atomics.load(ctl, HEADER.ABORT) !== 0) continue; // already aborting: wait for the end
     passes++;

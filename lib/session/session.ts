@@ -116,10 +116,9 @@ export interface SessionReport {
   epochGcs: number;
   coordinatorPasses: number;
   /**
-   * Grants the coordinator made in a pass that no ring asked for (its wait timed out
-   * with the doorbell unchanged). With the default 20 ms timer a timer pass may beat a ring
-   * still on its way; with a long timer (coordinatorTimerMs) a non-zero count is a lost
-   * wake-up of the arbiter
+   * Grants the coordinator made in a pass that no ring asked for (its wait timed out).
+   * With the default 20 ms timer a timer pass may beat a ring still on its way; with a
+   * long timer (coordinatorTimerMs) a non-zero count is a lost wake-up of the arbiter
    * (lib/coordinator/coordinator-worker.ts).
    */
   unrungGrants: number;
