@@ -4,6 +4,7 @@
 // with encode -> decode, typed views and argument errors.
 import { Float16Array } from '@petamoriken/float16';
 import t from 'tap';
+import { prng } from './helpers/prng.js';
 import {
   bytesPerElement,
   decode,
@@ -20,17 +21,6 @@ import {
 // ---------------------------------------------------------------------------
 // Fixtures.
 
-/** Deterministic PRNG (mulberry32): a fixed seed makes every run sample the same inputs. */
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let z = s;
-    z = Math.imul(z ^ (z >>> 15), z | 1);
-    z ^= z + Math.imul(z ^ (z >>> 7), z | 61);
-    return ((z ^ (z >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
 
 /** The 16-bit pattern `encode` writes for one value (read back little-endian). */
 function bits16(dt: 'f16' | 'bf16', x: number | Float32Array): number {

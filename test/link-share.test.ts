@@ -5,20 +5,10 @@
 // id order, the conservative contract, the same results however the calls are
 // cut, and agreement with a brute-force small-step simulation.
 import t from 'tap';
+import { prng } from './helpers/prng.js';
 import { LinkShare, type Flow, type FlowDone } from '../lib/coordinator/link-share.js';
 import { transferPs } from '../lib/time/virtual-time.js';
 
-/** A small deterministic PRNG (mulberry32), so a failing case can be replayed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = a;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const flow = (id: number, startPs: number, bytes: number, route: number[], latencyPs = 0): Flow => ({ id, startPs, bytes, route, latencyPs });
 
@@ -32,7 +22,7 @@ function runAll(caps: number[], flows: Flow[]): FlowDone[] {
 const byId = (d: FlowDone[]): Record<number, number> => Object.fromEntries(d.map((x) => [x.id, x.arrivalPs]));
 
 t.test('a flow alone arrives at start + latency + its serialisation rounded up to the ps', async (t) => {
-  const r = rng(1);
+  const r = prng(1);
   let bad = 0;
   for (let i = 0; i < 2000; i++) {
     const bw = [100, 200, 256, 1000, 3 + r() * 500][i % 5];
@@ -46,7 +36,7 @@ t.test('a flow alone arrives at start + latency + its serialisation rounded up t
 });
 
 t.test('a flow alone given as a whole number of ps times the bandwidth (as the link arbiter feeds it) takes exactly that many ps', async (t) => {
-  const r = rng(2);
+  const r = prng(2);
   let bad = 0;
   for (let i = 0; i < 2000; i++) {
     const bw = [100, 200, 256, 450, 3 + r() * 500][i % 5];
@@ -128,7 +118,7 @@ t.test('advanceTo with firstEnd stops at the first instant a flow ends, and that
 
 /** A random instance: a few links, a few flows on random routes. */
 function instance(seed: number): { caps: number[]; flows: Flow[] } {
-  const r = rng(seed);
+  const r = prng(seed);
   const nLinks = 2 + Math.floor(r() * 4);
   const caps = Array.from({ length: nLinks }, () => 1 + Math.floor(r() * 4));
   const flows: Flow[] = [];
@@ -148,7 +138,7 @@ t.test('the results depend on the flows only, not on how adds and advances are i
     const sorted = [...flows].sort((x, y) => x.startPs - y.startPs || x.id - y.id);
     const s = new LinkShare(caps);
     const got: FlowDone[] = [];
-    const step = 1 + Math.floor(rng(seed + 1000)() * 400_000);
+    const step = 1 + Math.floor(prng(seed + 1000)() * 400_000);
     let i = 0;
     for (let safe = 0; got.length < flows.length; safe += step) {
       while (i < sorted.length && sorted[i].startPs < safe + step) s.add(sorted[i++]);

@@ -141,14 +141,6 @@ export class Arbiter {
     const L = sh.layout;
     const ctl = sh.ctl;
     const times = sh.times;
-    // Word indices by arithmetic, not method calls: this loop is the cost of a self-grant.
-    const stride = L.actor(1, 0) - L.actor(0, 0);
-    const state0 = L.actor(0, ACTOR.STATE);
-    const word0 = L.actor(0, ACTOR.WAIT_WORD);
-    const target0 = L.actor(0, ACTOR.WAIT_TARGET);
-    const clock0 = L.clock(0);
-    const active0 = L.activeWord(0);
-    const words = L.activeWords;
     const peStride = L.pe(1, 0) - L.pe(0, 0);
     const req0 = L.pe(0, PE.REQ_SEQ);
     const grant0 = L.pe(0, PE.GRANT_SEQ);
@@ -156,10 +148,7 @@ export class Arbiter {
     if (Atomics.load(ctl, HEADER.GRANTS_PENDING) === 0) return null;
     for (let attempt = 0; attempt < SNAPSHOT_TRIES; attempt++) {
       const epoch = Atomics.load(ctl, HEADER.STATE_EPOCH);
-      // A command in flight starts a kernel at a time no snapshot of the actors shows.
-      for (let e = 0; e <= L.dims.executors; e++) {
-        if (Atomics.load(ctl, L.exec(e, EXEC.CMD_RESERVE)) !== Atomics.load(ctl, L.exec(e, EXEC.CMD_HEAD))) return null;
-      }
+      if (commandInFlight(sh)) return null;
       let tPs = Infinity;
       const due: number[] = [];
       for (let pe = 0, w = 0; pe < L.dims.pes; pe++, w += peStride) {
@@ -175,24 +164,57 @@ export class Arbiter {
       if (selfBound <= tPs) return null;
       // Senders waiting for a link flow (timing.link_sharing) resume no earlier than the link arbiter's bound.
       if (Atomics.load(ctl, HEADER.FLOWS_PENDING) > 0 && times[L.linkBound] <= tPs) return null;
-      // Only active actors (RUNNING or BLOCKED) can bound anything: read the bitmap, then those.
-      for (let wi = 0; wi < words; wi++) {
-        let bits = Atomics.load(ctl, active0 + wi);
-        while (bits !== 0) {
-          const low = bits & -bits;
-          bits ^= low;
-          const a = wi * 32 + (31 - Math.clz32(low));
-          const o = a * stride;
-          const s = Atomics.load(ctl, state0 + o);
-          if (s === ACTOR_STATE.RUNNING) {
-            if (a !== self && times[clock0 + a] <= tPs) return null;
-          } else if (s === ACTOR_STATE.BLOCKED) {
-            if (times[clock0 + a] <= tPs && Atomics.load(ctl, Atomics.load(ctl, word0 + o)) >= Atomics.load(ctl, target0 + o) && a !== self) return null;
-          }
-        }
-      }
+      if (actorsBound(sh, self, tPs) <= tPs) return null;
       if (Atomics.load(ctl, HEADER.STATE_EPOCH) === epoch) return due;
     }
     return null;
   }
+}
+
+/** A launch command reserved and not yet committed: it starts a kernel at a time no snapshot of the actors shows. */
+export function commandInFlight(sh: SharedState): boolean {
+  const L = sh.layout;
+  for (let e = 0; e <= L.dims.executors; e++) {
+    if (Atomics.load(sh.ctl, L.exec(e, EXEC.CMD_RESERVE)) !== Atomics.load(sh.ctl, L.exec(e, EXEC.CMD_HEAD))) return true;
+  }
+  return false;
+}
+
+/**
+ * The lowest bound of the active actors other than `self` (see the header:
+ * RUNNING, or BLOCKED with a true condition: the clock word; otherwise none),
+ * or Infinity. Stops at the first bound <= `stopAt`: a pass only asks whether
+ * one is that low (the memory arbiter), or wants the lowest (stopAt -Infinity,
+ * the link arbiter). Take it inside an epoch snapshot.
+ */
+export function actorsBound(sh: SharedState, self: number, stopAt: number): number {
+  const L = sh.layout;
+  const ctl = sh.ctl;
+  const times = sh.times;
+  // Word indices by arithmetic, not method calls: this loop is the cost of a self-grant.
+  const stride = L.actor(1, 0) - L.actor(0, 0);
+  const state0 = L.actor(0, ACTOR.STATE);
+  const word0 = L.actor(0, ACTOR.WAIT_WORD);
+  const target0 = L.actor(0, ACTOR.WAIT_TARGET);
+  const clock0 = L.clock(0);
+  const active0 = L.activeWord(0);
+  let bound = Infinity;
+  // Only active actors (RUNNING or BLOCKED) can bound anything: read the bitmap, then those.
+  for (let wi = 0; wi < L.activeWords; wi++) {
+    let bits = Atomics.load(ctl, active0 + wi);
+    while (bits !== 0) {
+      const low = bits & -bits;
+      bits ^= low;
+      const a = wi * 32 + (31 - Math.clz32(low));
+      if (a === self) continue;
+      const o = a * stride;
+      const s = Atomics.load(ctl, state0 + o);
+      const ready = s === ACTOR_STATE.RUNNING || (s === ACTOR_STATE.BLOCKED && Atomics.load(ctl, Atomics.load(ctl, word0 + o)) >= Atomics.load(ctl, target0 + o));
+      if (ready && times[clock0 + a] < bound) {
+        bound = times[clock0 + a];
+        if (bound <= stopAt) return bound;
+      }
+    }
+  }
+  return bound;
 }

@@ -29,11 +29,12 @@
 // costs exactly what the
 // channel computes without sharing: its bytes are given as its serialisation
 // time times the link bandwidth, so the model gives back that time.
-import { DIR_COUNT, FLOW, HEADER, PE, ACTOR, ACTOR_STATE, EXEC, GRANT } from '../shm/layout.js';
+import { DIR_COUNT, FLOW, HEADER, PE, GRANT } from '../shm/layout.js';
 import type { SharedState } from '../shm/shared-state.js';
 import type { Machine } from '../topology/machine.js';
 import { Links } from '../topology/links.js';
 import { EPSILON_PS, LinkShare } from './link-share.js';
+import { actorsBound, commandInFlight } from './arbiter.js';
 
 /** Snapshot attempts before a pass gives up (actors kept changing state; a later ring retries). */
 const SNAPSHOT_TRIES = 3;
@@ -114,10 +115,7 @@ export class LinkArbiter {
     const times = sh.times;
     for (let attempt = 0; attempt < SNAPSHOT_TRIES; attempt++) {
       const epoch = Atomics.load(ctl, HEADER.STATE_EPOCH);
-      // A command in flight starts a kernel at a time no snapshot of the actors shows.
-      for (let e = 0; e <= L.dims.executors; e++) {
-        if (Atomics.load(ctl, L.exec(e, EXEC.CMD_RESERVE)) !== Atomics.load(ctl, L.exec(e, EXEC.CMD_HEAD))) return null;
-      }
+      if (commandInFlight(sh)) return null;
       const fresh: number[] = [];
       for (let c = 0; c < this.channels; c++) {
         const pe = Math.floor(c / DIR_COUNT), dir = c % DIR_COUNT;
@@ -130,19 +128,7 @@ export class LinkArbiter {
       for (let pe = 0; pe < L.dims.pes; pe++) {
         if (Atomics.load(ctl, L.pe(pe, PE.REQ_SEQ)) > Atomics.load(ctl, L.pe(pe, PE.GRANT_SEQ))) bound = Math.min(bound, times[L.grant(pe, GRANT.AT_PS)] + EPSILON_PS);
       }
-      for (let wi = 0; wi < L.activeWords; wi++) {
-        let bits = Atomics.load(ctl, L.activeWord(0) + wi);
-        while (bits !== 0) {
-          const low = bits & -bits;
-          bits ^= low;
-          const a = wi * 32 + (31 - Math.clz32(low));
-          const s = Atomics.load(ctl, L.actor(a, ACTOR.STATE));
-          if (s === ACTOR_STATE.RUNNING) bound = Math.min(bound, times[L.clock(a)]);
-          else if (s === ACTOR_STATE.BLOCKED && Atomics.load(ctl, Atomics.load(ctl, L.actor(a, ACTOR.WAIT_WORD))) >= Atomics.load(ctl, L.actor(a, ACTOR.WAIT_TARGET))) {
-            bound = Math.min(bound, times[L.clock(a)]);
-          }
-        }
-      }
+      bound = Math.min(bound, actorsBound(sh, -1, -Infinity));
       if (Atomics.load(ctl, HEADER.STATE_EPOCH) === epoch) return { fresh, bound };
     }
     return null;
