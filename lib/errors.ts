@@ -29,6 +29,7 @@ export const ERROR_CODES = {
   ERR_RANK_EXIT: 'process.exit() was called on an executor thread (by a rank or a kernel)',
   ERR_EXECUTOR_LOST: 'an executor thread stopped while it served a session',
   ERR_DATA_RACE: 'two actors touched the same device bytes, at least one writing, with nothing ordering them (--check-races)',
+  ERR_LINK_REPLAY: 'two flows met on a shared link during an optimistic run; kernbench runs the session again with every piece through the link arbiter (a spawn in the abandoned run rejects with it)',
   ERR_INTERNAL: 'an invariant of kernbench itself was broken',
 } as const;
 

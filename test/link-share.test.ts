@@ -1,12 +1,12 @@
 // Runs on: main thread (tap). Covers: the fluid link-sharing engine
-// (lib/coordinator/link-share.ts): a flow alone pays exactly today's
+// (lib/topology/link-share.ts): a flow alone pays exactly today's
 // transferPs, equal flows share a link equally, penalties weight the shares, a flow joining midway, max-min
 // over links of different load, the latency phase takes no bandwidth, ties in
 // id order, the conservative contract, the same results however the calls are
 // cut, and agreement with a brute-force small-step simulation.
 import t from 'tap';
 import { prng } from './helpers/prng.js';
-import { LinkShare, type Flow, type FlowDone } from '../lib/coordinator/link-share.js';
+import { aloneArrival, joinOf, LinkShare, type Flow, type FlowDone } from '../lib/topology/link-share.js';
 import { transferPs } from '../lib/time/virtual-time.js';
 
 
@@ -207,4 +207,31 @@ t.test('flows share a link in proportion to 1 / penalty (CM02 gives the route la
   s.add({ ...flow(1, 0, 3000, [0]), penalty: 2 });
   // 2 B/ns and 1 B/ns: flow 0 ends at 1.5 us; flow 1 then has 1500 B left alone at 3 B/ns, 0.5 us more.
   t.same(s.advanceTo(Infinity).map((x) => [x.id, x.arrivalPs]), [[0, 1_500_000], [1, 2_000_000]]);
+});
+
+t.test('a flow alone on its links reports its alone time (aloneArrival) to the ps, whatever flows on other links do meanwhile', async (t) => {
+  // The optimistic fast path (lib/ipcq/link-overlap.ts) computes a lone piece's times without
+  // the model; the model must give exactly the same, however many events happen elsewhere.
+  const r = prng(9);
+  let bad = 0;
+  let cases = 0;
+  for (let i = 0; i < 300; i++) {
+    const caps = [100 + r() * 400, 450, 200, 256];
+    const s = new LinkShare(caps);
+    const serial = transferPs(1 + Math.floor(r() * (1 << 20)), caps[0]);
+    const start = Math.floor(r() * 1e7) + r();
+    const lat = Math.floor(r() * 1e5);
+    const lone: Flow = { id: 0, startPs: start, bytes: (serial * caps[0]) / 1000, alonePs: serial, route: [0], latencyPs: lat };
+    // Busy flows on links 1..3 that join and leave, sharing among themselves, while the lone one runs.
+    const others: Flow[] = [];
+    for (let k = 1; k <= 40; k++) others.push({ id: k, startPs: start + r() * serial, bytes: 1 + r() * 50000, route: [1 + (k % 3)], latencyPs: Math.floor(r() * 1000), penalty: 1 + Math.floor(r() * 3) });
+    const all = [lone, ...others].sort((x, y) => x.startPs + x.latencyPs - (y.startPs + y.latencyPs) || x.id - y.id);
+    for (const f of all) s.add(f);
+    const done = s.advanceTo(Infinity);
+    const got = done.find((d) => d.id === 0) as FlowDone;
+    const want = aloneArrival(joinOf(start, lat), serial);
+    cases++;
+    if (got.arrivalPs !== want.arrivalPs || got.sentPs !== want.arrivalPs - lat) bad++;
+  }
+  t.equal(bad, 0, `${cases} cases`);
 });

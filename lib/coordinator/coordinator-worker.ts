@@ -52,7 +52,7 @@ function runSession(m: Extract<ToCoordinator, { type: 'session' }>): void {
   const machine = new Machine(m.plan.topology);
   const ctl = sh.ctl;
   const arbiter = new Arbiter(sh, machine);
-  const links = machine.topology.timing.link_sharing === 'max_min' ? new LinkArbiter(sh, machine) : null;
+  const links = m.plan.links === 'arbitrated' ? new LinkArbiter(sh, machine) : null;
   let passes = 0;
   let deadlock = false;
   let unrungGrants = 0;

@@ -33,7 +33,7 @@ import { DIR_COUNT, FLOW, HEADER, PE, GRANT } from '../shm/layout.js';
 import type { SharedState } from '../shm/shared-state.js';
 import type { Machine } from '../topology/machine.js';
 import { Links } from '../topology/links.js';
-import { EPSILON_PS, LinkShare } from './link-share.js';
+import { EPSILON_PS, LinkShare, aloneRateOf, pieceBytes, pieceJoin } from '../topology/link-share.js';
 import { actorsBound, commandInFlight } from './arbiter.js';
 
 /** Snapshot attempts before a pass gives up (actors kept changing state; a later ring retries). */
@@ -79,14 +79,13 @@ export class LinkArbiter {
       const peer = times[L.flow(pe, dir, FLOW.PEER)];
       const serialPs = times[L.flow(pe, dir, FLOW.SERIAL_PS)];
       const route = this.links.route(pe, peer);
-      // Bytes such that alone, at the route's bandwidth, the piece takes exactly serialPs.
-      const gb = route.length > 0 ? this.gbPerS[route[0]] : Infinity;
-      const bytes = serialPs === 0 || !Number.isFinite(gb) ? 0 : (serialPs * gb) / 1000;
+      // Bytes such that alone, at the route's narrowest link, the piece takes exactly serialPs.
+      const bytes = pieceBytes(serialPs, aloneRateOf(route, this.gbPerS));
       // It enters its links after its latency, and not before the sends its kernel waited for arrived.
       const latencyPs = times[L.flow(pe, dir, FLOW.LATENCY_PS)];
-      const join = Math.max(times[L.flow(pe, dir, FLOW.START_PS)] + latencyPs, times[L.flow(pe, dir, FLOW.JOIN_MIN_PS)]);
+      const { startPs } = pieceJoin(times[L.flow(pe, dir, FLOW.START_PS)], latencyPs, times[L.flow(pe, dir, FLOW.JOIN_MIN_PS)]);
       // CM02's sharing penalty: the route's latency (longer routes get less of a shared link).
-      this.model.add({ id: k * this.channels + c, startPs: join - latencyPs, bytes, route, latencyPs, penalty: Math.max(1, latencyPs) });
+      this.model.add({ id: k * this.channels + c, startPs, bytes, alonePs: bytes === 0 ? undefined : serialPs, route, latencyPs, penalty: Math.max(1, latencyPs) });
     }
     const done = this.model.pending > 0 ? this.model.advanceTo(snap.bound, true) : [];
     const woke: number[] = [];

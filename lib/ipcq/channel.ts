@@ -38,6 +38,7 @@ import { bytesPerElement, decode, encode, type DType } from '../dtype/index.js';
 import { ACTOR_STATE, DIRECTIONS, FLOW, HEADER, PE, WAIT_KIND } from '../shm/layout.js';
 import type { ThreadEnv } from '../sync/thread-env.js';
 import { IpcqRingView } from './ring.js';
+import { linkOverlapOf, type LinkOverlap } from './link-overlap.js';
 import { VirtualClock } from '../time/virtual-clock.js';
 import { transferPs } from '../time/virtual-time.js';
 import { allocBytes } from '../tile/slab.js';
@@ -158,12 +159,18 @@ class SendRing {
 export class OutboundChannel extends Channel {
   /** Per channel set, its ring in this direction (opened on first use). */
   private readonly rings: (SendRing | undefined)[] = [];
-  /** timing.link_sharing: max_min: every piece is a flow the link arbiter makes final (lib/coordinator/link-arbiter.ts). */
-  private readonly sharedLinks: boolean;
+  /**
+   * timing.link_sharing: max_min. Optimistic: every piece's times are its own alone, checked
+   * for overlap with other flows (./link-overlap.ts). Arbitrated: every piece is a flow the
+   * link arbiter makes final (lib/coordinator/link-arbiter.ts).
+   */
+  private readonly overlap: LinkOverlap | null;
+  private readonly arbitrated: boolean;
 
   constructor(env: ThreadEnv, pe: number, dir: number) {
     super(env, pe, dir);
-    this.sharedLinks = env.machine.topology.timing.link_sharing === 'max_min';
+    this.arbitrated = env.plan.links === 'arbitrated';
+    this.overlap = env.plan.links === 'optimistic' ? linkOverlapOf(env) : null;
     this.openRing(0);
   }
 
@@ -184,9 +191,9 @@ export class OutboundChannel extends Channel {
     const pieceBytes = this.pieceBytes(dtype);
     const nbytes = values.length * bytesPerElement(dtype);
     const pieces = Math.max(1, Math.ceil(nbytes / pieceBytes));
-    if (this.idle && !this.env.sched.jitter && !this.sharedLinks) {
+    if (this.idle && !this.env.sched.jitter && !this.arbitrated) {
       const head = Atomics.load(this.env.shared.ctl, r.view.headWord);
-      if (r.seq + pieces - r.view.nSlots <= head) return this.sendNow(r, peer, dtype, values, issuePs, pieces, pieceBytes);
+      if (r.seq + pieces - r.view.nSlots <= head) return this.sendNow(r, peer, dtype, values, issuePs, pieces, pieceBytes, joinNotBeforePs);
     }
     // Slow path: snapshot the payload now (the kernel may reuse its tile), send piece by piece.
     // The snapshot is tile memory: the send ends before its kernel does (lib/tile/slab.ts).
@@ -196,7 +203,7 @@ export class OutboundChannel extends Channel {
   }
 
   /** Every piece has its credit: encode straight into the slots. */
-  private sendNow(r: SendRing, peer: number, dtype: DType, values: Float32Array, issuePs: number, pieces: number, pieceBytes: number): number {
+  private sendNow(r: SendRing, peer: number, dtype: DType, values: Float32Array, issuePs: number, pieces: number, pieceBytes: number, joinNotBeforePs: number): number {
     const { env } = this;
     const ring = r.view;
     const bpe = bytesPerElement(dtype);
@@ -209,7 +216,8 @@ export class OutboundChannel extends Channel {
       const n = Math.min(per, values.length - i * per);
       const upToPs = this.serialUpToPs(peer, (i * per + n) * bpe);
       const readyPs = t;
-      t = this.pieceTiming(ring, peer, k, t, upToPs - sentPs);
+      if (this.overlap) t = this.overlap.cross(this.pe, peer, this.pieceTiming(ring, peer, k, t, 0), upToPs - sentPs, flight, joinNotBeforePs);
+      else t = this.pieceTiming(ring, peer, k, t, upToPs - sentPs);
       sentPs = upToPs;
       if (env.plan.noData) {
         // timing-only mode: the header (sizes, times) travels, the bytes do not
@@ -304,7 +312,8 @@ export class OutboundChannel extends Channel {
       }
       const upToPs = this.serialUpToPs(peer, i * pieceBytes + b);
       const readyPs = t;
-      if (this.sharedLinks) t = await this.crossLinks(peer, this.pieceTiming(ring, peer, k, t, 0), upToPs - sentPs, this.linkTo(peer).flightPs, joinNotBeforePs);
+      if (this.overlap) t = this.overlap.cross(this.pe, peer, this.pieceTiming(ring, peer, k, t, 0), upToPs - sentPs, this.linkTo(peer).flightPs, joinNotBeforePs);
+      else if (this.arbitrated) t = await this.crossLinks(peer, this.pieceTiming(ring, peer, k, t, 0), upToPs - sentPs, this.linkTo(peer).flightPs, joinNotBeforePs);
       else t = this.pieceTiming(ring, peer, k, t, upToPs - sentPs);
       sentPs = upToPs;
       if (sched.jitter) await sched.jitter.point();

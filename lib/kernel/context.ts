@@ -30,6 +30,8 @@ export class SendHandle implements PromiseLike<void> {
     readonly op: ChannelOp<number> | null,
     /** Completion time when `op` is null. */
     readonly donePs: number,
+    /** When `op` is null and links are shared: the last byte's arrival (the join floor of what the kernel does after waiting for it). */
+    readonly arrivalPs = 0,
   ) {}
   then<R1 = void, R2 = never>(ok?: ((v: void) => R1 | PromiseLike<R1>) | null, fail?: ((e: unknown) => R2 | PromiseLike<R2>) | null): PromiseLike<R1 | R2> {
     if (this.op === null && ok) {
@@ -96,7 +98,7 @@ export class KernelContext {
     flow?: Flow,
   ) {
     this.flow = flow ?? new Flow(pe.clock, pe.env.shared.layout.peActor(pe.id), null, -1);
-    this.sharedLinks = pe.env.machine.topology.timing.link_sharing === 'max_min';
+    this.sharedLinks = pe.env.plan.links !== 'none';
   }
 
   /** This flow's clock (the PE's, or a tl.parallel branch's own). */
@@ -439,7 +441,11 @@ export class KernelContext {
     // Either way the kernel's end waits for it (drain).
     if (typeof r === 'number') {
       if (r > this.flow.doneAtOncePs) this.flow.doneAtOncePs = r;
-      return new SendHandle(this, null, r);
+      if (!this.sharedLinks) return new SendHandle(this, null, r);
+      // As drain and waitSend do for a queued send (below): the kernel ends after it arrived.
+      const arrivalPs = r + this.pe.env.costs.flightPs(this.pe.id, peer);
+      this.sendsArrivePs = Math.max(this.sendsArrivePs, arrivalPs);
+      return new SendHandle(this, null, r, arrivalPs);
     }
     this.track(r);
     return new SendHandle(this, r, 0);
@@ -544,6 +550,7 @@ export class KernelContext {
   waitSendNow(h: SendHandle): void {
     if (h.op === null) {
       this.clock.advanceTo(h.donePs);
+      if (this.sharedLinks) this.linkHorizonPs = Math.max(this.linkHorizonPs, h.arrivalPs);
     } else {
       this.take(h.op);
       if (this.sharedLinks) this.linkHorizonPs = Math.max(this.linkHorizonPs, this.arrivalOf(h.op));

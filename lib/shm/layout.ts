@@ -69,7 +69,8 @@ const HEADER_WORDS = 32;
  * report before it bumps ABORT. DEADLOCK's report is the DeadlockError; FAULT's
  * is the error that escaped on an executor thread (lib/executor/faults.ts).
  */
-export const ABORT_KIND = { NONE: 0, RANK_FAILED: 1, DEADLOCK: 2, FAULT: 3 } as const;
+/** Why a session aborted. LINK_OVERLAP: two flows met on a link during an optimistic run; the run is replayed with every piece arbitrated (lib/ipcq/link-overlap.ts). */
+export const ABORT_KIND = { NONE: 0, RANK_FAILED: 1, DEADLOCK: 2, FAULT: 3, LINK_OVERLAP: 4 } as const;
 
 /** Per executor (and one extra slot for the main thread), EXEC_STRIDE words. */
 export const EXEC = {
@@ -257,6 +258,12 @@ export interface LayoutDims {
    * buffer of their own, so a set costs address space, and memory only once used.
    */
   channelSets?: number;
+  /**
+   * Physical links (lib/topology/links.ts) that carry the optimistic fast path's overlap
+   * check (timing.link_sharing: max_min; 0 otherwise): a lock word in `ctl` and the latest
+   * bandwidth-phase end in `times` per link (lib/ipcq/link-overlap.ts).
+   */
+  links?: number;
 }
 
 /** Word and byte offsets of one session's buffers, derived from its dimensions. */
@@ -282,6 +289,7 @@ export class ShmLayout {
   private readonly ringBase: number;
   private readonly allocBase: number;
   private readonly activeBase: number;
+  private readonly linkLockBase: number;
   // times
   private readonly clockBase: number;
   private readonly recordBase: number;
@@ -289,6 +297,7 @@ export class ShmLayout {
   private readonly grantBase: number;
   private readonly channelFreeBase: number;
   private readonly flowBase: number;
+  private readonly linkEndBase: number;
   /** `times` index: a lower bound on the virtual time the link arbiter can still wake anyone at (lib/coordinator/link-arbiter.ts). */
   readonly linkBound: number;
 
@@ -313,6 +322,8 @@ export class ShmLayout {
     w += dims.cubes * 2;
     this.activeBase = w;
     w += Math.ceil(this.actors / 32);
+    this.linkLockBase = w;
+    w += dims.links ?? 0;
     this.ctlWords = w;
 
     let f = 0;
@@ -330,6 +341,8 @@ export class ShmLayout {
     f += dims.pes * DIR_COUNT * FLOW.WIDTH;
     this.linkBound = f;
     f += 1;
+    this.linkEndBase = f;
+    f += dims.links ?? 0;
     this.timesWords = f;
 
     // Whole cache lines per slot, so a sender filling slot k+1 never shares a line with a receiver reading slot k.
@@ -439,6 +452,16 @@ export class ShmLayout {
   channelFree(cubeGlobal: number, space: 0 | 1): number {
     return this.channelFreeBase + cubeGlobal * 2 + space;
   }
+  /** `ctl` index of link `id`'s lock word (the optimistic fast path's overlap check). */
+  linkLock(id: number): number {
+    return this.linkLockBase + id;
+  }
+
+  /** `times` index of the latest end of a bandwidth phase recorded on link `id` (the optimistic fast path). */
+  linkEnd(id: number): number {
+    return this.linkEndBase + id;
+  }
+
   /** PE `pe`'s link-flow request on its outbound channel `dir` (FLOW fields). */
   flow(pe: number, dir: number, field: number): number {
     return this.flowBase + (pe * DIR_COUNT + dir) * FLOW.WIDTH + field;

@@ -8,6 +8,7 @@ import { totalmem } from 'node:os';
 import { ConfigError, UsageError } from '../errors.js';
 import { ShmLayout, type LayoutDims } from '../shm/layout.js';
 import { Machine } from '../topology/machine.js';
+import { Links } from '../topology/links.js';
 import { tabulate } from '../tabulate.js';
 
 /** `rank` (one executor per SIP), `pe` (one per PE), or a fixed number of executors (1 is the reference). */
@@ -36,7 +37,17 @@ export interface SessionPlan {
   noData: boolean;
   /** Record accesses and orderings, and fail the session on a data race (--check-races; lib/race/). */
   checkRaces: boolean;
+  /**
+   * How link sharing (timing.link_sharing) is run: `none` (links not shared); `optimistic`
+   * (every piece takes the channel's own fast path and records its bandwidth phase on its
+   * links; two flows meeting on a link abort the session, which is then replayed
+   * `arbitrated`); `arbitrated` (every piece is a flow the coordinator's link arbiter makes
+   * final). Both sharing modes give the same times (docs/decisions/0030-optimistic-links.md).
+   */
+  links: LinkMode;
 }
+
+export type LinkMode = 'none' | 'optimistic' | 'arbitrated';
 
 /**
  * The --threads value: `rank`, `pe`, or a count of executors written as a plain
@@ -59,8 +70,12 @@ export function buildPlan(opts: {
   noData?: boolean;
   checkRaces?: boolean;
   arenaBytes?: number;
+  /** Every piece through the link arbiter (a replay after an overlap, or timing.link_fast_path: false). */
+  arbitrateLinks?: boolean;
 }): SessionPlan {
   const m = new Machine(opts.topology);
+  const timing = opts.topology.timing;
+  const links: LinkMode = timing.link_sharing === 'none' ? 'none' : opts.arbitrateLinks || !timing.link_fast_path ? 'arbitrated' : 'optimistic';
   // Before anything is sized per PE: a configuration too large for this machine is
   // refused with its figure, not met by a V8 fatal error or a RangeError mid-allocation.
   checkSharedMemory(sessionDims(m, opts.ccl, m.sips, opts.noData ?? false, opts.arenaBytes));
@@ -90,7 +105,8 @@ export function buildPlan(opts: {
     trace: opts.trace ?? false,
     noData: opts.noData ?? false,
     checkRaces: opts.checkRaces ?? false,
-    dims: sessionDims(m, opts.ccl, executors, opts.noData ?? false, opts.arenaBytes),
+    links,
+    dims: { ...sessionDims(m, opts.ccl, executors, opts.noData ?? false, opts.arenaBytes), links: links === 'optimistic' ? new Links(m).count : 0 },
   };
 }
 

@@ -101,6 +101,13 @@ export const TopologySchema = z
        * pieces crossing it (docs/decisions/0023-links-as-shared-resources.md).
        */
       link_sharing: z.enum(['none', 'max_min']).default('none'),
+      /**
+       * With max_min: each piece first takes its channel's own fast path, checking that
+       * no other flow crosses its links at once; a session where two do is run again with
+       * every piece through the coordinator's link arbiter. Same times either way; `false`
+       * sends every piece through the arbiter from the start (for checking the two agree).
+       */
+      link_fast_path: z.boolean().default(true),
       dma: z.strictObject({
         /** Cost in ns to set up one DMA transfer (each IPCQ piece is one transfer). */
         setup_ns: latencyNs,

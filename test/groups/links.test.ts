@@ -4,3 +4,4 @@
 // `npx tap dist/test/NAME.test.js`.
 
 import '../link-sharing.test.js';
+import '../link-optimistic.test.js';

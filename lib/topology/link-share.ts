@@ -1,5 +1,5 @@
-// Runs on: any thread (meant for the coordinator's link arbiter; pure logic, no
-// threads, no I/O). Owns: the fluid model of flows sharing physical links —
+// Runs on: any thread (the coordinator's link arbiter drives it; the channels'
+// optimistic fast path uses its lone-flow rule; pure logic, no threads, no I/O). Owns: the fluid model of flows sharing physical links —
 // max-min fair bandwidth sharing (progressive filling), driven incrementally
 // and conservatively. Decision record: docs/decisions/0023-links-as-shared-resources.md.
 //
@@ -25,9 +25,15 @@
 // link-id order; repeat. Equal penalties give equal shares R_l / n_l.
 //
 // Rounding rule (one, on reported times only): internal times are doubles in
-// ps, remaining bytes doubles; a flow's arrival, predicted at its last rate
-// change T with `rem` bytes at `rate` bytes/ns, is reported as
+// ps, remaining bytes doubles; a flow's bytes are accounted only when its rate
+// changes, so a flow's arrival, predicted at its last rate change T with `rem`
+// bytes at `rate` bytes/ns, is reported as
 //     floor(T) + ceil((T - floor(T)) + rem * 1000 / rate - 1e-6)
+// and a flow that has run at its rate alone since it joined at T (its route's
+// narrowest link; `alonePs` given) as floor(T) + ceil((T - floor(T)) + alonePs - 1e-6):
+// a lone flow's time is its sender's own serialisation time, whatever other flows
+// do elsewhere, so a sender can compute it without the model (aloneArrival, the
+// optimistic fast path of lib/ipcq/channel.ts).
 // Up, not to nearest: a reported time is never before the exact one (beyond
 // 1e-6 ps), so a sender woken at it acts no earlier than the model's time, and
 // the link arbiter can bound the wake time of every flow not yet final. A flow alone starts its bandwidth phase at an integer
@@ -69,6 +75,12 @@ export interface Flow {
    * sharing_penalty = latency: longer routes get less, TCP's RTT-unfairness).
    */
   readonly penalty?: number;
+  /**
+   * The flow's time alone (ps): `bytes` at its route's narrowest link. Given, the
+   * model reports a flow that ran at that rate from its join to its end from this
+   * time rather than from its bytes (see aloneArrival).
+   */
+  readonly alonePs?: number;
 }
 
 export interface FlowDone {
@@ -81,10 +93,53 @@ export interface FlowDone {
 
 interface Active {
   flow: Flow;
-  /** Bytes left to send (double). */
+  /** When `rem` was last accounted: its join, then its last rate change (ps, double). */
+  since: number;
+  /** Bytes left to send at `since` (double). */
   rem: number;
-  /** Current rate, bytes/ns (GB/s). */
+  /** Current rate, bytes/ns (GB/s); 0 until the first solve after it joined. */
   rate: number;
+  /** Its rate alone (the narrowest link of its route). */
+  aloneRate: number;
+  /** Ran at `aloneRate` since it joined, with `alonePs` given: it ends `alonePs` after `since`. */
+  alone: boolean;
+}
+
+/** The join time (ps, double) of a flow that starts at `startPs` and pays `latencyPs` first (the model's and the fast path's one expression). */
+export function joinOf(startPs: number, latencyPs: number): number {
+  return startPs + latencyPs;
+}
+
+/**
+ * A piece ready at `readyPs` on a route of `latencyPs`, entering its links no earlier
+ * than `joinMinPs` (lib/kernel/context.ts's join floor): the start the model is given
+ * and the join it computes from it (the link arbiter's and the fast path's one expression).
+ */
+export function pieceJoin(readyPs: number, latencyPs: number, joinMinPs: number): { startPs: number; joinPs: number } {
+  const startPs = Math.max(joinOf(readyPs, latencyPs), joinMinPs) - latencyPs;
+  return { startPs, joinPs: joinOf(startPs, latencyPs) };
+}
+
+/** Bytes of a piece whose serialisation alone takes `serialPs` at `gbPerS` (0: no bandwidth phase). */
+export function pieceBytes(serialPs: number, gbPerS: number): number {
+  return serialPs === 0 || !Number.isFinite(gbPerS) ? 0 : (serialPs * gbPerS) / PS_PER_NS;
+}
+
+/**
+ * A flow alone from its join at `joinPs` for `alonePs`: its exact end (a double, what
+ * the model compares) and its reported arrival (the rounding rule). The model reports
+ * exactly this for every flow that ran at its rate alone from join to end.
+ */
+export function aloneArrival(joinPs: number, alonePs: number): { endPs: number; arrivalPs: number } {
+  const whole = Math.floor(joinPs);
+  return { endPs: joinPs + alonePs, arrivalPs: whole + Math.ceil(joinPs - whole + alonePs - EPSILON_PS) };
+}
+
+/** The narrowest capacity (GB/s) on `route`: a flow's rate alone (Infinity for an empty route). */
+export function aloneRateOf(route: readonly number[], gbPerS: ArrayLike<number>): number {
+  let r = Infinity;
+  for (const l of route) r = Math.min(r, gbPerS[l]);
+  return r;
 }
 
 export class LinkShare {
@@ -92,7 +147,7 @@ export class LinkShare {
   private readonly waiting: { flow: Flow; join: number }[] = [];
   /** Flows in their bandwidth phase, in the order they entered it. */
   private active: Active[] = [];
-  /** Time (ps, double) up to which the active flows' `rem` is accounted. */
+  /** Time (ps, double) of the last event processed (flows account their bytes from their own `since`). */
   private now = 0;
   /** The largest safe time promised so far: no flow may start before it. */
   private safe = -Infinity;
@@ -113,7 +168,7 @@ export class LinkShare {
    * come in any order: flows joining at one instant are taken in id order.
    */
   add(flow: Flow): void {
-    const join = flow.startPs + flow.latencyPs;
+    const join = joinOf(flow.startPs, flow.latencyPs);
     if (join < this.safe - 0.5) {
       throw new KernbenchError('ERR_INTERNAL', `LinkShare.add: flow ${flow.id} joins at ${join} ps, before the safe time ${this.safe} ps`);
     }
@@ -160,7 +215,7 @@ export class LinkShare {
       }
       for (const { flow: f } of joining) {
         if (f.bytes === 0 || f.route.length === 0) done.push({ id: f.id, arrivalPs: t, sentPs: f.startPs });
-        else this.active.push({ flow: f, rem: f.bytes, rate: 0 });
+        else this.active.push({ flow: f, since: t, rem: f.bytes, rate: 0, aloneRate: aloneRateOf(f.route, this.gbPerS), alone: f.alonePs !== undefined });
       }
       this.solve();
       if (firstEnd && done.length > before) {
@@ -175,22 +230,25 @@ export class LinkShare {
     return done;
   }
 
+  /** Time (ps) an active flow still needs from `since` at its current rate. */
+  private leftPs(a: Active): number {
+    return a.alone ? (a.flow.alonePs as number) : (a.rem * PS_PER_NS) / a.rate;
+  }
+
   /** Exact (double) predicted arrival of an active flow at its current rate. */
   private endOf(a: Active): number {
-    return this.now + (a.rem * PS_PER_NS) / a.rate;
+    return a.since + this.leftPs(a);
   }
 
   /** The one rounding rule (see the header). */
   private report(a: Active): FlowDone {
-    const whole = Math.floor(this.now);
-    const arrivalPs = whole + Math.ceil(this.now - whole + (a.rem * PS_PER_NS) / a.rate - EPSILON_PS);
+    const whole = Math.floor(a.since);
+    const arrivalPs = whole + Math.ceil(a.since - whole + this.leftPs(a) - EPSILON_PS);
     return { id: a.flow.id, arrivalPs, sentPs: arrivalPs - a.flow.latencyPs };
   }
 
-  /** Account the active flows' bytes up to t. */
+  /** The model's time moves to t (bytes are accounted per flow when its rate changes: solve). */
   private progress(t: number): void {
-    const dt = t - this.now;
-    if (dt > 0) for (const a of this.active) a.rem -= (a.rate * dt) / PS_PER_NS;
     this.now = t;
   }
 
@@ -198,6 +256,7 @@ export class LinkShare {
   private solve(): void {
     // Id order: the float sums below must not depend on the order flows joined.
     this.active.sort((x, y) => x.flow.id - y.flow.id);
+    const before = this.active.map((a) => a.rate);
     const links = new Map<number, { left: number; flows: Active[] }>();
     for (const a of this.active) {
       a.rate = -1;
@@ -235,6 +294,17 @@ export class LinkShare {
         }
       }
     }
+    // Account a flow's bytes only where its rate changed (a flow that just joined has
+    // `since` = now and all its bytes): a flow whose rate never changes ends exactly
+    // where it was predicted when it joined, whatever happens on other links.
+    this.active.forEach((a, i) => {
+      const old = before[i];
+      if (old > 0 && a.rate !== old) {
+        a.rem -= (old * (this.now - a.since)) / PS_PER_NS;
+        a.since = this.now;
+        a.alone = false;
+      } else if (old === 0 && a.rate !== a.aloneRate) a.alone = false;
+    });
   }
 
   /** The level at which a link fills: what is left over the sum of its unfixed flows' 1 / penalty (Infinity: none unfixed). */
