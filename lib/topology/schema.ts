@@ -100,7 +100,7 @@ export const TopologySchema = z
        * `max_min`: max-min fair sharing of each link's bandwidth among the IPCQ
        * pieces crossing it (docs/decisions/0023-links-as-shared-resources.md).
        */
-      link_sharing: z.enum(['none', 'max_min']).default('none'),
+      link_sharing: z.enum(['none', 'max_min']).default('max_min'),
       /**
        * With max_min: each piece first takes its channel's own fast path, checking that
        * no other flow crosses its links at once; a session where two do is run again with
