@@ -18,6 +18,7 @@ import { abortSession } from '../sync/scheduler.js';
 import { installFaultHandlers, setFaultSession } from './faults.js';
 import { SharedState } from '../shm/shared-state.js';
 import { HostRuntime } from '../host/host-runtime.js';
+import { movableBuffers } from '../host/moved-arrays.js';
 import { Torch } from '../host/torch.js';
 import { CommandReader } from '../pe/commands.js';
 import { unreachable, type ExecutorInit, type ExecutorReport, type FromExecutor, type ToExecutor } from '../sync/messages.js';
@@ -41,7 +42,7 @@ export async function runExecutor(init: ExecutorInit): Promise<ExecutorReport> {
     if (e === init.executor) pes.set(pe, new PeRuntime(env, pe));
   });
   const port = init.port;
-  const post = (m: FromExecutor): void => port.postMessage(m);
+  const post = (m: FromExecutor, transfer: ArrayBuffer[] = []): void => port.postMessage(m, transfer);
   const ranks: Promise<void>[] = [];
 
   let ended!: () => void;
@@ -91,7 +92,7 @@ async function serve(env: ThreadEnv, pes: Map<number, PeRuntime>): Promise<void>
   }
 }
 
-async function runRank(env: ThreadEnv, m: Extract<ToExecutor, { type: 'spawn-rank' }>, post: (m: FromExecutor) => void): Promise<void> {
+async function runRank(env: ThreadEnv, m: Extract<ToExecutor, { type: 'spawn-rank' }>, post: (m: FromExecutor, transfer?: ArrayBuffer[]) => void): Promise<void> {
   const host = new HostRuntime(env, m.rank, m.barrierBase);
   host.clock.advanceTo(m.startPs); // a rank starts when it is spawned, in virtual time too
   if (raceLog.on) {
@@ -132,7 +133,8 @@ async function runRank(env: ThreadEnv, m: Extract<ToExecutor, { type: 'spawn-ran
   // abort now, so that it unwinds instead of acting as a rank that has settled.
   if (owner.faulted) abortSession(env.shared, ABORT_KIND.FAULT, serializeError(owner.faulted));
   try {
-    post(outcome);
+    // The rank's numpy() results move to main rather than being copied (../host/moved-arrays.ts).
+    post(outcome, outcome.type === 'rank-done' ? movableBuffers(outcome.value) : []);
   } catch (e) {
     // The value could not be cloned across threads: report that as the rank's failure.
     Atomics.add(env.shared.ctl, HEADER.RANKS_FAILED, 1);

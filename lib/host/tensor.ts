@@ -11,6 +11,7 @@ import { allocate } from '../shm/allocator.js';
 import { DPPolicy } from './dp-policy.js';
 import type { HostRuntime } from './host-runtime.js';
 import { raceLog } from '../race/log.js';
+import { madeForHost } from './moved-arrays.js';
 
 /** What numpy() returns: a row-major copy of the whole tensor as f32 values. */
 export interface HostArray {
@@ -108,10 +109,16 @@ export class Tensor {
     return this.shape.reduce((a, b) => a * b, 1);
   }
 
-  /** Gather every shard into one row-major array. Host-read barrier: drains pending launches first. */
+  /**
+   * Gather every shard into one row-major array. Host-read barrier: drains pending launches first.
+   * The array is fresh, its caller's alone: a spawned rank that returns it moves it to main
+   * instead of copying it (./moved-arrays.ts).
+   */
   async numpy(): Promise<HostArray> {
     if (this.desc) await this.host.drain(); // host tensors read no device memory
-    return this.readNow();
+    const a = this.readNow();
+    madeForHost(a.data);
+    return a;
   }
 
   /** PyTorch's `.data` read as values (same as numpy()). */

@@ -41,7 +41,7 @@ export class SpawnContext<R = unknown> {
   constructor(private readonly ranks: { join(): Promise<unknown[]> }) {}
   /** Wait for every rank; resolves with their return values by rank, rejects with SpawnError. */
   join(): Promise<R[]> {
-    // The ranks' values are what `fn` returned, structured-cloned back: SpawnResult<F>.
+    // The ranks' values are what `fn` returned, structured-cloned back (numpy() arrays moved, ../host/moved-arrays.ts): SpawnResult<F>.
     return this.ranks.join() as Promise<R[]>;
   }
 }

@@ -1,6 +1,7 @@
-// Runs on: main thread (tap). One tap process for spawn:
+// Runs on: main thread (tap). One tap process for spawn and what ranks return:
 // tap starts one process per group file, and the files below share its start-up
 // and its loading of the library (decision 0028). Each file still runs alone:
 // `npx tap dist/test/NAME.test.js`.
 
 import '../spawn.test.js';
+import '../moved-results.test.js';
