@@ -1,5 +1,5 @@
 // Runs on: main thread (tap). Covers: a spawned rank's numpy() results move to
-// main instead of being copied (lib/host/moved-arrays.ts, decision 0030), and
+// main instead of being copied (lib/host/moved-arrays.ts, decision 0031), and
 // everything else a rank returns is still copied.
 import t from 'tap';
 import { TestRuntime } from './helpers/run.js';

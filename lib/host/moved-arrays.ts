@@ -6,7 +6,7 @@
 // executor's array, the serialized message and main's copy were three copies
 // of every result at once. A ring all-reduce at p = 1024 x 64 KiB returns
 // 64 MiB of numpy() results, and that end of the run was its peak memory
-// (docs/benchmarks.md, "Peak memory"; decision 0030). numpy() hands out a
+// (docs/benchmarks.md, "Peak memory"; decision 0031). numpy() hands out a
 // fresh array, so its buffer can be transferred: main gets the same bytes
 // with no copy, an ordinary ArrayBuffer of its own that nobody else can see
 // or change.
