@@ -57,15 +57,18 @@ async function evaluate(ctx: BenchContext<z.output<typeof options>>): Promise<Be
   for (const algorithm of ALGORITHMS) {
     const ms = { none: [] as number[], shared: [] as number[], arbitrated: [] as number[] };
     const whole = { none: [] as number[], shared: [] as number[], arbitrated: [] as number[] };
+    const cpu = { none: [] as number[], shared: [] as number[], arbitrated: [] as number[] };
     const crit = { none: 0, shared: 0, arbitrated: 0 };
     let replays = 0;
     for (let r = 0; r <= rounds; r++) {
       for (const mode of modes) {
         const w0 = performance.now();
+        const c0 = process.cpuUsage();
         const run = await ctx.session({ topology: 'ideal', algorithm, sets: [...ctx.config.sets, `system.sips.count=${ranks}`, ...MODES[mode]] }, (torch) =>
           torch.multiprocessing.spawn(worker, { args: [nElem, reps], nprocs: ranks }),
         );
         const w1 = performance.now();
+        const c1 = process.cpuUsage(c0);
         const rs = run.value;
         crit[mode] = Math.max(...rs.map((x) => x.critNs));
         if (mode === 'shared' && run.report.linkReplayed) replays++;
@@ -73,6 +76,8 @@ async function evaluate(ctx: BenchContext<z.output<typeof options>>): Promise<Be
         if (r > 0) {
           ms[mode].push(Math.max(...rs.map((x) => x.t1)) - Math.min(...rs.map((x) => x.t0)));
           whole[mode].push(w1 - w0);
+          // CPU time of every thread of the process (user + system): less blurred by the host's load than wall time.
+          cpu[mode].push(c1.user + c1.system);
         }
       }
     }
@@ -89,13 +94,15 @@ async function evaluate(ctx: BenchContext<z.output<typeof options>>): Promise<Be
       critNs: crit.shared,
       lines: [
         `  ${algorithm}, p=${ranks}, ${bytes} B per rank: wall per all-reduce, unshared ${per(ms.none)} us, shared ${per(ms.shared)} us, arbitrated ${per(ms.arbitrated)} us`,
-        `  ${algorithm}: shared / unshared = ${ratio('shared', ms).toFixed(2)} (whole session ${ratio('shared', whole).toFixed(2)}, ${replays} of ${rounds + 1} sessions replayed), arbitrated / unshared = ${ratio('arbitrated', ms).toFixed(2)} (whole session ${ratio('arbitrated', whole).toFixed(2)}); medians of ${rounds} rounds' ratios`,
+        `  ${algorithm}: shared / unshared = ${ratio('shared', ms).toFixed(2)} (whole session ${ratio('shared', whole).toFixed(2)}, CPU ${ratio('shared', cpu).toFixed(2)}; ${replays} of ${rounds + 1} sessions replayed), arbitrated / unshared = ${ratio('arbitrated', ms).toFixed(2)} (whole session ${ratio('arbitrated', whole).toFixed(2)}, CPU ${ratio('arbitrated', cpu).toFixed(2)}); medians of ${rounds} rounds' ratios`,
         `  ${algorithm}: crit_ns unshared ${crit.none.toFixed(3)}, shared ${crit.shared.toFixed(3)}, arbitrated ${crit.arbitrated.toFixed(3)}`,
       ],
       extra: {
         shared_over_unshared: Math.round(ratio('shared', ms) * 100) / 100,
         shared_over_unshared_session: Math.round(ratio('shared', whole) * 100) / 100,
+        shared_over_unshared_cpu: Math.round(ratio('shared', cpu) * 100) / 100,
         arbitrated_over_unshared: Math.round(ratio('arbitrated', ms) * 100) / 100,
+        arbitrated_over_unshared_cpu: Math.round(ratio('arbitrated', cpu) * 100) / 100,
         arbitrated_over_unshared_session: Math.round(ratio('arbitrated', whole) * 100) / 100,
         replayed_sessions: replays,
         crit_ns_unshared: crit.none,
