@@ -80,7 +80,7 @@ function kernbench(c, bytes, sharing) {
   return JSON.parse(out.trim().split('\n').pop()).critNs;
 }
 
-// kernbench twice: links shared (timing.link_sharing: max_min, the model SimGrid checks) and not (none, the default).
+// kernbench twice: links shared (timing.link_sharing: max_min, the model SimGrid checks) and not (none).
 const rows = [['machine', 'algorithm', 'bytes', 'simgrid_ns', 'kernbench_ns', 'rel_diff', 'unshared_ns', 'unshared_diff']];
 for (const c of cases) {
   for (const bytes of SIZES) {
