@@ -23,14 +23,17 @@ async function allReduce(algorithm: string, p: number, bytes: number, links: str
   return { critNs: r.critNs, digest: r.digest, replays: out.linkReplays };
 }
 
+/** The same all-reduce optimistic (the default), arbitrated from the start, and unshared. */
+async function threeWays(algorithm: string, p: number, bytes: number) {
+  return { fast: await allReduce(algorithm, p, bytes, OPTIMISTIC), slow: await allReduce(algorithm, p, bytes, ARBITRATED), none: await allReduce(algorithm, p, bytes, UNSHARED) };
+}
+
 t.test('a ring all-reduce, whose flows never meet, keeps the fast path to the end and gives the arbitrated times', async (t) => {
   for (const [p, bytes] of [
     [5, 81920],
     [8, 262144],
   ]) {
-    const fast = await allReduce('ring_allreduce', p, bytes, OPTIMISTIC);
-    const slow = await allReduce('ring_allreduce', p, bytes, ARBITRATED);
-    const none = await allReduce('ring_allreduce', p, bytes, UNSHARED);
+    const { fast, slow, none } = await threeWays('ring_allreduce', p, bytes);
     t.equal(fast.replays, 0, `p = ${p}: no session replayed`);
     t.equal(fast.critNs, slow.critNs, `p = ${p}: crit as arbitrated (${slow.critNs} ns)`);
     t.equal(fast.digest, slow.digest, `p = ${p}: digest as arbitrated`);
@@ -43,9 +46,7 @@ t.test('a tree all-reduce, whose flows meet, is caught and run again arbitrated:
     [4, 65536],
     [8, 262144],
   ]) {
-    const fast = await allReduce('tree_allreduce', p, bytes, OPTIMISTIC);
-    const slow = await allReduce('tree_allreduce', p, bytes, ARBITRATED);
-    const none = await allReduce('tree_allreduce', p, bytes, UNSHARED);
+    const { fast, slow, none } = await threeWays('tree_allreduce', p, bytes);
     t.equal(fast.replays, 1, `p = ${p}: the session ran again`);
     t.equal(slow.replays, 0, `p = ${p}: arbitrated from the start, nothing to replay`);
     t.equal(fast.critNs, slow.critNs, `p = ${p}: crit as arbitrated (${slow.critNs} ns)`);

@@ -53,8 +53,7 @@ export class LinkArbiter {
     m: Machine,
   ) {
     this.links = new Links(m);
-    this.gbPerS = new Float64Array(this.links.count);
-    for (let l = 0; l < this.links.count; l++) this.gbPerS[l] = m.topology.timing.links[this.links.classOf(l)].bandwidth_gb_s;
+    this.gbPerS = this.links.bandwidths();
     this.model = new LinkShare(this.gbPerS);
     this.channels = sh.layout.dims.pes * DIR_COUNT;
     this.added = new Int32Array(this.channels);

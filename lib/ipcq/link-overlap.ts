@@ -48,8 +48,7 @@ export class LinkOverlap {
     m: Machine,
   ) {
     this.links = new Links(m);
-    this.gbPerS = new Float64Array(this.links.count);
-    for (let l = 0; l < this.links.count; l++) this.gbPerS[l] = m.topology.timing.links[this.links.classOf(l)].bandwidth_gb_s;
+    this.gbPerS = this.links.bandwidths();
   }
 
   /**

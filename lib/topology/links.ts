@@ -60,6 +60,13 @@ export class Links {
     this.count = this.peBase + m.sips * m.cubesPerSip * this.P * this.P;
   }
 
+  /** GB/s of every link id (its class's timing.links bandwidth): the link model's capacities. */
+  bandwidths(): Float64Array {
+    const gb = new Float64Array(this.count);
+    for (let l = 0; l < this.count; l++) gb[l] = this.machine.topology.timing.links[this.classOf(l)].bandwidth_gb_s;
+    return gb;
+  }
+
   /** The class of link `id` (its bandwidth and latency: the topology's timing.links[class]). */
   classOf(id: number): LinkClassName {
     if (id < this.cubeBase) return 'sip_sip';
