@@ -102,10 +102,15 @@ t.test('barrier_throughput at n = 2 and 3: no thread passes a barrier early, eve
   }
 });
 
-t.test('the bare barriers hold every thread at every barrier, and the check catches threads that are not held', async (t) => {
+t.test('the bare barriers and wake-up patterns hold every thread at every barrier, and the check catches threads that are not held', async (t) => {
   for (const kind of ['atomics', 'message'] as const) {
     const run = await bareBarrier(kind, 5, 200);
     t.equal(run.violations, 0, `${kind}: 5 threads, 200 barriers, none passed early`);
+  }
+  // 4 threads: a tree with a grandchild, and a chain whose first two woken threads must pass the wake on.
+  for (const kind of ['tree', 'chain', 'serial'] as const) {
+    const run = await bareBarrier(kind, 4, 200);
+    t.equal(run.violations, 0, `${kind}: 4 threads, 200 barriers, none passed early`);
   }
   // The negative control: with no barrier, 4 threads on 2 cores run ahead of each other.
   const none = await bareBarrier('none', 4, 200);

@@ -2,19 +2,22 @@
 // Owns: a fixed barrier workload to measure CPU time on, for A/B tests of the
 // host barrier that this host's load blurs less than wall time does.
 //
-//   node dist/benches/barrier/cpu.js host|atomics|message [n] [count]
+//   node dist/benches/barrier/cpu.js host|atomics|message|tree|chain|serial [n] [count]
 //
 // runs `count` barriers of n participants (default 16, 1000): kernbench's
 // host barrier (one spawn under --threads rank, bench barrier_throughput's
-// worker) or one of the bare barriers (./bare-barriers.ts), and exits. Run it
-// under `perf stat -e task-clock,context-switches` twice with two counts and
-// subtract, so that start-up cancels: (CPU(4000) - CPU(1000)) / 3000 is one
+// worker) or one of the bare barriers or wake-up patterns (./bare-barriers.ts),
+// and exits. Run it under `perf stat -e task-clock,context-switches` twice
+// with two counts and subtract, so that start-up cancels: (CPU(4000) - CPU(1000)) / 3000 is one
 // barrier's CPU time summed over every thread. With KERNBENCH_PERF_CTL set to
 // perf's control fifo, a warm-up run of `count` barriers goes first and only
 // the second run is recorded:
 //
 //   mkfifo /tmp/ctl; perf record -e cpu-clock -D -1 --control=fifo:/tmp/ctl \
 //     env KERNBENCH_PERF_CTL=/tmp/ctl node --perf-basic-prof dist/benches/barrier/cpu.js host
+//
+// KERNBENCH_PERF_CTL=/dev/null runs the warm-up too, with nothing recorded:
+// the printed wall time is then a warm run's.
 import { appendFileSync } from 'node:fs';
 import { withSession } from '../../lib/bench/runner.js';
 import { ThreadResources } from '../../lib/session/session.js';
@@ -56,7 +59,7 @@ if (kind === 'host') {
     perf('disable');
   });
   await resources.close();
-} else if (kind === 'atomics' || kind === 'message') {
+} else if (kind === 'atomics' || kind === 'message' || kind === 'tree' || kind === 'chain' || kind === 'serial') {
   for (let r = 0; r < runs; r++) {
     await bareBarrier(kind, n, count, () => {
       if (r < runs - 1) return;
@@ -66,7 +69,7 @@ if (kind === 'host') {
   }
   perf('disable');
 } else {
-  console.error(`barrier cpu: the first argument must be host, atomics or message, got '${kind}'`);
+  console.error(`barrier cpu: the first argument must be host, atomics, message, tree, chain or serial, got '${kind}'`);
   process.exit(2);
 }
 const wall = Number.isNaN(timed) ? performance.now() - t0 : timed;
