@@ -38,7 +38,7 @@ import { bytesPerElement, decode, encode, type DType } from '../dtype/index.js';
 import { ACTOR_STATE, DIRECTIONS, FLOW, HEADER, PE, WAIT_KIND } from '../shm/layout.js';
 import type { ThreadEnv } from '../sync/thread-env.js';
 import { IpcqRingView } from './ring.js';
-import { linkOverlapOf, type LinkOverlap } from './link-overlap.js';
+import { linkOverlapOf, type LinkOverlap, type Route } from './link-overlap.js';
 import { VirtualClock } from '../time/virtual-clock.js';
 import { transferPs } from '../time/virtual-time.js';
 import { allocBytes } from '../tile/slab.js';
@@ -216,7 +216,7 @@ export class OutboundChannel extends Channel {
       const n = Math.min(per, values.length - i * per);
       const upToPs = this.serialUpToPs(peer, (i * per + n) * bpe);
       const readyPs = t;
-      if (this.overlap) t = this.overlap.cross(this.pe, peer, this.pieceTiming(ring, peer, k, t, 0), upToPs - sentPs, flight, joinNotBeforePs);
+      if (this.overlap) t = this.overlap.cross(this.linkTo(peer).route as Route, this.pieceTiming(ring, peer, k, t, 0), upToPs - sentPs, flight, joinNotBeforePs);
       else t = this.pieceTiming(ring, peer, k, t, upToPs - sentPs);
       sentPs = upToPs;
       if (env.plan.noData) {
@@ -239,9 +239,9 @@ export class OutboundChannel extends Channel {
   // The link to the peer, memoised: a channel sends to one peer per kernel, and the
   // costs are asked for on every piece (credit, serialisation, flight).
   private linkPeer = -1;
-  private link = { flightPs: 0, creditPs: 0, gbPerS: Infinity };
+  private link: { flightPs: number; creditPs: number; gbPerS: number; route: Route | null } = { flightPs: 0, creditPs: 0, gbPerS: Infinity, route: null };
 
-  private linkTo(peer: number): { flightPs: number; creditPs: number; gbPerS: number } {
+  private linkTo(peer: number): { flightPs: number; creditPs: number; gbPerS: number; route: Route | null } {
     if (peer !== this.linkPeer) {
       const { costs, plan } = this.env;
       this.linkPeer = peer;
@@ -249,6 +249,8 @@ export class OutboundChannel extends Channel {
         flightPs: costs.flightPs(this.pe, peer),
         creditPs: costs.serialPs(peer, this.pe, plan.ccl.ipcq_credit_size_bytes) + costs.flightPs(peer, this.pe),
         gbPerS: costs.bandwidthGbPerS(this.pe, peer),
+        // Shared links, optimistic: the piece's route on the physical links (./link-overlap.ts).
+        route: this.overlap ? this.overlap.route(this.pe, peer) : null,
       };
     }
     return this.link;
@@ -312,7 +314,7 @@ export class OutboundChannel extends Channel {
       }
       const upToPs = this.serialUpToPs(peer, i * pieceBytes + b);
       const readyPs = t;
-      if (this.overlap) t = this.overlap.cross(this.pe, peer, this.pieceTiming(ring, peer, k, t, 0), upToPs - sentPs, this.linkTo(peer).flightPs, joinNotBeforePs);
+      if (this.overlap) t = this.overlap.cross(this.linkTo(peer).route as Route, this.pieceTiming(ring, peer, k, t, 0), upToPs - sentPs, this.linkTo(peer).flightPs, joinNotBeforePs);
       else if (this.arbitrated) t = await this.crossLinks(peer, this.pieceTiming(ring, peer, k, t, 0), upToPs - sentPs, this.linkTo(peer).flightPs, joinNotBeforePs);
       else t = this.pieceTiming(ring, peer, k, t, upToPs - sentPs);
       sentPs = upToPs;

@@ -30,6 +30,12 @@ import type { Machine } from '../topology/machine.js';
 import type { ThreadEnv } from '../sync/thread-env.js';
 import { aloneArrival, aloneRateOf, pieceBytes, pieceJoin } from '../topology/link-share.js';
 
+/** A route's link ids and its narrowest link's GB/s (the piece's rate alone). */
+export interface Route {
+  readonly links: readonly number[];
+  readonly gbPerS: number;
+}
+
 /** One per thread and session (its routes are memoised): the thread's channels share it. */
 const perThread = new WeakMap<ThreadEnv, LinkOverlap>();
 
@@ -51,20 +57,25 @@ export class LinkOverlap {
     this.gbPerS = this.links.bandwidths();
   }
 
+  /** The route from PE `from` to PE `to` and its rate alone (a channel asks once per peer). */
+  route(from: number, to: number): Route {
+    const links = this.links.route(from, to);
+    return { links, gbPerS: aloneRateOf(links, this.gbPerS) };
+  }
+
   /**
-   * A piece from PE `from` to PE `to`, ready at `readyPs`, that takes `serialPs` alone
+   * A piece on `route` (see route()), ready at `readyPs`, that takes `serialPs` alone
    * and flies `latencyPs`, entering its links no earlier than `joinMinPs`: when its last
    * byte left (the link model's sentPs for a flow alone). Records its bandwidth phase on
    * its links; if it overlaps another flow's, aborts the session (the caller carries on:
    * every wait now throws).
    */
-  cross(from: number, to: number, readyPs: number, serialPs: number, latencyPs: number, joinMinPs: number): number {
-    const route = this.links.route(from, to);
+  cross(route: Route, readyPs: number, serialPs: number, latencyPs: number, joinMinPs: number): number {
     const { startPs, joinPs } = pieceJoin(readyPs, latencyPs, joinMinPs);
-    if (pieceBytes(serialPs, aloneRateOf(route, this.gbPerS)) === 0) return startPs;
+    if (pieceBytes(serialPs, route.gbPerS) === 0) return startPs;
     const { endPs, arrivalPs } = aloneArrival(joinPs, serialPs);
     let overlap = false;
-    for (const l of route) if (this.record(l, joinPs, endPs)) overlap = true;
+    for (const l of route.links) if (this.record(l, joinPs, endPs)) overlap = true;
     if (overlap) abortSession(this.sh, ABORT_KIND.LINK_OVERLAP);
     return arrivalPs - latencyPs;
   }
