@@ -60,7 +60,7 @@ interface Slab {
   s: SimdMemory;
   /** Bytes handed out (set when it stops being the current slab). */
   used: number;
-  /** Kernels that ran while it was current and have not ended: their tiles may be in it. */
+  /** Running kernels that carved tiles from it. */
   users: number;
   /** It holds memory handed out while no kernel ran (tests, the bench model): never recycled. */
   outside: boolean;
@@ -139,8 +139,8 @@ function closeSlab(): void {
 
 /**
  * No kernel holds tiles in `s` any more. A clean slab is zeroed where used and
- * kept (up to MAX_KEPT), for any kernel that starts from now on on this thread,
- * even while others of the epoch still run. The rest go to the GC, which is
+ * kept (up to MAX_KEPT) for the thread's next slab, even while other kernels of
+ * the epoch still run. The rest go to the GC, which is
  * asked for a full collection once COLLECT_AFTER_BYTES of them wait: a slab is
  * old-generation memory V8 only frees in a full collection, and the thread's
  * heap grows slowly enough that one may come long after. At the end of a ring
