@@ -34,6 +34,19 @@ export const options = z
 const input = (rank: number, i: number): number => ((rank + i) % 3) + 1;
 
 /**
+ * Rank `rank`'s input of `count` elements. It depends on rank mod 3 only, so the ranks of
+ * a thread share three arrays per size, built once and only read (copy_ reads its source):
+ * a fresh array per rank was 64 MiB of garbage at p = 1024 x 64 KiB, whose memory the
+ * process kept through the collective (docs/benchmarks.md, "Peak memory").
+ */
+function inputOf(rank: number, count: number): Float32Array {
+  if (inputs?.count !== count) inputs = { count, byResidue: [] };
+  const r = rank % 3;
+  return (inputs.byResidue[r] ??= tabulateF32(count, (i) => input(r, i)));
+}
+let inputs: { count: number; byResidue: Float32Array[] } | undefined;
+
+/**
  * The reduced value of element i. Every rank's input depends on (rank + i) mod 3,
  * so the ranks' values, and the result, depend on i mod 3 only: computed once per
  * residue (at p = 1024 x 64 KiB the per-element form took 4 of the run's 5 minutes).
@@ -79,8 +92,9 @@ export async function worker(rank: number, sizes: number[], dtype: DType, op: Re
     // nothing, numpy() would read zeros); each would cost the host count x 4 bytes per rank.
     // The input goes straight to copy_ as host values: fromArray would copy them twice more
     // (encode, decode) and copy_ a third time (numpy of the host tensor), 3 x 64 MiB of
-    // garbage at p = 1024 x 64 KiB (the values are small integers: exact in every dtype).
-    if (!noData) await t.copy_({ shape: [count], dtype, data: tabulateF32(count, (i) => input(rank, i)) });
+    // garbage at p = 1024 x 64 KiB (the values are small integers: exact in every dtype),
+    // and the ranks of a thread share their inputs (inputOf).
+    if (!noData) await t.copy_({ shape: [count], dtype, data: inputOf(rank, count) });
     const work = await torch.distributed.allReduce(t, { op });
     const out = noData ? new Float32Array(0) : (await t.numpy()).data;
     let wrong = 0;

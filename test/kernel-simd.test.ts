@@ -2,11 +2,14 @@
 // — the WebAssembly f32x4 add gives the scalar loop's bits for every kind of
 // f32, NaN payloads included (it is chosen by where tiles happen to be allocated, which differs
 // between thread layouts), falls back correctly when it cannot apply, and
-// slabs are recycled zeroed after a kernel epoch, but not after a failed one.
+// slabs are recycled zeroed once the kernels with tiles in them ended (an epoch's end
+// when no kernel can be named), but not after a failed one, and dropped slabs bring a full
+// collection.
 import t from 'tap';
 import { addInto, addTiles } from '../lib/kernel/math.js';
-import { allocF32, allocTile, kernelEnded, kernelStarted, resetSlabs, slabStats } from '../lib/tile/slab.js';
+import { allocF32, allocTile, kernelEnded, kernelStarted, resetSlabs, slabStats, type KernelSlabs } from '../lib/tile/slab.js';
 import { Tile } from '../lib/tile/tile.js';
+import { FaultOwner } from '../lib/sync/fault-owner.js';
 
 /** Bit patterns of a Float32Array (so -0, NaN payloads and subnormals compare exactly). */
 const bits = (a: Float32Array): number[] => [...new Uint32Array(a.buffer, a.byteOffset, a.length)];
@@ -154,7 +157,7 @@ t.test('a kernel that never ends does not hold the epoch open past resetSlabs (a
   const held = allocTile('f32', [16], 16);
   held.data.fill(3);
   resetSlabs();
-  t.same(slabStats(), { ...slabStats(), filled: 0, top: 0 }, 'nothing handed out in the new generation');
+  t.same(slabStats(), { ...slabStats(), top: 0 }, 'nothing handed out in the new generation');
   const k = kernelStarted();
   const fresh = allocTile('f32', [16], 16);
   t.not(fresh.data.buffer, held.data.buffer, 'the hung kernel\'s slab is not reused');
@@ -165,6 +168,96 @@ t.test('a kernel that never ends does not hold the epoch open past resetSlabs (a
   const again = allocTile('f32', [16], 16);
   t.same([...held.data], new Array(16).fill(3), 'the hung kernel\'s tile was never handed out again');
   t.same([...again.data], new Array(16).fill(0));
+});
+
+/** A kernel's run for the slab bookkeeping: its fault owner, and tiles made as it. */
+function kernelRun(name: string): { owner: FaultOwner; alloc: (n: number) => Promise<Tile> } {
+  const owner = new FaultOwner(name, () => 0);
+  return { owner, alloc: (n) => owner.run(async () => allocTile('f32', [n], n)) };
+}
+
+/**
+ * A running kernel that took every kept slab and filled the current one: the next 1 MB tile
+ * opens a fresh slab, and the thread has room to keep the first slab released.
+ */
+async function holder(): Promise<KernelSlabs> {
+  const z = kernelRun('z');
+  const k = kernelStarted(z.owner);
+  while (slabStats().kept > 0 || slabStats().top + 1_000_000 <= 4 * 1024 * 1024) await z.alloc(250_000);
+  return k;
+}
+
+t.test('a slab is recycled once the kernels with tiles in it ended, while another kernel of the epoch still runs', async (t) => {
+  const a = kernelRun('a');
+  const b = kernelRun('b');
+  const c = kernelRun('c');
+  const kz = await holder();
+  const ka = kernelStarted(a.owner);
+  const kb = kernelStarted(b.owner);
+  // 1 MB tiles, four to a slab: a fills one slab and starts a second, which b shares.
+  const aTiles: Tile[] = [];
+  for (let i = 0; i < 5; i++) aTiles.push(await a.alloc(250_000));
+  for (const x of aTiles) x.data.fill(-1);
+  const bTile = await b.alloc(16);
+  bTile.data.fill(7);
+  const first = aTiles[0].data.buffer;
+  t.equal(aTiles[3].data.buffer, first, 'four tiles fill the first slab');
+  t.equal(bTile.data.buffer, aTiles[4].data.buffer, 'b shares the second');
+  const early = slabStats().early;
+  kernelEnded(ka, true);
+  t.equal(slabStats().early, early + 1, 'a\'s own slab is recycled while b runs');
+  const kc = kernelStarted(c.owner);
+  const cTiles: Tile[] = [];
+  for (let i = 0; i < 4; i++) cTiles.push(await c.alloc(250_000));
+  t.equal(cTiles[3].data.buffer, first, 'the next slab c needs is a\'s, handed out again');
+  t.ok(cTiles[3].data.every((v) => v === 0), 'zeroed');
+  t.same([...bTile.data], new Array(16).fill(7), 'the shared slab was left alone: b still has tiles there');
+  kernelEnded(kb, true);
+  kernelEnded(kc, true);
+  kernelEnded(kz, true);
+});
+
+t.test('a failed kernel\'s slab goes to the GC though others of the epoch still run', async (t) => {
+  const a = kernelRun('a');
+  const b = kernelRun('b');
+  const c = kernelRun('c');
+  const kz = await holder();
+  const ka = kernelStarted(a.owner);
+  const kb = kernelStarted(b.owner);
+  const aTiles: Tile[] = [];
+  for (let i = 0; i < 5; i++) aTiles.push(await a.alloc(250_000));
+  aTiles[0].data.fill(5);
+  await b.alloc(250_000);
+  const early = slabStats().early;
+  kernelEnded(ka, false);
+  t.equal(slabStats().early, early + 1, 'released');
+  const kc = kernelStarted(c.owner);
+  const cTiles: Tile[] = [];
+  for (let i = 0; i < 4; i++) cTiles.push(await c.alloc(250_000));
+  t.ok(cTiles.every((x) => x.data.buffer !== aTiles[0].data.buffer), 'but not handed out again');
+  t.same([...aTiles[0].data.subarray(0, 4)], [5, 5, 5, 5], 'and its contents were left alone');
+  kernelEnded(kb, true);
+  kernelEnded(kc, true);
+  kernelEnded(kz, true);
+});
+
+t.test('slabs left to the GC bring a full collection every 16 MiB', async (t) => {
+  const g = globalThis as { gc?: unknown };
+  const had = g.gc;
+  let calls = 0;
+  g.gc = () => calls++;
+  try {
+    const a = kernelRun('a');
+    const ka = kernelStarted(a.owner);
+    const before = slabStats().collections;
+    // 40 tiles of 1 MB: ten slabs; at most two are kept, the other eight (32 MiB) dropped.
+    for (let i = 0; i < 40; i++) await a.alloc(250_000);
+    kernelEnded(ka, true);
+    t.ok(calls >= 2, 'one collection per 16 MiB dropped (32-40 MiB here)');
+    t.equal(slabStats().collections - before, calls);
+  } finally {
+    g.gc = had;
+  }
 });
 
 t.test('slices of slab tiles view the same memory and refuse ranges outside the tile', async (t) => {

@@ -78,10 +78,11 @@ export class PeRuntime {
     env.sched.setState(L.peActor(this.id), ACTOR_STATE.RUNNING);
     const tl = new KernelContext(this, cmd.name, cmd.ports, cmd.rank);
     let status = 0;
-    const epoch = kernelStarted();
-    if (raceLog.on) raceLog.kernelStart(this.id, cmd.seq);
     // Timers and promise continuations the kernel schedules belong to this run (lib/executor/faults.ts).
     const owner = new FaultOwner(`kernel '${cmd.name}' on ${env.machine.describePe(this.id)}`, () => this.clock.nowPs);
+    // Tiles its code makes are its own (lib/tile/slab.ts names the kernel by that owner).
+    const epoch = kernelStarted(owner);
+    if (raceLog.on) raceLog.kernelStart(this.id, cmd.seq);
     try {
       await owner.run(async () => {
         const kernel = await importKernel(cmd);
@@ -93,8 +94,9 @@ export class PeRuntime {
       env.shared.writeErrorSlot(this.id, { error: serializeError(e), atPs: this.clock.nowPs });
     }
     if (raceLog.on) raceLog.kernelEnd(this.id, cmd.seq);
-    // Its tiles are dead now (lib/tile/slab.ts recycles them once the thread has no kernel
-    // running; the thread then collects its young generation when next idle, ./young-gc.ts).
+    // Its tiles are dead now (lib/tile/slab.ts recycles their slabs once no running kernel has
+    // tiles there; after the thread's last kernel, it collects its young generation when next
+    // idle, ./young-gc.ts).
     if (kernelEnded(epoch, status === 0)) epochEnded();
     // Release the kernel's TCM scratch (only this PE's kernels allocate it while the kernel runs).
     if (tl.scratchBytes > 0) Atomics.sub(env.shared.ctl, L.pe(this.id, PE.TCM_TOP), tl.scratchBytes);

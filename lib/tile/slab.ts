@@ -10,14 +10,28 @@
 // each on this VM: a 64 KiB tl.load spent most of its ~30 us there). Tiles,
 // like Triton's block tensors, live only while their kernel runs: nothing a
 // kernel returns is kept, and tl.drain() has finished every transfer into or
-// out of its tiles before the kernel ends. So slabs are recycled per thread
-// by epoch: an epoch is a period in which at least one kernel runs on the
-// thread; when the last one ends and every kernel of the epoch succeeded, the
-// epoch's slabs are zeroed (the part used) and kept for the next epoch. A
-// failed kernel may leave transfers queued on its tiles, so an epoch with a
-// failure leaves its slabs to the GC instead. A kernel must not keep a tile
-// (or its data) past its own end, e.g. in a module-level variable: the
-// memory will hold another kernel's values.
+// out of its tiles before the kernel ends. So a slab is recycled once every
+// kernel that has tiles in it has ended (decision 0033): zeroed where used and
+// kept for the next allocation on the thread, by any kernel, even while
+// others still run. A kernel is named by the fault owner its code runs as
+// (lib/sync/fault-owner.ts; its tiles are made by its own KernelContext
+// calls); memory handed out to code no running kernel can be named for pins
+// its slab until no kernel runs on the thread (the end of an epoch), as every
+// slab once was. A failed kernel may leave transfers queued on its tiles, so
+// its slabs (and an epoch's pinned ones, should any kernel of it fail) go to
+// the GC instead. A kernel must not keep a tile (or its data) past its own
+// end, e.g. in a module-level variable: the memory will hold another kernel's
+// values.
+//
+// Returning memory. At most MAX_KEPT slabs are kept; the rest are dropped, and
+// V8 frees a dropped slab only in a full collection, which a thread whose heap
+// grows slowly may not run for a long time: the thread asks for one each time
+// COLLECT_AFTER_BYTES of slabs were dropped. A ring all-reduce at
+// p = 1024 x 64 KiB with data, under --threads 1, holds 64 MiB of loaded
+// shards at once; the ranks' kernels end one after the other, and each rank
+// then reads its 64 KiB result (numpy()): the shards' slabs were all kept to
+// the end of the epoch (8 of them past it) while the results were made, 64
+// MiB more at the peak (docs/benchmarks.md, "Peak memory").
 //
 // Timing-only mode (--no-data). Kernels move and compute no values there, so
 // a tile needs its shape and length, not storage of its own: every such tile
@@ -31,43 +45,124 @@ import type { DType } from '../dtype/index.js';
 import { simdMemory, type SimdMemory } from './simd.js';
 import { Tile } from './tile.js';
 import { blankF32 } from './blank.js';
+import { currentFaultOwner } from '../sync/fault-owner.js';
 
 const SLAB_BYTES = 4 * 1024 * 1024;
 /** Larger allocations get their own plain ArrayBuffer (and the scalar add). */
 const MAX_IN_SLAB = SLAB_BYTES / 4;
-/** Zeroed slabs a thread keeps between epochs; more are left to the GC. */
-const MAX_KEPT = 8;
+/** Zeroed slabs a thread keeps for reuse (resident memory: 8 MiB); more are left to the GC. */
+const MAX_KEPT = 2;
+/** A full collection once this many bytes of slabs were left to the GC since the last one. */
+const COLLECT_AFTER_BYTES = 4 * SLAB_BYTES;
+
+/** A slab and who may still hold tiles in it. */
+interface Slab {
+  s: SimdMemory;
+  /** Bytes handed out (set when it stops being the current slab). */
+  used: number;
+  /** Running kernels that carved tiles from it. */
+  users: number;
+  /** It holds memory handed out while no kernel ran (tests, the bench model): never recycled. */
+  outside: boolean;
+  /** A kernel that may have tiles in it failed: transfers may still target them. */
+  failed: boolean;
+  /** Memory in it was handed out to code no running kernel could be named for: recycled only at the end of the epoch. */
+  pinned: boolean;
+}
+
+/** What kernelStarted hands a kernel, for kernelEnded: the slabs it has tiles in. */
+export interface KernelSlabs {
+  readonly generation: number;
+  readonly slabs: Slab[];
+  readonly owner: object | undefined;
+}
 
 /** The slab being carved (its bytes below `top` are handed out; the rest are zero). */
-let slab: SimdMemory | undefined;
+let slab: Slab | undefined;
 let top = 0;
-/** Slabs filled earlier in this epoch, with how many bytes of each were handed out. */
-const filled: { s: SimdMemory; used: number }[] = [];
 /** Zeroed slabs ready for use. */
 const kept: SimdMemory[] = [];
-let running = 0;
-let failed = false;
+/** Kernels running on this thread (of the current generation). */
+const running = new Set<KernelSlabs>();
+/** The running kernels by the fault owner their code runs as (lib/sync/fault-owner.ts). */
+const byOwner = new Map<object, KernelSlabs>();
+/** Slabs no longer current, pinned, with kernels still running: recycled when the epoch ends. */
+const pinned: Slab[] = [];
+/** A kernel failed in this epoch (pinned slabs then go to the GC). */
+let failedInEpoch = false;
 /** Bumped by resetSlabs: a kernel that started before it no longer counts. */
 let generation = 0;
-/** Whether the current slab holds allocations made while no kernel ran (tests, the bench model): never recycled. */
-let outside = false;
+/** Bytes of slabs left to the GC since the last full collection asked for. */
+let dropped = 0;
 
 /** Bytes carved out of slabs on this thread so far (for tests: timing-only tiles take none). */
 let handedOut = 0;
+/** Slabs recycled while another kernel still ran, and full collections asked for (for tests). */
+let early = 0;
+let collections = 0;
 
-/** Byte offset in `slab` of `bytes` fresh zeroed bytes (bytes <= MAX_IN_SLAB). */
+/** Byte offset in the current slab of `bytes` fresh zeroed bytes (bytes <= MAX_IN_SLAB). */
 function carve(bytes: number): number {
   handedOut += bytes;
   if (slab === undefined || top + bytes > SLAB_BYTES) {
-    if (slab !== undefined && !outside) filled.push({ s: slab, used: top });
-    slab = kept.pop() ?? simdMemory(SLAB_BYTES);
-    top = 0;
-    outside = false;
+    closeSlab();
+    slab = { s: kept.pop() ?? simdMemory(SLAB_BYTES), used: 0, users: 0, outside: false, failed: false, pinned: false };
   }
-  if (running === 0) outside = true;
+  if (running.size === 0) slab.outside = true;
+  else {
+    // The kernel whose code runs now holds this memory until it ends. A kernel's tiles are
+    // made by its own calls (KernelContext), so the code's fault owner names it; should no
+    // running kernel be named, the slab waits for the epoch's end, as every slab once did.
+    const owner = currentFaultOwner();
+    const k = owner === undefined ? undefined : byOwner.get(owner);
+    if (k === undefined) slab.pinned = true;
+    else if (k.slabs[k.slabs.length - 1] !== slab) {
+      k.slabs.push(slab);
+      slab.users++;
+    }
+  }
   const at = top;
   top += (bytes + 15) & ~15;
   return at;
+}
+
+/** The current slab is full or its epoch ended: recycle it now if no kernel may hold tiles in it. */
+function closeSlab(): void {
+  const s = slab;
+  slab = undefined;
+  if (s === undefined) return;
+  s.used = top;
+  top = 0;
+  if (s.pinned && running.size > 0) pinned.push(s);
+  else if (s.users === 0) release(s);
+}
+
+/**
+ * No kernel holds tiles in `s` any more. A clean slab is zeroed where used and
+ * kept (up to MAX_KEPT) for the thread's next slab, even while other kernels of
+ * the epoch still run. The rest go to the GC, which is
+ * asked for a full collection once COLLECT_AFTER_BYTES of them wait: a slab is
+ * old-generation memory V8 only frees in a full collection, and the thread's
+ * heap grows slowly enough that one may come long after. At the end of a ring
+ * all-reduce at p = 1024 x 64 KiB with data, the ranks' numpy() results (64
+ * MiB) were made while 64 MiB of ended kernels' slabs still waited for it
+ * (docs/benchmarks.md, "Peak memory"; decision 0033).
+ */
+function release(s: Slab): void {
+  if (running.size > 0) early++;
+  if (!s.outside && !s.failed && kept.length < MAX_KEPT) {
+    new Uint8Array(s.s.buffer, 0, s.used).fill(0);
+    kept.push(s.s);
+    return;
+  }
+  dropped += SLAB_BYTES;
+  if (dropped < COLLECT_AFTER_BYTES) return;
+  dropped = 0;
+  // Executors have V8's gc when main turned on --expose-gc before starting them (../sync/young-gc.ts).
+  const gc = (globalThis as { gc?: unknown }).gc;
+  if (typeof gc !== 'function') return;
+  collections++;
+  (gc as () => void)();
 }
 
 /** A zeroed Float32Array of n elements. */
@@ -75,14 +170,14 @@ export function allocF32(n: number): Float32Array {
   const bytes = n * 4;
   if (bytes > MAX_IN_SLAB) return new Float32Array(n);
   const at = carve(bytes);
-  return new Float32Array((slab as SimdMemory).buffer, at, n);
+  return new Float32Array((slab as Slab).s.buffer, at, n);
 }
 
 /** n zeroed bytes of tile memory (a queued send's snapshot of its payload). */
 export function allocBytes(n: number): Uint8Array {
   if (n > MAX_IN_SLAB) return new Uint8Array(n);
   const at = carve(n);
-  return new Uint8Array((slab as SimdMemory).buffer, at, n);
+  return new Uint8Array((slab as Slab).s.buffer, at, n);
 }
 
 /** A zeroed tile of `shape` (n elements), placed in a slab when small enough so the SIMD add applies. */
@@ -90,7 +185,7 @@ export function allocTile(dtype: DType, shape: readonly number[], n: number): Ti
   const bytes = n * 4;
   if (bytes > MAX_IN_SLAB) return new Tile(dtype, shape, new Float32Array(n));
   const at = carve(bytes);
-  const s = slab as SimdMemory;
+  const s = (slab as Slab).s;
   return new Tile(dtype, shape, new Float32Array(s.buffer, at, n), s, at);
 }
 
@@ -99,38 +194,43 @@ export function blankTile(dtype: DType, shape: readonly number[], n: number): Ti
   return new Tile(dtype, shape, blankF32(n));
 }
 
-/** A kernel starts on this thread (lib/pe/pe-runtime.ts); pass what it returns to kernelEnded. */
-export function kernelStarted(): number {
-  running++;
-  return generation;
+/**
+ * A kernel starts on this thread (lib/pe/pe-runtime.ts), its code to run as
+ * fault owner `owner` (lib/sync/fault-owner.ts); pass what this returns to
+ * kernelEnded.
+ */
+export function kernelStarted(owner?: object): KernelSlabs {
+  const k: KernelSlabs = { generation, slabs: [], owner };
+  running.add(k);
+  if (owner !== undefined) byOwner.set(owner, k);
+  return k;
 }
 
 /**
- * A kernel ended on this thread; `ok` is false if it threw. The last one of
- * an epoch recycles its slabs and makes this return true. A kernel from
- * before the last resetSlabs is ignored.
+ * A kernel ended on this thread; `ok` is false if it threw. Each slab it may
+ * hold tiles in is recycled once no other running kernel may (a failed
+ * kernel's go to the GC: transfers may still target them). The last kernel
+ * running (the end of an epoch) makes this return true. A kernel from before
+ * the last resetSlabs is ignored.
  */
-export function kernelEnded(started: number, ok: boolean): boolean {
-  if (started !== generation) return false;
-  running--;
-  if (!ok) failed = true;
-  if (running > 0) return false;
-  // Transfers of a failed kernel may still target this epoch's slabs, and
-  // memory handed out while no kernel ran may still be in use: those slabs go
-  // to the GC. The rest are zeroed where used and kept.
-  if (slab !== undefined && !outside) filled.push({ s: slab, used: top });
-  slab = undefined;
-  top = 0;
-  outside = false;
-  if (!failed) {
-    for (const f of filled) {
-      if (kept.length === MAX_KEPT) break;
-      new Uint8Array(f.s.buffer, 0, f.used).fill(0);
-      kept.push(f.s);
-    }
+export function kernelEnded(k: KernelSlabs, ok: boolean): boolean {
+  if (k.generation !== generation || !running.delete(k)) return false;
+  if (k.owner !== undefined) byOwner.delete(k.owner);
+  if (!ok) failedInEpoch = true;
+  for (const s of k.slabs) {
+    if (!ok) s.failed = true;
+    if (--s.users === 0 && s !== slab && !s.pinned) release(s);
   }
-  filled.length = 0;
-  failed = false;
+  if (running.size > 0) return false;
+  if (failedInEpoch && slab?.pinned === true) slab.failed = true;
+  closeSlab();
+  // Any pinned slab may hold the tiles of a kernel of the epoch that failed.
+  for (const s of pinned) {
+    if (failedInEpoch) s.failed = true;
+    release(s);
+  }
+  pinned.length = 0;
+  failedInEpoch = false;
   return true;
 }
 
@@ -138,21 +238,25 @@ export function kernelEnded(started: number, ok: boolean): boolean {
  * Forget every slab handed out so far and start counting kernels afresh (an
  * executor calls it when a session starts on its thread). A kernel of an
  * earlier session that never ended, e.g. one still awaiting something the
- * runtime does not control after an abort, would otherwise hold the epoch
- * open for good, and every slab after it would be kept for recycling that
- * never comes. Its own tiles stay alive as long as it references them.
+ * runtime does not control after an abort, would otherwise hold its slabs for
+ * recycling that never comes, and the epoch open for good. Its own tiles stay
+ * alive as long as it references them.
  */
 export function resetSlabs(): void {
   generation++;
-  running = 0;
-  failed = false;
-  outside = false;
-  filled.length = 0;
+  running.clear();
+  byOwner.clear();
+  pinned.length = 0;
+  failedInEpoch = false;
   slab = undefined;
   top = 0;
 }
 
-/** Slabs this thread holds for reuse, bytes handed out of the current one, and bytes carved from slabs since the thread started (for tests). */
-export function slabStats(): { kept: number; filled: number; top: number; handedOut: number } {
-  return { kept: kept.length, filled: filled.length, top, handedOut };
+/**
+ * Slabs this thread holds for reuse, bytes handed out of the current one, bytes carved from
+ * slabs since the thread started, slabs recycled while another kernel still ran and full
+ * collections asked for (for tests).
+ */
+export function slabStats(): { kept: number; top: number; handedOut: number; early: number; collections: number } {
+  return { kept: kept.length, top, handedOut, early, collections };
 }
