@@ -4,7 +4,12 @@
 // a run whose flows never meet (the ring all-reduce) keeps it to the end, a run whose
 // flows meet (the tree all-reduce) is caught and run again with every piece through the
 // link arbiter; either way the times and digests are the arbitrated run's.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import t from 'tap';
+import { withTorch, type Torch } from '../lib/public/index.js';
 import { runBench } from '../lib/bench/runner.js';
 import { config, TestRuntime } from './helpers/run.js';
 import { worker } from '../benches/link_sharing.js';
@@ -86,4 +91,39 @@ t.test('a session callback that catches the abandoned spawn still gets the arbit
     return Math.max(...rs.map((r) => r.critNs));
   });
   t.equal(run.value, slow.value, 'and equal to the arbitrated run\'s');
+});
+
+t.test('a user\'s own module, outside the package, through withTorch: its tree all-reduce replays once and gets the arbitrated times and digest', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'kb-links-user-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'workers.mjs');
+  // What a user writes: spawn targets in their own module, the public torch API only.
+  writeFileSync(
+    file,
+    `export async function sum(rank, n, torch) {
+  torch.ahbm.setDevice(rank);
+  await torch.distributed.initProcessGroup({ backend: 'ahbm' });
+  const x = torch.zeros([n], { dtype: 'f32' });
+  await x.copy_(torch.fromArray(new Float32Array(n).fill(rank + 1)));
+  const work = await torch.distributed.allReduce(x, { op: 'sum' });
+  return { critNs: work.critNs, first: (await x.numpy()).data[0] };
+}
+`,
+  );
+  const url = pathToFileURL(file).href;
+  type Sum = (rank: number, n: number, torch: Torch) => Promise<{ critNs: number; first: number }>;
+  const { sum } = (await import(url)) as { sum: Sum };
+  const go = (sets: string[]) =>
+    withTorch({ topology: 'ideal', algorithm: 'tree_allreduce', threads: 2, sets: ['system.sips.count=8', 'ccl.n_slots=16', ...sets], modules: [url] }, (torch) =>
+      torch.multiprocessing.spawn(sum, { args: [16384], nprocs: 8 }),
+    );
+  const fast = await go([]);
+  const slow = await go(['timing.link_fast_path=false']);
+  const none = await go(['timing.link_sharing=none']);
+  t.equal(fast.report.linkReplayed, true, 'the default run replayed: its flows met');
+  t.equal(slow.report.linkReplayed, false, 'arbitrated from the start: no replay');
+  t.same(fast.value, slow.value, 'every rank\'s value and crit as arbitrated');
+  t.equal(fast.digest, slow.digest, 'digest as arbitrated');
+  t.ok(fast.value.every((r) => r.first === 36), 'the sums are right (1 + ... + 8)');
+  t.ok(Math.max(...fast.value.map((r) => r.critNs)) > Math.max(...none.value.map((r) => r.critNs)), 'slower than with links not shared');
 });
