@@ -20,9 +20,17 @@ export default defineBench({
 });
 
 const SIZES = [2, 4, 8, 16];
-/** Barriers per timed run (each contender), and timed rounds after one warm-up round. */
+/**
+ * Barriers per timed run (each contender) at 16 participants, and timed rounds after one
+ * warm-up round. Smaller sizes run proportionally more barriers (COUNT * 16 / n), so every
+ * round lasts about as long: at n = 2 a barrier takes ~20 us, and 1 000 of them (20 ms) left
+ * the rounds to start-up and the JIT (the host barrier measured 0.60-0.94 of the bare one
+ * with 1 000, 1.03-1.11 with 10 000; docs/benchmarks.md). KERNBENCH_BARRIER_RUNS sets
+ * one count for every size.
+ */
 const COUNT = 1000;
 const ROUNDS = 5;
+const countFor = (n: number): number => Math.round((COUNT * 16) / n);
 
 /** A comma-separated list of positive integers from the environment, or the default. */
 function intsFromEnv(name: string, fallback: number[], min: number): number[] {
@@ -55,10 +63,11 @@ const us = (ms: number, count: number): number => (ms * 1000) / count;
 
 async function evaluate(ctx: BenchContext): Promise<BenchResult[]> {
   const sizes = intsFromEnv('KERNBENCH_BARRIER_SIZES', SIZES, 2);
-  const [count, rounds] = intsFromEnv('KERNBENCH_BARRIER_RUNS', [COUNT, ROUNDS], 1);
+  const [given, rounds] = intsFromEnv('KERNBENCH_BARRIER_RUNS', [0, ROUNDS], 1);
   if (rounds === undefined) throw new KernbenchError('ERR_CONFIG', `KERNBENCH_BARRIER_RUNS must be "barriers,rounds", got '${process.env.KERNBENCH_BARRIER_RUNS}'`);
   const results: BenchResult[] = [];
   for (const n of sizes) {
+    const count = given > 0 ? given : countFor(n);
     // Per round: ms for `count` barriers of each contender.
     const host: number[] = [];
     const bare = { atomics: [] as number[], message: [] as number[] };
