@@ -88,6 +88,8 @@ async function evaluate(ctx: BenchContext): Promise<BenchResult[]> {
     // Pair by pair: how many times longer a message barrier takes than an Atomics one, and the host barrier's share of the bare Atomics barrier's speed.
     const messageOverAtomics = median(bare.message.map((m, i) => m / bare.atomics[i]));
     const hostVsAtomics = median(host.map((h, i) => bare.atomics[i] / h));
+    // Issue 15's second bar: the host barrier's speed against the postMessage barrier's (above 1: faster).
+    const hostVsMessage = median(host.map((h, i) => bare.message[i] / h));
     ctx.log(`  n=${n}: ${count} barriers x ${rounds} rounds; host barrier ${host.map((x) => us(x, count).toFixed(1)).join(' / ')} us, Atomics ${bare.atomics.map((x) => us(x, count).toFixed(1)).join(' / ')} us, postMessage ${bare.message.map((x) => us(x, count).toFixed(1)).join(' / ')} us per barrier`);
     results.push({
       bench: ctx.bench,
@@ -100,7 +102,7 @@ async function evaluate(ctx: BenchContext): Promise<BenchResult[]> {
       critNs: 0,
       lines: [
         `  n=${n}: per barrier (median of ${rounds} rounds): host barrier (--threads rank) ${perBarrier.host.toFixed(1)} us, bare Atomics ${perBarrier.atomics.toFixed(1)} us, postMessage ${perBarrier.message.toFixed(1)} us`,
-        `  n=${n}: postMessage / Atomics = ${messageOverAtomics.toFixed(1)}x; the host barrier reaches ${hostVsAtomics.toFixed(2)} of the bare Atomics barrier (medians of the rounds' ratios); threads passing a barrier early: ${violations}`,
+        `  n=${n}: postMessage / Atomics = ${messageOverAtomics.toFixed(1)}x; the host barrier reaches ${hostVsAtomics.toFixed(2)} of the bare Atomics barrier and ${hostVsMessage.toFixed(2)} of the postMessage barrier (medians of the rounds' ratios); threads passing a barrier early: ${violations}`,
       ],
       extra: {
         host_us_per_barrier: Math.round(perBarrier.host * 10) / 10,
@@ -108,6 +110,7 @@ async function evaluate(ctx: BenchContext): Promise<BenchResult[]> {
         message_us_per_barrier: Math.round(perBarrier.message * 10) / 10,
         ratio_message_atomics: Math.round(messageOverAtomics * 100) / 100,
         host_vs_atomics: Math.round(hostVsAtomics * 1000) / 1000,
+        host_vs_message: Math.round(hostVsMessage * 1000) / 1000,
         violations,
       },
     });

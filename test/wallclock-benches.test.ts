@@ -95,7 +95,7 @@ t.test('barrier_throughput at n = 2 and 3: no thread passes a barrier early, eve
   for (const r of results) {
     t.equal(r.ok, true, `n = ${r.worldSize}: ok`);
     t.equal(r.extra?.violations, 0, `n = ${r.worldSize}: no thread of the bare barriers saw another short of a barrier it had passed`);
-    for (const k of ['host_us_per_barrier', 'atomics_us_per_barrier', 'message_us_per_barrier', 'ratio_message_atomics', 'host_vs_atomics']) {
+    for (const k of ['host_us_per_barrier', 'atomics_us_per_barrier', 'message_us_per_barrier', 'ratio_message_atomics', 'host_vs_atomics', 'host_vs_message']) {
       const v = r.extra?.[k];
       t.ok(typeof v === 'number' && Number.isFinite(v) && v > 0, `n = ${r.worldSize}: ${k} reported (${String(v)})`);
     }
