@@ -107,8 +107,8 @@ t.test('the bare barriers and wake-up patterns hold every thread at every barrie
     const run = await bareBarrier(kind, 5, 200);
     t.equal(run.violations, 0, `${kind}: 5 threads, 200 barriers, none passed early`);
   }
-  // 4 threads: a tree with a grandchild, and a chain whose first two woken threads must pass the wake on.
-  for (const kind of ['tree', 'chain', 'serial'] as const) {
+  // 4 threads: a tree with a grandchild, a chain whose first two woken threads must pass the wake on, the synchronous waits.
+  for (const kind of ['tree', 'chain', 'serial', 'sync', 'sync-await'] as const) {
     const run = await bareBarrier(kind, 4, 200);
     t.equal(run.violations, 0, `${kind}: 4 threads, 200 barriers, none passed early`);
   }

@@ -27,6 +27,11 @@
 //            WaiterList), so a barrier's waiters are ahead of the next one's.
 //   serial   the last arrival wakes the waiters one by one: up to n - 1
 //            notifies of one waiter each, stopping at the first that finds none.
+//   sync     the atomics barrier with a synchronous Atomics.wait: the thread
+//            never returns to its event loop between barriers (a futex wake,
+//            no event-loop hop).
+//   sync-await  the same with one `await null` per barrier, as a host
+//            barrier's caller awaits its promise (decision 0032, 2026-11-25).
 //
 // All check what a barrier promises: before arriving at barrier k a thread
 // stores k + 1 in its own word; after passing it, it reads every thread's word
@@ -34,7 +39,7 @@
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { threadExecArgv } from '../../lib/session/thread-flags.js';
 
-export type BareBarrierKind = 'atomics' | 'message' | 'none' | 'tree' | 'chain' | 'serial';
+export type BareBarrierKind = 'atomics' | 'message' | 'none' | 'tree' | 'chain' | 'serial' | 'sync' | 'sync-await';
 
 interface BarrierThreadInit {
   kind: BareBarrierKind;
@@ -187,6 +192,15 @@ async function thread({ kind, sab, index, n, count }: BarrierThreadInit): Promis
         if (Atomics.add(ctl, ARRIVALS, 1) + 1 === target) {
           for (let i = 1; i < n; i++) if (Atomics.notify(ctl, ARRIVALS, 1) === 0) break;
         } else await waitAtLeast(ctl, ARRIVALS, target);
+        break;
+      case 'sync':
+      case 'sync-await':
+        if (Atomics.add(ctl, ARRIVALS, 1) + 1 === target) Atomics.notify(ctl, ARRIVALS);
+        else {
+          let v: number;
+          while ((v = Atomics.load(ctl, ARRIVALS)) < target) Atomics.wait(ctl, ARRIVALS, v);
+        }
+        if (kind === 'sync-await') await null;
         break;
       case 'none':
         break;

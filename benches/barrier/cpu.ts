@@ -59,7 +59,7 @@ if (kind === 'host') {
     perf('disable');
   });
   await resources.close();
-} else if (kind === 'atomics' || kind === 'message' || kind === 'tree' || kind === 'chain' || kind === 'serial') {
+} else if (kind === 'atomics' || kind === 'message' || kind === 'tree' || kind === 'chain' || kind === 'serial' || kind === 'sync' || kind === 'sync-await') {
   for (let r = 0; r < runs; r++) {
     await bareBarrier(kind, n, count, () => {
       if (r < runs - 1) return;
@@ -69,7 +69,7 @@ if (kind === 'host') {
   }
   perf('disable');
 } else {
-  console.error(`barrier cpu: the first argument must be host, atomics, message, tree, chain or serial, got '${kind}'`);
+  console.error(`barrier cpu: the first argument must be host, atomics, message, tree, chain, serial, sync or sync-await, got '${kind}'`);
   process.exit(2);
 }
 const wall = Number.isNaN(timed) ? performance.now() - t0 : timed;
