@@ -16,7 +16,7 @@ import { defineKernel } from '../lib/kernel/define.js';
 import type { TensorDesc } from '../lib/shm/tensor-desc.js';
 
 const options = z.object({
-  loads: z.number().int().min(1).default(400).describe('tl.loads per kernel'),
+  loads: z.number().int().min(1).default(4000).describe('tl.loads per kernel (4 000: the launch and wake-ups of a kernel stay a small part of it)'),
   rounds: z.number().int().min(1).default(7).describe('timed rounds (each: HBM, TCM, four PEs on HBM), after one warm-up round'),
 });
 

@@ -5,7 +5,9 @@ import t from 'tap';
 import { loadTopology } from '../lib/config/load.js';
 import { topologyPath } from '../lib/config/paths.js';
 import { Arbiter } from '../lib/coordinator/arbiter.js';
-import { ACTOR, ACTOR_STATE, EXEC, GRANT, HEADER, PE } from '../lib/shm/layout.js';
+import { ACTOR, ACTOR_STATE, GRANT, HEADER, PE } from '../lib/shm/layout.js';
+import { CommandReader, postCommand, type LaunchCommand } from '../lib/pe/commands.js';
+import { NO_ACTOR, Scheduler } from '../lib/sync/scheduler.js';
 import { SharedState } from '../lib/shm/shared-state.js';
 import { Machine } from '../lib/topology/machine.js';
 import { latencyPs, transferPs } from '../lib/time/virtual-time.js';
@@ -84,13 +86,31 @@ t.test('an actor that is neither running nor blocked bounds nothing, whatever it
   t.same(arbiter.pass(), [0], 'idle: only a running actor can start it again');
 });
 
-t.test('a command in flight holds every request back', async (t) => {
-  const { sh, L, arbiter } = fresh();
+t.test('a command in flight holds every request back, from the producer reserving it to the executor taking it', async (t) => {
+  const { sh, arbiter } = fresh();
+  const sched = new Scheduler(sh, 0, false, null);
+  t.teardown(() => sched.stop(new Error('test over')));
   request(sh, 0, 1000);
-  Atomics.add(sh.ctl, L.exec(0, EXEC.CMD_RESERVE), 1);
-  t.same(arbiter.pass(), []);
-  Atomics.add(sh.ctl, L.exec(0, EXEC.CMD_HEAD), 1);
-  t.same(arbiter.pass(), [0]);
+  const cmd = { type: 'launch', pe: 1, seq: 0, hostExecutor: 0, kernel: { module: 'file:///k.js', exportName: 'k' }, name: 'k', args: [], ports: { size: 1 }, rank: 0, startPs: 0, tag: -1 } as unknown as LaunchCommand;
+  await postCommand(sh, sched, NO_ACTOR, 0, cmd);
+  t.same(arbiter.pass(), [], 'posted, not yet taken: the kernel may start at a time no snapshot shows');
+  const next = await new CommandReader(sh, sched, 0).next();
+  t.equal(next.cmd.pe, 1, 'the executor reads the command');
+  t.same(arbiter.pass(), [], 'read, not yet committed to its PE');
+  next.commit();
+  t.same(arbiter.pass(), [0], 'committed: the PE shows it in its state from now on');
+});
+
+t.test('a request alone pending is still held back, on its own pass, by another PE that runs at an earlier time', async (t) => {
+  const { sh, L, arbiter } = fresh();
+  const self = L.peActor(0);
+  request(sh, 0, 2000);
+  setActor(sh, self, ACTOR_STATE.RUNNING, 0); // the pass is its own
+  setActor(sh, L.peActor(1), ACTOR_STATE.RUNNING, 1500);
+  t.same(arbiter.pass(self, 0), [], 'PE 1 runs at 1500: it may still ask before 2000');
+  request(sh, 1, 1800);
+  t.same(arbiter.pass(self, 0), [1, 0], 'it asked at 1800: PE 1 first, then PE 0 (two pending: the PEs are scanned)');
+  t.equal(sh.times[L.grant(0, GRANT.DONE_PS)], Math.max(2000, 1800 + busy(256)) + LAT + busy(256), 'PE 0 starts when PE 1 leaves the channel, or at its own time');
 });
 
 t.test('requests are served in (time, PE) order, one channel access at a time, and a pass grants a run of them', async (t) => {

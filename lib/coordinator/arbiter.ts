@@ -34,7 +34,7 @@
 // Nothing polls: a pass runs when a request is published (by the requester)
 // and whenever an actor stops running while requests are pending (it rings the
 // coordinator: lib/sync/scheduler.ts).
-import { ACTOR, ACTOR_STATE, EXEC, GRANT, HEADER, PE } from '../shm/layout.js';
+import { ACTOR, ACTOR_STATE, GRANT, HEADER, PE } from '../shm/layout.js';
 import type { SharedState } from '../shm/shared-state.js';
 import type { Machine } from '../topology/machine.js';
 import { latencyPs, transferPs } from '../time/virtual-time.js';
@@ -100,7 +100,7 @@ export class Arbiter {
     let selfBound = Infinity;
     if (selfPe >= 0 && Atomics.load(ctl, L.pe(selfPe, PE.REQ_SEQ)) <= Atomics.load(ctl, L.pe(selfPe, PE.GRANT_SEQ))) selfBound = this.sh.times[L.grant(selfPe, GRANT.DONE_PS)];
     for (;;) {
-      const due = this.earliestSafe(self, selfBound);
+      const due = this.earliestSafe(self, selfBound, selfPe);
       if (due === null) return granted;
       for (const pe of due) {
         const done = this.grant(pe);
@@ -134,9 +134,12 @@ export class Arbiter {
    * consistent snapshot shows that no actor can still do anything at a virtual
    * time <= t; else null. The pending set is read inside the snapshot (between
    * the two reads of the epoch): a request published after it was read comes
-   * from an actor that then blocks, which bumps the epoch.
+   * from an actor that then blocks, which bumps the epoch, or that is still
+   * RUNNING, whose bound (its clock) is at most its request's time.
+   * `selfPe`'s request alone pending (GRANTS_PENDING 1 and its own not served)
+   * needs no scan of the PEs: by the same argument it is the pending set.
    */
-  private earliestSafe(self: number, selfBound: number): number[] | null {
+  private earliestSafe(self: number, selfBound: number, selfPe: number): number[] | null {
     const { sh } = this;
     const L = sh.layout;
     const ctl = sh.ctl;
@@ -151,14 +154,19 @@ export class Arbiter {
       if (commandInFlight(sh)) return null;
       let tPs = Infinity;
       const due: number[] = [];
-      for (let pe = 0, w = 0; pe < L.dims.pes; pe++, w += peStride) {
-        if (Atomics.load(ctl, req0 + w) <= Atomics.load(ctl, grant0 + w)) continue;
-        const at = times[L.grant(pe, GRANT.AT_PS)];
-        if (at < tPs) {
-          tPs = at;
-          due.length = 0;
+      if (selfPe >= 0 && Atomics.load(ctl, HEADER.GRANTS_PENDING) === 1 && Atomics.load(ctl, req0 + selfPe * peStride) > Atomics.load(ctl, grant0 + selfPe * peStride)) {
+        tPs = times[L.grant(selfPe, GRANT.AT_PS)];
+        due.push(selfPe);
+      } else {
+        for (let pe = 0, w = 0; pe < L.dims.pes; pe++, w += peStride) {
+          if (Atomics.load(ctl, req0 + w) <= Atomics.load(ctl, grant0 + w)) continue;
+          const at = times[L.grant(pe, GRANT.AT_PS)];
+          if (at < tPs) {
+            tPs = at;
+            due.length = 0;
+          }
+          if (at === tPs) due.push(pe);
         }
-        if (at === tPs) due.push(pe);
       }
       if (due.length === 0) return null;
       if (selfBound <= tPs) return null;
@@ -171,13 +179,9 @@ export class Arbiter {
   }
 }
 
-/** A launch command reserved and not yet committed: it starts a kernel at a time no snapshot of the actors shows. */
+/** A launch command reserved and not yet committed: it starts a kernel at a time no snapshot of the actors shows (one load: HEADER.COMMANDS_IN_FLIGHT). */
 export function commandInFlight(sh: SharedState): boolean {
-  const L = sh.layout;
-  for (let e = 0; e <= L.dims.executors; e++) {
-    if (Atomics.load(sh.ctl, L.exec(e, EXEC.CMD_RESERVE)) !== Atomics.load(sh.ctl, L.exec(e, EXEC.CMD_HEAD))) return true;
-  }
-  return false;
+  return Atomics.load(sh.ctl, HEADER.COMMANDS_IN_FLIGHT) !== 0;
 }
 
 /**

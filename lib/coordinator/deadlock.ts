@@ -10,8 +10,9 @@
 // Identical generations mean nobody moved between the snapshots, and a blocked
 // actor publishes nothing, so no condition can have become true meanwhile:
 // nothing can ever make progress. This is exact — no timeout heuristics.
-import { ACTOR, ACTOR_STATE, ACTORS_PER_PE, DIRECTIONS, EXEC, WAIT_KIND } from '../shm/layout.js';
+import { ACTOR, ACTOR_STATE, ACTORS_PER_PE, DIRECTIONS, WAIT_KIND } from '../shm/layout.js';
 import type { SharedState } from '../shm/shared-state.js';
+import { commandInFlight } from './arbiter.js';
 import type { Machine } from '../topology/machine.js';
 import { formatPs } from '../errors.js';
 
@@ -29,9 +30,7 @@ export function findDeadlock(sh: SharedState, m: Machine): string[] | null {
     if (s === ACTOR_STATE.BLOCKED) blocked.push(a);
   }
   if (blocked.length === 0) return null;
-  for (let e = 0; e <= L.dims.executors; e++) {
-    if (Atomics.load(ctl, L.exec(e, EXEC.CMD_RESERVE)) !== Atomics.load(ctl, L.exec(e, EXEC.CMD_HEAD))) return null;
-  }
+  if (commandInFlight(sh)) return null;
   const lines: string[] = [];
   for (const a of blocked) {
     const word = Atomics.load(ctl, L.actor(a, ACTOR.WAIT_WORD));

@@ -11,7 +11,9 @@
 //   consumer: wait until seq[head mod CMD_SLOTS] >= head + 1, read, then
 //             Atomics.store(head, head + 1)
 // reserve > head means a command is in flight: the deadlock detector counts
-// that as progress still possible.
+// that as progress still possible. HEADER.COMMANDS_IN_FLIGHT covers every
+// queue's reserve > head at once: bumped before the reserve, dropped after the
+// head moves (and before the coordinator is rung for a grant it may now make).
 import { KernbenchError } from '../errors.js';
 import type { KernelRef } from '../kernel/define.js';
 import type { Ports } from '../kernel/ports.js';
@@ -48,6 +50,7 @@ export async function postCommand(sh: SharedState, sched: Scheduler, actor: numb
   if (bytes.length + 4 > CMD_SLOT_BYTES) {
     throw new KernbenchError('ERR_INVALID_ARG', `launch of '${cmd.name}': its arguments encode to ${bytes.length} bytes, more than a command slot holds (${CMD_SLOT_BYTES - 4})`);
   }
+  Atomics.add(sh.ctl, HEADER.COMMANDS_IN_FLIGHT, 1);
   const n = Atomics.add(sh.ctl, L.exec(executor, EXEC.CMD_RESERVE), 1);
   if (n >= CMD_SLOTS) await sched.waitUntil(actor, L.exec(executor, EXEC.CMD_HEAD), n - CMD_SLOTS + 1, WAIT_KIND.COMMAND, executor, 0);
   const slot = n % CMD_SLOTS;
@@ -85,6 +88,7 @@ export class CommandReader {
         this.head++;
         const w = L.exec(this.executor, EXEC.CMD_HEAD);
         Atomics.store(this.sh.ctl, w, this.head);
+        Atomics.sub(this.sh.ctl, HEADER.COMMANDS_IN_FLIGHT, 1);
         this.sched.signal(w);
         // A command in flight holds back every memory grant (lib/coordinator/arbiter.ts): its end may release one.
         if (Atomics.load(this.sh.ctl, HEADER.GRANTS_PENDING) > 0 || Atomics.load(this.sh.ctl, HEADER.FLOWS_PENDING) > 0) ringCoordinator(this.sh.ctl);

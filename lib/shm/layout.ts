@@ -59,6 +59,14 @@ export const HEADER = {
    * running rings the coordinator, as for GRANTS_PENDING.
    */
   FLOWS_PENDING: 20,
+  /**
+   * Launch commands on their way to an executor (lib/pe/commands.ts): bumped
+   * before a producer reserves a slot, dropped after the executor commits it.
+   * Non-zero whenever some executor's CMD_RESERVE is ahead of its CMD_HEAD, so
+   * one load tells the arbiters and the deadlock detector that a kernel may
+   * start at a time no snapshot of the actors shows (commandInFlight).
+   */
+  COMMANDS_IN_FLIGHT: 21,
 } as const;
 /** Two cache lines: the arbiter's words (16..) stay off the line barrier arrivals write (word 4). */
 const HEADER_WORDS = 32;
