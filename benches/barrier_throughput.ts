@@ -30,6 +30,14 @@ const SIZES = [2, 4, 8, 16];
  */
 const COUNT = 1000;
 const ROUNDS = 5;
+/**
+ * The warm-up round runs this many rounds' worth of barriers for every contender: the
+ * host barrier's longer path needs ~2 000-3 000 barriers before V8 has optimised it (at
+ * n = 16 its first 1 000-barrier rounds after a 1 000-barrier warm-up took 510-563 and
+ * 342-427 us a barrier, later ones 150-240 us; the bare barriers were steady from the
+ * first), so one round of warm-up measured the JIT, not the barrier (docs/benchmarks.md).
+ */
+const WARMUP_ROUNDS = 3;
 const countFor = (n: number): number => Math.round((COUNT * 16) / n);
 
 /** A comma-separated list of positive integers from the environment, or the default. */
@@ -73,10 +81,11 @@ async function evaluate(ctx: BenchContext): Promise<BenchResult[]> {
     const bare = { atomics: [] as number[], message: [] as number[] };
     let violations = 0;
     await ctx.session({ topology: 'ideal', threads: 'rank', sets: [...ctx.config.sets, `system.sips.count=${n}`] }, async (torch) => {
-      // Round 0 warms every contender up (modules, JIT) and is not counted.
+      // Round 0 warms every contender up (modules, JIT) with WARMUP_ROUNDS rounds' worth of barriers, and is not counted.
       for (let r = 0; r <= rounds; r++) {
-        const ranks = await torch.multiprocessing.spawn(worker, { args: [count], nprocs: n });
-        const runs = { atomics: await bareBarrier('atomics', n, count), message: await bareBarrier('message', n, count) };
+        const c = r === 0 ? WARMUP_ROUNDS * count : count;
+        const ranks = await torch.multiprocessing.spawn(worker, { args: [c], nprocs: n });
+        const runs = { atomics: await bareBarrier('atomics', n, c), message: await bareBarrier('message', n, c) };
         violations += runs.atomics.violations + runs.message.violations;
         if (r === 0) continue;
         host.push(Math.max(...ranks.map((x) => x.t1)) - Math.min(...ranks.map((x) => x.t0)));
