@@ -223,7 +223,7 @@ export class OutboundChannel extends Channel {
         // timing-only mode: the header (sizes, times) travels, the bytes do not
       } else {
         const piece = pieces === 1 ? values : values.subarray(i * per, i * per + n);
-        if (dtype === 'f32') ring.payloadF32(k).set(piece);
+        if (dtype === 'f32') ring.payloadF32(k, n).set(piece);
         else encode(dtype, piece, ring.payload(k, n * bpe));
       }
       ring.publish(k, n * bpe, t + flight, this.pe, peer);

@@ -1,0 +1,45 @@
+// The memory a ring all-reduce with data touches besides its tensor (issue 14, item 3;
+// decision 0034): its small messages are written beside the IPCQ slot headers, not
+// each on a page of its own. Measured as a deterministic count (IPCQ pages holding a
+// non-zero byte), never as RSS.
+import t from 'tap';
+import { SLOT } from '../lib/shm/layout.js';
+import { TestRuntime } from './helpers/run.js';
+import { SLAB_PROBE, slabBytesOfAllReduce } from './fixtures/slab-probe.js';
+
+const rt = new TestRuntime({ modules: [SLAB_PROBE] });
+t.teardown(() => rt.close());
+
+const PAGE = 4096;
+
+/** Pages of `buf` holding at least one non-zero byte: the least a run wrote there. */
+function pagesWritten(buf: SharedArrayBuffer): number {
+  const words = new Int32Array(buf, 0, Math.floor(buf.byteLength / 4));
+  let pages = 0;
+  for (let page = 0; page * PAGE < buf.byteLength; page++) {
+    const from = (page * PAGE) / 4;
+    const to = Math.min(words.length, from + PAGE / 4);
+    for (let i = from; i < to; i++) {
+      if (words[i] !== 0) {
+        pages++;
+        break;
+      }
+    }
+  }
+  return pages;
+}
+
+t.test('a ring all-reduce of 64-byte messages writes one page of IPCQ slots per PE, not a page per slot', async (t) => {
+  const p = 8;
+  const n = 16 * p; // chunks of 16 f32: 64-byte messages, through 8 slots of 64 KiB per ring on the ideal topology
+  const r = await rt.session({ topology: 'ideal', sets: [`system.sips.count=${p}`], threads: 1 }, async (torch) => {
+    await torch.multiprocessing.spawn(slabBytesOfAllReduce, { args: [n], nprocs: p });
+    const { buffers, layout } = torch.host.env.shared;
+    return { pages: buffers.ipcq.map(pagesWritten), slots: layout.dims.nSlots, slotSize: layout.dims.slotSize };
+  });
+  t.ok(r.value.slotSize >= PAGE && r.value.slots > 1, 'slots of a page or more, several per ring');
+  // Each PE sends east only, on the world's channel set (0): its ring's slot headers (8 x 128
+  // bytes, with the payloads) lie in one page; the other sets carry nothing.
+  t.ok(SLOT.HEADER_BYTES + 64 <= 128);
+  t.same(r.value.pages, r.value.pages.map((_, set) => (set === 0 ? p : 0)), `one page per PE (${p * r.value.slots} if each slot took its own)`);
+});
