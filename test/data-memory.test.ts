@@ -1,7 +1,8 @@
 // The memory a ring all-reduce with data touches besides its tensor (issue 14, item 3;
-// decision 0034): its small messages are written beside the IPCQ slot headers, not
-// each on a page of its own. Measured as a deterministic count (IPCQ pages holding a
-// non-zero byte), never as RSS.
+// decision 0034): its loaded shard is the tensor's own bytes, not a copy in a tile
+// slab, and its small messages are written beside the IPCQ slot headers, not each
+// on a page of its own. Both measured as deterministic counts (slab bytes carved,
+// IPCQ pages holding a non-zero byte), never as RSS.
 import t from 'tap';
 import { SLOT } from '../lib/shm/layout.js';
 import { TestRuntime } from './helpers/run.js';
@@ -28,6 +29,13 @@ function pagesWritten(buf: SharedArrayBuffer): number {
   }
   return pages;
 }
+
+t.test('a ring all-reduce with data carves less tile slab memory than one shard per rank: it reduces in the shard itself', async (t) => {
+  const n = 4096; // f32: 16 KiB per rank, 4 chunks of 4 KiB
+  // One thread per rank, so each rank's count is its own kernel's.
+  const r = await rt.session({ topology: 'ideal', sets: ['system.sips.count=4'], threads: 'rank' }, (torch) => torch.multiprocessing.spawn(slabBytesOfAllReduce, { args: [n], nprocs: 4 }));
+  for (const [rank, bytes] of r.value.entries()) t.ok(bytes < n * 4, `rank ${rank}: ${bytes} slab bytes, less than its ${n * 4}-byte shard`);
+});
 
 t.test('a ring all-reduce of 64-byte messages writes one page of IPCQ slots per PE, not a page per slot', async (t) => {
   const p = 8;
