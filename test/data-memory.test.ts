@@ -1,9 +1,11 @@
 // The memory a ring all-reduce with data touches besides its tensor (issue 14, item 3;
 // decision 0034): its loaded shard is the tensor's own bytes, not a copy in a tile
-// slab, and its small messages are written beside the IPCQ slot headers, not each
-// on a page of its own. Both measured as deterministic counts (slab bytes carved,
-// IPCQ pages holding a non-zero byte), never as RSS.
+// slab, its small messages are written beside the IPCQ slot headers, not each on a
+// page of its own, and the ranks of a thread share their world's rank list. Measured
+// as deterministic counts (slab bytes carved, IPCQ pages holding a non-zero byte) and
+// identities, never as RSS.
 import t from 'tap';
+import { ProcessGroup } from '../lib/ccl/process-group.js';
 import { SLOT } from '../lib/shm/layout.js';
 import { TestRuntime } from './helpers/run.js';
 import { SLAB_PROBE, slabBytesOfAllReduce } from './fixtures/slab-probe.js';
@@ -50,4 +52,16 @@ t.test('a ring all-reduce of 64-byte messages writes one page of IPCQ slots per 
   // bytes, with the payloads) lie in one page; the other sets carry nothing.
   t.ok(SLOT.HEADER_BYTES + 64 <= 128);
   t.same(r.value.pages, r.value.pages.map((_, set) => (set === 0 ? p : 0)), `one page per PE (${p * r.value.slots} if each slot took its own)`);
+});
+
+t.test('the world groups of a thread share one frozen rank list; a smaller group has its own', (t) => {
+  const a = new ProcessGroup([0, 1, 2, 3], 4);
+  const b = new ProcessGroup([3, 1, 0, 2], 4);
+  t.equal(a.ranks, b.ranks, 'one list for every group of all 4 ranks');
+  t.same(a.ranks, [0, 1, 2, 3]);
+  t.ok(Object.isFrozen(a.ranks));
+  const sub = new ProcessGroup([2, 0], 4);
+  t.same(sub.ranks, [0, 2]);
+  t.not(new ProcessGroup([0, 1, 2, 3, 4], 5).ranks, a.ranks, 'another world size, another list');
+  t.end();
 });
