@@ -1,12 +1,13 @@
 // The memory a ring all-reduce with data touches besides its tensor (issue 14, item 3;
 // decision 0034): its loaded shard is the tensor's own bytes, not a copy in a tile
 // slab, its small messages are written beside the IPCQ slot headers, not each on a
-// page of its own, and the ranks of a thread share their world's rank list. Measured
+// page of its own (with the headers of one direction together), its kernels' records of
+// every PE lie together, and the ranks of a thread share their world's rank list. Measured
 // as deterministic counts (slab bytes carved, IPCQ pages holding a non-zero byte) and
 // identities, never as RSS.
 import t from 'tap';
 import { ProcessGroup } from '../lib/ccl/process-group.js';
-import { SLOT } from '../lib/shm/layout.js';
+import { RECORD, SLOT, ShmLayout } from '../lib/shm/layout.js';
 import { TestRuntime } from './helpers/run.js';
 import { SLAB_PROBE, slabBytesOfAllReduce } from './fixtures/slab-probe.js';
 
@@ -39,19 +40,30 @@ t.test('a ring all-reduce with data carves less tile slab memory than one shard 
   for (const [rank, bytes] of r.value.entries()) t.ok(bytes < n * 4, `rank ${rank}: ${bytes} slab bytes, less than its ${n * 4}-byte shard`);
 });
 
-t.test('a ring all-reduce of 64-byte messages writes one page of IPCQ slots per PE, not a page per slot', async (t) => {
+t.test('a ring all-reduce of 64-byte messages writes only the pages of its east rings\' slot headers, not a page per slot', async (t) => {
   const p = 8;
   const n = 16 * p; // chunks of 16 f32: 64-byte messages, through 8 slots of 64 KiB per ring on the ideal topology
   const r = await rt.session({ topology: 'ideal', sets: [`system.sips.count=${p}`], threads: 1 }, async (torch) => {
     await torch.multiprocessing.spawn(slabBytesOfAllReduce, { args: [n], nprocs: p });
     const { buffers, layout } = torch.host.env.shared;
-    return { pages: buffers.ipcq.map(pagesWritten), slots: layout.dims.nSlots, slotSize: layout.dims.slotSize };
+    return { pages: buffers.ipcq.map(pagesWritten), slots: layout.dims.nSlots, slotSize: layout.dims.slotSize, slotStride: layout.slotStride };
   });
-  t.ok(r.value.slotSize >= PAGE && r.value.slots > 1, 'slots of a page or more, several per ring');
-  // Each PE sends east only, on the world's channel set (0): its ring's slot headers (8 x 128
-  // bytes, with the payloads) lie in one page; the other sets carry nothing.
-  t.ok(SLOT.HEADER_BYTES + 64 <= 128);
-  t.same(r.value.pages, r.value.pages.map((_, set) => (set === 0 ? p : 0)), `one page per PE (${p * r.value.slots} if each slot took its own)`);
+  const { slots, slotSize, slotStride } = r.value;
+  t.ok(slotSize >= PAGE && slots > 1, 'slots of a page or more, several per ring');
+  t.ok(SLOT.HEADER_BYTES + 64 <= slotStride, 'a 64-byte payload fits beside its header');
+  // Each PE sends east only, on the world's channel set (0): the east rings' headers (with
+  // the payloads) lie together; the other sets carry nothing.
+  const east = Math.ceil((p * slots * slotStride) / PAGE);
+  t.same(r.value.pages, r.value.pages.map((_, set) => (set === 0 ? east : 0)), `${east} pages (${p * slots} if each slot took its own)`);
+});
+
+t.test('the first kernel of every PE records its times in one run of rows, not a row a page apart per PE', (t) => {
+  const pes = 1024;
+  const L = new ShmLayout({ executors: 1, pes, hosts: 2, nSlots: 8, slotSize: 0, cubes: pes, arenaBytes: 0 });
+  const rows = Array.from({ length: pes }, (_, pe) => L.record(pe, 0, RECORD.START_PS));
+  const span = (Math.max(...rows) - Math.min(...rows) + RECORD.WIDTH) * 8;
+  t.equal(span, pes * RECORD.WIDTH * 8, `${pes} rows of ${RECORD.WIDTH} f64 words, side by side`);
+  t.end();
 });
 
 t.test('the world groups of a thread share one frozen rank list; a smaller group has its own', (t) => {

@@ -447,9 +447,16 @@ export class ShmLayout {
   allocTop(cubeGlobal: number, space: 0 | 1): number {
     return this.allocBase + cubeGlobal * 2 + space;
   }
-  /** Byte offset of the header of message `seq`'s slot of ring `ring` in its channel set's buffer (setOfRing); a payload of up to inlineBytes follows it. */
+  /**
+   * Byte offset of the header of message `seq`'s slot of ring `ring` in its channel set's
+   * buffer (setOfRing); a payload of up to inlineBytes follows it. Headers are
+   * direction-major (every PE's east ring, then every west ring, ...): a collective that
+   * sends one way touches the pages of that direction's headers only.
+   */
   slotOffset(ring: number, seq: number): number {
-    return ((ring % this.ringsPerSet) * this.dims.nSlots + (seq % this.dims.nSlots)) * this.slotStride;
+    const r = ring % this.ringsPerSet;
+    const byDirection = (r % DIR_COUNT) * this.dims.pes + Math.floor(r / DIR_COUNT);
+    return (byDirection * this.dims.nSlots + (seq % this.dims.nSlots)) * this.slotStride;
   }
   /** Byte offset of the payload area of message `seq`'s slot of ring `ring` (for messages of more than inlineBytes). */
   payloadOffset(ring: number, seq: number): number {
@@ -472,8 +479,13 @@ export class ShmLayout {
   clock(actor: number): number {
     return this.clockBase + actor;
   }
+  /**
+   * A PE's record of its kernel `seq`. Rows are sequence-major (every PE's row k together):
+   * a run of one kernel per PE writes 32 bytes a PE, not a page a PE (4 MiB of `times`
+   * at p = 1024 with PE-major rows of RECORD_CAPACITY each; decision 0034).
+   */
   record(pe: number, seq: number, field: number): number {
-    return this.recordBase + (pe * RECORD_CAPACITY + (seq % RECORD_CAPACITY)) * RECORD.WIDTH + field;
+    return this.recordBase + ((seq % RECORD_CAPACITY) * this.dims.pes + pe) * RECORD.WIDTH + field;
   }
   grant(pe: number, field: number): number {
     return this.grantBase + pe * GRANT.WIDTH + field;
