@@ -7,7 +7,9 @@
 // identities, never as RSS.
 import t from 'tap';
 import { ProcessGroup } from '../lib/ccl/process-group.js';
+import { ringView } from '../lib/ipcq/ring.js';
 import { RECORD, SLOT, ShmLayout } from '../lib/shm/layout.js';
+import { SharedState } from '../lib/shm/shared-state.js';
 import { TestRuntime } from './helpers/run.js';
 import { SLAB_PROBE, slabBytesOfAllReduce } from './fixtures/slab-probe.js';
 
@@ -75,5 +77,14 @@ t.test('the world groups of a thread share one frozen rank list; a smaller group
   const sub = new ProcessGroup([2, 0], 4);
   t.same(sub.ranks, [0, 2]);
   t.not(new ProcessGroup([0, 1, 2, 3, 4], 5).ranks, a.ranks, 'another world size, another list');
+  t.end();
+});
+
+t.test('the sender and the receiver of a ring on one thread share its view; another session has its own', (t) => {
+  const dims = { executors: 1, pes: 4, hosts: 5, nSlots: 8, slotSize: 256, cubes: 4, arenaBytes: 0 };
+  const a = SharedState.create(dims);
+  t.equal(ringView(a, 5), ringView(a, 5));
+  t.not(ringView(a, 5), ringView(a, 6));
+  t.not(ringView(SharedState.create(dims), 5), ringView(a, 5));
   t.end();
 });

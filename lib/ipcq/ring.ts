@@ -39,6 +39,21 @@ export interface PieceHeader {
   receiver: number;
 }
 
+/**
+ * The view of ring `ring` for this thread and session: one per ring, shared by its sender
+ * and its receiver when both run here (a p = 1024 ring under --threads 1 made 5120 views,
+ * each with its slots' views, where 4096 serve; decision 0034). A view holds no state
+ * but its cached slot views, which both sides ask for with the same sizes.
+ */
+export function ringView(sh: SharedState, ring: number): IpcqRingView {
+  let views = viewsOf.get(sh);
+  if (views === undefined) viewsOf.set(sh, (views = new Map()));
+  let v = views.get(ring);
+  if (v === undefined) views.set(ring, (v = new IpcqRingView(sh, ring)));
+  return v;
+}
+const viewsOf = new WeakMap<SharedState, Map<number, IpcqRingView>>();
+
 export class IpcqRingView {
   readonly tailWord: number;
   readonly headWord: number;
@@ -51,18 +66,16 @@ export class IpcqRingView {
   private readonly stride: number;
 
   /**
-   * Per slot, made on first use: its payload area and its inline bytes, as bytes and as
-   * f32. Views are objects: the hot path makes none, and a ring or slot nobody uses
-   * makes none at all (4 x n_slots per ring, two ring views per used ring, were ~10 MiB
-   * of heap at p = 1024 made ahead for rings that carry nothing).
+   * Per slot, made on first use: its payload area and its inline bytes as bytes, and the
+   * f32 view of its last message in each (pieces are mostly one size, so each is made
+   * once). Views are objects: the hot path makes none, and a ring or slot nobody uses
+   * makes none at all (made ahead, 4 per slot with the inline ones, they were ~10 MiB of
+   * heap at p = 1024 for rings that carry nothing).
    */
   private readonly slotBytes: Uint8Array[] = [];
-  private readonly slotF32: Float32Array[] = [];
   private readonly inlineBytes: Uint8Array[] = [];
+  private readonly slotF32: Float32Array[] = [];
   private readonly inlineF32: Float32Array[] = [];
-  /** Per slot: the last f32 prefix asked for, of its payload area and of its inline bytes (pieces are mostly one size, so each is made once). */
-  private readonly pieceF32: Float32Array[] = [];
-  private readonly inlinePieceF32: Float32Array[] = [];
   private readonly slots: number;
   /** Payload bytes inline after a header, and in a payload area (inlineLen when the slots have no payload area). */
   private readonly inlineLen: number;
@@ -122,17 +135,12 @@ export class IpcqRingView {
   payloadF32(seq: number, n: number): Float32Array {
     const j = seq % this.slots;
     const inline = n * 4 <= this.inlineLen;
-    const len = (inline ? this.inlineLen : this.areaLen) >>> 2;
     const views = inline ? this.inlineF32 : this.slotF32;
-    let whole = views[j];
-    if (whole === undefined) {
+    let v = views[j];
+    if (v === undefined || v.length !== n) {
       const at = this.payloadAt(j, inline) >>> 2;
-      whole = views[j] = this.buf.f32.subarray(at, at + len);
+      v = views[j] = this.buf.f32.subarray(at, at + n);
     }
-    if (n === whole.length) return whole;
-    const cache = inline ? this.inlinePieceF32 : this.pieceF32;
-    let v = cache[j];
-    if (v === undefined || v.length !== n) v = cache[j] = whole.subarray(0, n);
     return v;
   }
 
