@@ -3,7 +3,7 @@
 // bytes for them, so a run may allocate more than the arena (1 GiB) could hold;
 // its IPCQ slots are headers only.
 import t from 'tap';
-import { SLOT } from '../lib/shm/layout.js';
+import { INLINE_PAYLOAD_BYTES, SLOT } from '../lib/shm/layout.js';
 import { DEFAULT_ARENA_BYTES } from '../lib/sync/plan.js';
 import { TestRuntime } from './helpers/run.js';
 import { SLAB_PROBE, slabBytesOfAllReduce } from './fixtures/slab-probe.js';
@@ -56,9 +56,11 @@ t.test('with --no-data the shared buffers hold no payload: no arena, IPCQ slots 
   // A slot is its header, rounded up to a 64-byte line: no payload bytes behind it.
   const headerLine = Math.ceil(SLOT.HEADER_BYTES / 64) * 64;
   t.same(timing.ipcq, timing.ipcq.map(() => timing.rings * timing.slots * headerLine), 'every channel set: rings x slots x one header line');
-  // The same session with data backs the topology's slots (ideal: 8 x 64 KiB per ring) and the arena.
-  t.ok(full.slotSize > 0 && full.arena > 0);
-  t.same(full.ipcq, full.ipcq.map(() => full.rings * full.slots * Math.ceil((SLOT.HEADER_BYTES + full.slotSize) / 64) * 64));
+  // The same session with data backs the topology's slots (ideal: 8 x 64 KiB per ring) and the arena:
+  // per slot a header with its inline payload, and a payload area.
+  t.ok(full.slotSize > INLINE_PAYLOAD_BYTES && full.arena > 0);
+  const inlineLine = Math.ceil((SLOT.HEADER_BYTES + INLINE_PAYLOAD_BYTES) / 64) * 64;
+  t.same(full.ipcq, full.ipcq.map(() => full.rings * full.slots * (inlineLine + Math.ceil(full.slotSize / 64) * 64)));
 });
 
 t.test('with --no-data a ring all-reduce takes no tile slab memory: its tiles have a shape and no storage', async (t) => {

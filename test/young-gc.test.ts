@@ -6,6 +6,9 @@ import { epochGcFromEnv } from '../lib/sync/young-gc.js';
 import { garbage } from './fixtures/kernels.js';
 import { TestRuntime } from './helpers/run.js';
 
+/** Wall-clock pause after each launch, long enough for both executors to reach their park point (gates nothing the test asserts). */
+const IDLE_MS = 20;
+
 /** Five launches of a kernel that leaves its thread's nursery 60 % full, each followed by a host read; the report and what the run computed. */
 async function run(epochGc: boolean) {
   const rt = new TestRuntime({ epochGc });
@@ -16,6 +19,10 @@ async function run(epochGc: boolean) {
       for (let i = 0; i < 5; i++) {
         await torch.launch('garbage', garbage, x, 0.6);
         values = Array.from((await x.numpy()).data);
+        // Let the executors go idle before the next launch: an executor whose next command is
+        // already queued when its epoch ends never parks, so it never collects (the test
+        // failed now and then with 0 collections, under --max-semi-space-size 8 and 4 alike).
+        await new Promise((r) => setTimeout(r, IDLE_MS));
       }
       return { values, critPs: torch.host.clockPs };
     });

@@ -31,7 +31,8 @@ export class ProcessGroup {
       seen.add(r);
     }
     if (ranks.length === 0) throw new KernbenchError('ERR_INVALID_ARG', 'newGroup: a group needs at least one rank, got []');
-    this.ranks = Object.freeze([...ranks].sort((a, b) => a - b));
+    // Distinct ranks in [0, worldSize), worldSize of them: every rank, the list a thread shares.
+    this.ranks = ranks.length === worldSize ? everyRank(worldSize) : Object.freeze([...ranks].sort((a, b) => a - b));
   }
 
   get size(): number {
@@ -72,3 +73,19 @@ export function nextChannelSet(ranks: readonly number[], earlier: readonly Proce
   while (taken.has(set)) set++;
   return set;
 }
+
+/**
+ * [0, 1, ..., worldSize - 1], frozen, one per thread and world size: every rank of a
+ * thread holds the world group, and a list of its own per rank was p^2 numbers per
+ * thread (8 MiB at p = 1024 under --threads 1; docs/benchmarks.md, "Peak memory",
+ * 2026-11-25).
+ */
+function everyRank(worldSize: number): readonly number[] {
+  let ranks = everyRankOf.get(worldSize);
+  if (ranks === undefined) {
+    ranks = Object.freeze(Array.from({ length: worldSize }, (_, r) => r));
+    everyRankOf.set(worldSize, ranks);
+  }
+  return ranks;
+}
+const everyRankOf = new Map<number, readonly number[]>();

@@ -37,7 +37,7 @@
 import { bytesPerElement, decode, encode, type DType } from '../dtype/index.js';
 import { ACTOR_STATE, DIRECTIONS, FLOW, HEADER, PE, WAIT_KIND } from '../shm/layout.js';
 import type { ThreadEnv } from '../sync/thread-env.js';
-import { IpcqRingView } from './ring.js';
+import { ringView, type IpcqRingView } from './ring.js';
 import { linkOverlapOf, type LinkOverlap, type Route } from './link-overlap.js';
 import { VirtualClock } from '../time/virtual-clock.js';
 import { transferPs } from '../time/virtual-time.js';
@@ -176,7 +176,7 @@ export class OutboundChannel extends Channel {
 
   private openRing(set: number): SendRing {
     const sh = this.env.shared;
-    const r = new SendRing(new IpcqRingView(sh, sh.layout.ringOf(this.pe, this.channel, set)), sh.ctl);
+    const r = new SendRing(ringView(sh, sh.layout.ringOf(this.pe, this.channel, set)), sh.ctl);
     this.rings[set] = r;
     return r;
   }
@@ -223,7 +223,7 @@ export class OutboundChannel extends Channel {
         // timing-only mode: the header (sizes, times) travels, the bytes do not
       } else {
         const piece = pieces === 1 ? values : values.subarray(i * per, i * per + n);
-        if (dtype === 'f32') ring.payloadF32(k).set(piece);
+        if (dtype === 'f32') ring.payloadF32(k, n).set(piece);
         else encode(dtype, piece, ring.payload(k, n * bpe));
       }
       ring.publish(k, n * bpe, t + flight, this.pe, peer);
@@ -343,7 +343,7 @@ export class InboundChannel extends Channel {
     const id = this.env.shared.layout.ringOf(sender, senderDir, set);
     let r = this.rings.get(id);
     if (!r) {
-      r = new IpcqRingView(this.env.shared, id);
+      r = ringView(this.env.shared, id);
       this.rings.set(id, r);
     }
     return r;

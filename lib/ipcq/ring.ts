@@ -3,8 +3,12 @@
 // SharedArrayBuffer. Timing lives in ./channel.ts; this file only moves bytes
 // and counters, in the order that makes them visible together.
 //
-//   ring r = (channel set, sender PE, sender direction), n_slots slots of SLOT.HEADER_BYTES + slot_size,
-//   in its channel set's buffer (docs/decisions/0020-a-channel-set-per-process-group.md)
+//   ring r = (channel set, sender PE, sender direction), n_slots slots in its channel
+//   set's buffer (docs/decisions/0020-a-channel-set-per-process-group.md). A slot is
+//   a header with INLINE_PAYLOAD_BYTES after it, in the set's header region, and a
+//   payload area of slot_size in its payload region: a message of up to
+//   INLINE_PAYLOAD_BYTES goes inline, a larger one to the payload area, so a ring of
+//   small messages touches the pages of its headers only (lib/shm/layout.ts).
 //
 //        head (consumed)              tail (published)
 //          v                            v
@@ -35,6 +39,21 @@ export interface PieceHeader {
   receiver: number;
 }
 
+/**
+ * The view of ring `ring` for this thread and session: one per ring, shared by its sender
+ * and its receiver when both run here (a p = 1024 ring under --threads 1 made 5120 views,
+ * each with its slots' views, where 4096 serve; decision 0034). A view holds no state
+ * but its cached slot views, which both sides ask for with the same sizes.
+ */
+export function ringView(sh: SharedState, ring: number): IpcqRingView {
+  let views = viewsOf.get(sh);
+  if (views === undefined) viewsOf.set(sh, (views = new Map()));
+  let v = views.get(ring);
+  if (v === undefined) views.set(ring, (v = new IpcqRingView(sh, ring)));
+  return v;
+}
+const viewsOf = new WeakMap<SharedState, Map<number, IpcqRingView>>();
+
 export class IpcqRingView {
   readonly tailWord: number;
   readonly headWord: number;
@@ -46,56 +65,82 @@ export class IpcqRingView {
   private readonly base: number;
   private readonly stride: number;
 
-  /** Per slot: its payload as bytes and as f32 (made once; views are objects, the hot path makes none). */
+  /**
+   * Per slot, made on first use: its payload area and its inline bytes as bytes, and the
+   * f32 view of its last message in each (pieces are mostly one size, so each is made
+   * once). Views are objects: the hot path makes none, and a ring or slot nobody uses
+   * makes none at all (made ahead for every ring, 4 per slot with the inline ones, they
+   * took the p = 1024 `--no-data` ring's peak from 189 to 215 MiB under --threads 1).
+   */
   private readonly slotBytes: Uint8Array[] = [];
+  private readonly inlineBytes: Uint8Array[] = [];
   private readonly slotF32: Float32Array[] = [];
-  /** Per slot: the last f32 prefix asked for (pieces are mostly one size, so this is made once). */
-  private readonly pieceF32: Float32Array[] = [];
+  private readonly inlineF32: Float32Array[] = [];
+  private readonly slots: number;
+  /** Payload bytes inline after a header, and in a payload area (inlineLen when the slots have no payload area). */
+  private readonly inlineLen: number;
+  private readonly areaLen: number;
 
   constructor(
     private readonly sh: SharedState,
     readonly ring: number,
   ) {
-    const size = sh.layout.dims.slotSize;
-    this.buf = sh.ipcq[sh.layout.setOfRing(ring)];
-    this.base = sh.layout.slotOffset(ring, 0);
-    this.stride = sh.layout.slotStride;
-    for (let j = 0; j < sh.layout.dims.nSlots; j++) {
-      const off = this.base + j * this.stride + SLOT.HEADER_BYTES;
-      this.slotBytes.push(this.buf.u8.subarray(off, off + size));
-      this.slotF32.push(this.buf.f32.subarray(off >>> 2, (off >>> 2) + (size >>> 2)));
-    }
-    this.tailWord = sh.layout.ring(ring, RING.TAIL);
-    this.headWord = sh.layout.ring(ring, RING.HEAD);
-    this.dataWantWord = sh.layout.ring(ring, RING.DATA_WANT);
-    this.creditWantWord = sh.layout.ring(ring, RING.CREDIT_WANT);
+    const L = sh.layout;
+    this.buf = sh.ipcq[L.setOfRing(ring)];
+    this.base = L.slotOffset(ring, 0);
+    this.stride = L.slotStride;
+    this.slots = L.dims.nSlots;
+    this.inlineLen = L.inlineBytes;
+    this.areaLen = L.payloadStride === 0 ? L.inlineBytes : L.dims.slotSize;
+    this.tailWord = L.ring(ring, RING.TAIL);
+    this.headWord = L.ring(ring, RING.HEAD);
+    this.dataWantWord = L.ring(ring, RING.DATA_WANT);
+    this.creditWantWord = L.ring(ring, RING.CREDIT_WANT);
+  }
+
+  /** Byte offset of slot j's inline payload (after its header), or of its payload area. */
+  private payloadAt(j: number, inline: boolean): number {
+    const L = this.sh.layout;
+    return inline || L.payloadStride === 0 ? this.base + j * this.stride + SLOT.HEADER_BYTES : L.payloadOffset(this.ring, j);
   }
 
   get nSlots(): number {
     return this.sh.layout.dims.nSlots;
   }
 
-  /** Byte offset of message `seq`'s slot in the set's buffer. */
+  /** Byte offset of message `seq`'s slot (its header) in the set's buffer. */
   private offset(seq: number): number {
-    return this.base + (seq % this.slotBytes.length) * this.stride;
-  }
-
-  /** The payload bytes of message `seq`'s slot (to write before publish, or to read after tail > seq). */
-  payload(seq: number, n: number): Uint8Array {
-    const whole = this.slotBytes[seq % this.slotBytes.length];
-    return n === whole.length ? whole : whole.subarray(0, n);
+    return this.base + (seq % this.slots) * this.stride;
   }
 
   /**
-   * The payload of message `seq`'s slot as f32 (payloads are 8-byte aligned):
-   * the whole slot, or its first `n` elements.
+   * The `n` payload bytes of message `seq` (to write before publish, or to read after
+   * tail > seq): inline after its header when they fit there, else in its slot's payload
+   * area. Writer and reader agree, since both know n (the reader from the header).
    */
-  payloadF32(seq: number, n?: number): Float32Array {
-    const j = seq % this.slotF32.length;
-    const whole = this.slotF32[j];
-    if (n === undefined || n === whole.length) return whole;
-    let v = this.pieceF32[j];
-    if (v === undefined || v.length !== n) v = this.pieceF32[j] = whole.subarray(0, n);
+  payload(seq: number, n: number): Uint8Array {
+    const j = seq % this.slots;
+    const inline = n <= this.inlineLen;
+    const len = inline ? this.inlineLen : this.areaLen;
+    const views = inline ? this.inlineBytes : this.slotBytes;
+    let whole = views[j];
+    if (whole === undefined) {
+      const at = this.payloadAt(j, inline);
+      whole = views[j] = this.buf.u8.subarray(at, at + len);
+    }
+    return n === whole.length ? whole : whole.subarray(0, n);
+  }
+
+  /** The `n` f32 elements of message `seq`'s payload (payloads are 8-byte aligned), where payload(seq, 4 n) puts them. */
+  payloadF32(seq: number, n: number): Float32Array {
+    const j = seq % this.slots;
+    const inline = n * 4 <= this.inlineLen;
+    const views = inline ? this.inlineF32 : this.slotF32;
+    let v = views[j];
+    if (v === undefined || v.length !== n) {
+      const at = this.payloadAt(j, inline) >>> 2;
+      v = views[j] = this.buf.f32.subarray(at, at + n);
+    }
     return v;
   }
 

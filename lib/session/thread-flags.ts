@@ -26,13 +26,18 @@ let threadFlags: string[] | undefined;
  *       factor, up to 4x for a small heap, let an executor reach 60-140 MiB
  *       of old space around ~35 MiB live: a ring step's promises and handles
  *       outlive two scavenges while their rank waits, and die soon after);
- *   --max-semi-space-size=8    an 8 MiB nursery half instead of 16 MiB.
+ *   --max-semi-space-size=4    a 4 MiB nursery half instead of 16 MiB: both
+ *       halves of a busy isolate's nursery end up resident, 16 MiB per
+ *       executor at 8 MiB a half, 8 MiB at 4.
  *
  * Measured on the ring all-reduce at p = 1024 x 64 KiB, --threads 2
  * --no-data (docs/benchmarks.md, "Peak memory"): peak RSS 424 -> 258 MiB at
- * the same wall time within the load's noise. Neither is a cap: a run that
- * needs more heap gets it. Flags given on node's command line win: they are
- * left as they are.
+ * the same wall time within the load's noise, with a nursery half of 8 MiB;
+ * 231-234 -> 206-214 MiB at 4 (with data 342-351 -> 317-331 MiB; --threads 1
+ * 312-321 -> 301-303 MiB), the same user CPU time within the noise of three
+ * runs each (2026-11-25, decision 0034). Neither is a cap: a run that needs
+ * more heap gets it. Flags given on node's command line win: they are left as
+ * they are.
  */
 function setHeapFlags(): void {
   const given = process.execArgv.join(' ');
@@ -40,7 +45,7 @@ function setHeapFlags(): void {
 }
 const HEAP_FLAGS: [string, number][] = [
   ['--heap-growing-percent', 30],
-  ['--max-semi-space-size', 8],
+  ['--max-semi-space-size', 4],
 ];
 
 /**

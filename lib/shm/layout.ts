@@ -6,8 +6,10 @@
 //   ctl     Int32Array   counters and status words (all cross-thread access via Atomics)
 //   times   Float64Array virtual times in ps (written before, read after, a counter
 //                        published through Atomics, which orders them)
-//   ipcq    bytes[]      IPCQ ring slots: header + payload per slot, one buffer
-//                        per channel set (docs/decisions/0020-a-channel-set-per-process-group.md)
+//   ipcq    bytes[]      IPCQ ring slots, one buffer per channel set
+//                        (docs/decisions/0020-a-channel-set-per-process-group.md):
+//                        every slot's header with a small inline payload, then
+//                        every slot's payload area (INLINE_PAYLOAD_BYTES)
 //   arena   bytes        the memory store: HBM, SRAM and TCM allocations
 //   cmd     bytes        command slots (kernel launches) per executor
 //
@@ -187,6 +189,17 @@ export const SLOT = {
   HEADER_BYTES: 32,
 } as const;
 
+/**
+ * Payload bytes a slot holds next to its header: a message of at most this many
+ * bytes is written there instead of in the slot's own payload area. The headers
+ * (with these bytes) of every slot of a set lie together, 128 bytes a slot, so a
+ * ring of small messages touches one page instead of a page per slot: a ring
+ * all-reduce at p = 1024 x 64 KiB sends 64-byte messages through 8 slots of
+ * 64 KiB per ring, and touched ~28 MiB of slot pages where the headers take 1 MiB
+ * (docs/benchmarks.md, "Peak memory", 2026-11-25; decision 0034).
+ */
+export const INLINE_PAYLOAD_BYTES = 96;
+
 /** Per PE record table in `times`: one row per finished kernel. */
 export const RECORD = {
   START_PS: 0,
@@ -281,7 +294,14 @@ export class ShmLayout {
   /** Bytes of one channel set's slots (every set's buffer has this size). */
   readonly ipcqSetBytes: number;
   readonly cmdBytes: number;
+  /** Bytes per slot in a set's header region: its header and up to inlineBytes of payload. */
   readonly slotStride: number;
+  /** Payload bytes a slot holds beside its header (INLINE_PAYLOAD_BYTES, or slot_size if smaller). */
+  readonly inlineBytes: number;
+  /** Bytes per slot in a set's payload region (0: every message fits inline). */
+  readonly payloadStride: number;
+  /** Byte offset of a set's payload region in its buffer (after every slot's header). */
+  readonly payloadBase: number;
   /** Rings of every channel set. */
   readonly rings: number;
   readonly channelSets: number;
@@ -353,9 +373,15 @@ export class ShmLayout {
     f += dims.links ?? 0;
     this.timesWords = f;
 
-    // Whole cache lines per slot, so a sender filling slot k+1 never shares a line with a receiver reading slot k.
-    this.slotStride = Math.ceil((SLOT.HEADER_BYTES + dims.slotSize) / 64) * 64;
-    this.ipcqSetBytes = this.ringsPerSet * dims.nSlots * this.slotStride;
+    // A set's buffer: every slot's header (and inline payload) first, then every slot's
+    // payload area. Whole cache lines per slot in both, so a sender filling slot k+1
+    // never shares a line with a receiver reading slot k. A slot whose messages all fit
+    // inline (slot_size <= INLINE_PAYLOAD_BYTES; 0 in timing-only mode) has no payload area.
+    this.inlineBytes = Math.min(INLINE_PAYLOAD_BYTES, dims.slotSize);
+    this.slotStride = Math.ceil((SLOT.HEADER_BYTES + this.inlineBytes) / 64) * 64;
+    this.payloadStride = dims.slotSize > this.inlineBytes ? Math.ceil(dims.slotSize / 64) * 64 : 0;
+    this.payloadBase = this.ringsPerSet * dims.nSlots * this.slotStride;
+    this.ipcqSetBytes = this.payloadBase + this.ringsPerSet * dims.nSlots * this.payloadStride;
     this.reportSlotBytes = Math.min(REPORT_SLOT_MAX_BYTES, Math.max(ERROR_SLOT_BYTES, this.actors * REPORT_BYTES_PER_ACTOR));
     this.cmdBytes = (dims.executors + 1) * CMD_SLOTS * CMD_SLOT_BYTES + this.reportSlotBytes + dims.pes * ERROR_SLOT_BYTES;
   }
@@ -429,9 +455,20 @@ export class ShmLayout {
   allocTop(cubeGlobal: number, space: 0 | 1): number {
     return this.allocBase + cubeGlobal * 2 + space;
   }
-  /** Byte offset of message `seq`'s slot of ring `ring` in its channel set's buffer (setOfRing). */
+  /**
+   * Byte offset of the header of message `seq`'s slot of ring `ring` in its channel set's
+   * buffer (setOfRing); a payload of up to inlineBytes follows it. Headers are
+   * direction-major (every PE's east ring, then every west ring, ...): a collective that
+   * sends one way touches the pages of that direction's headers only.
+   */
   slotOffset(ring: number, seq: number): number {
-    return ((ring % this.ringsPerSet) * this.dims.nSlots + (seq % this.dims.nSlots)) * this.slotStride;
+    const r = ring % this.ringsPerSet;
+    const byDirection = (r % DIR_COUNT) * this.dims.pes + Math.floor(r / DIR_COUNT);
+    return (byDirection * this.dims.nSlots + (seq % this.dims.nSlots)) * this.slotStride;
+  }
+  /** Byte offset of the payload area of message `seq`'s slot of ring `ring` (for messages of more than inlineBytes). */
+  payloadOffset(ring: number, seq: number): number {
+    return this.payloadBase + ((ring % this.ringsPerSet) * this.dims.nSlots + (seq % this.dims.nSlots)) * this.payloadStride;
   }
   /** The ring of channel set `set` on which `senderPe` sends in direction `dir`. */
   ringOf(senderPe: number, dir: number, set: number): number {
@@ -450,8 +487,13 @@ export class ShmLayout {
   clock(actor: number): number {
     return this.clockBase + actor;
   }
+  /**
+   * A PE's record of its kernel `seq`. Rows are sequence-major (every PE's row k together):
+   * a run of one kernel per PE writes 32 bytes a PE, not a page a PE (4 MiB of `times`
+   * at p = 1024 with PE-major rows of RECORD_CAPACITY each; decision 0034).
+   */
   record(pe: number, seq: number, field: number): number {
-    return this.recordBase + (pe * RECORD_CAPACITY + (seq % RECORD_CAPACITY)) * RECORD.WIDTH + field;
+    return this.recordBase + ((seq % RECORD_CAPACITY) * this.dims.pes + pe) * RECORD.WIDTH + field;
   }
   grant(pe: number, field: number): number {
     return this.grantBase + pe * GRANT.WIDTH + field;

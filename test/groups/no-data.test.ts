@@ -5,3 +5,4 @@
 
 import '../no-data.test.js';
 import '../no-data-memory.test.js';
+import '../data-memory.test.js';

@@ -26,7 +26,8 @@ export const meta = defineAlgorithm({
 
 export const allReduce = defineKernel(import.meta.url, 'allReduce', async (tl, t: TensorDesc, op: ReduceOp, _shape: WorldShape, _params: Record<string, unknown>) => {
   const p = tl.worldSize;
-  const data = await tl.load(t);
+  // In place: the ring reduces into its shard's own bytes and stores them back once (no copy to hold).
+  const data = await tl.load(t, { inPlace: true });
   await ringAllReduce(tl, data, new Chunks(0, data.size, p), { p, pos: tl.rank, send: 'east', recv: 'west' }, op, p);
   await tl.store(t, data);
 });
