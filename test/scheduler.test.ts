@@ -116,3 +116,82 @@ t.test("a broadcast waiter whose listener throws rejects with the listener's err
   here.stop(new Error('test over'));
   there.stop(new Error('test over'));
 });
+
+/** A promise-free waiter (Scheduler.parkWaiter) that records how it settled and runs `then` as it resumes. */
+class Recorder {
+  settled = false;
+  readonly broadcast = false;
+  resolved = 0;
+  rejected: Error[] = [];
+  constructor(
+    public word: number,
+    public target: number,
+    private readonly then: () => void = () => undefined,
+  ) {}
+  resolve(): void {
+    this.resolved++;
+    this.then();
+  }
+  reject(e: Error): void {
+    this.rejected.push(e);
+  }
+}
+
+t.test('a parked waiter resumes inside the publish that reaches its target, with no promise in between', async (t) => {
+  const sh = SharedState.create(dims);
+  const here = new Scheduler(sh, 0, false, null);
+  const word = sh.layout.pe(0, PE.DONE_SEQ);
+  const w = new Recorder(word, 2);
+  here.parkWaiter(NO_ACTOR, w, WAIT_KIND.KERNEL_DONE, 0, 0);
+  Atomics.store(sh.ctl, word, 1);
+  here.signal(word);
+  t.equal(w.resolved, 0, 'short of its target it stays parked');
+  Atomics.store(sh.ctl, word, 2);
+  here.signal(word);
+  t.equal(w.resolved, 1, 'resolved synchronously by the publish');
+  t.equal(here.waiterCount, 0);
+  here.stop(new Error('test over'));
+});
+
+t.test('a waiter that publishes and parks again as it resumes: every waiter resumes once, and the count stays true', async (t) => {
+  const sh = SharedState.create(dims);
+  const here = new Scheduler(sh, 0, false, null);
+  const word = sh.layout.pe(0, PE.DONE_SEQ);
+  // a resumes at 1, publishes 2 (which b waits for) and parks again for 3; c (target 3) is resumed by the test.
+  const again = new Recorder(word, 3);
+  const b = new Recorder(word, 2);
+  const a = new Recorder(word, 1, () => {
+    Atomics.store(sh.ctl, word, 2);
+    here.signal(word);
+    here.parkWaiter(NO_ACTOR, again, WAIT_KIND.KERNEL_DONE, 0, 0);
+  });
+  here.parkWaiter(NO_ACTOR, a, WAIT_KIND.KERNEL_DONE, 0, 0);
+  here.parkWaiter(NO_ACTOR, b, WAIT_KIND.KERNEL_DONE, 0, 0);
+  Atomics.store(sh.ctl, word, 1);
+  here.signal(word);
+  t.same([a.resolved, b.resolved, again.resolved], [1, 1, 0], 'a once, b once (from inside a), the new wait parked');
+  t.equal(here.waiterCount, 1, 'one waiter left: the one a parked');
+  Atomics.store(sh.ctl, word, 3);
+  here.signal(word);
+  t.same([a.resolved, b.resolved, again.resolved], [1, 1, 1]);
+  t.equal(here.waiterCount, 0);
+  here.stop(new Error('test over'));
+});
+
+t.test('a parked waiter is rejected once on abort, and at once when parked after it', async (t) => {
+  const sh = SharedState.create(dims);
+  const here = new Scheduler(sh, 0, false, null);
+  const word = sh.layout.pe(0, PE.DONE_SEQ);
+  const w = new Recorder(word, 1);
+  here.parkWaiter(NO_ACTOR, w, WAIT_KIND.KERNEL_DONE, 0, 0);
+  abortSession(sh, ABORT_KIND.RANK_FAILED);
+  here.signal(sh.layout.pe(1, PE.DONE_SEQ)); // any local publish looks at the doorbell the abort rang, and sweeps
+  t.equal(w.rejected.length, 1);
+  t.type(w.rejected[0], AbortError);
+  t.equal(here.waiterCount, 0);
+  const late = new Recorder(word, 1);
+  here.parkWaiter(NO_ACTOR, late, WAIT_KIND.KERNEL_DONE, 0, 0);
+  t.equal(late.rejected.length, 1, 'parked after the abort: rejected at once');
+  t.equal(here.waiterCount, 0);
+  here.stop(new Error('test over'));
+});

@@ -37,6 +37,7 @@
 import { bytesPerElement, decode, encode, type DType } from '../dtype/index.js';
 import { ACTOR_STATE, DIRECTIONS, FLOW, HEADER, PE, WAIT_KIND } from '../shm/layout.js';
 import type { ThreadEnv } from '../sync/thread-env.js';
+import type { Waiter } from '../sync/scheduler.js';
 import { ringView, type IpcqRingView } from './ring.js';
 import { linkOverlapOf, type LinkOverlap, type Route } from './link-overlap.js';
 import { VirtualClock } from '../time/virtual-clock.js';
@@ -45,12 +46,20 @@ import { allocBytes } from '../tile/slab.js';
 
 const EMPTY = new Uint8Array(0);
 
-/** A queued channel operation: its completion time once settled (a receive's values are then in its array). */
+/**
+ * A queued channel operation: its completion time once settled (a receive's
+ * values are then in its array). Settled either by the promise chain it was
+ * attached to (attach), or directly (complete, fail) by a receive that parks
+ * without one (InboundChannel, ParkedRecv); its promise is then made only
+ * when someone asks for it.
+ */
 export class ChannelOp<T> {
   settled = false;
   value: T | undefined;
   error: unknown;
   private pending: Promise<T> | undefined;
+  private resolvePending: ((v: T) => void) | undefined;
+  private rejectPending: ((e: unknown) => void) | undefined;
 
   constructor(
     readonly channel: number,
@@ -59,8 +68,29 @@ export class ChannelOp<T> {
   ) {}
 
   get promise(): Promise<T> {
-    if (!this.pending) this.pending = this.settled ? (this.error !== undefined ? Promise.reject(this.error) : Promise.resolve(this.value as T)) : new Promise<T>(() => undefined);
+    if (!this.pending) {
+      if (this.settled) this.pending = this.error !== undefined ? Promise.reject(this.error) : Promise.resolve(this.value as T);
+      else
+        this.pending = new Promise<T>((resolve, reject) => {
+          this.resolvePending = resolve;
+          this.rejectPending = reject;
+        });
+    }
     return this.pending;
+  }
+
+  /** @internal Settle an op no promise chain drives, with its completion time. */
+  complete(value: T): void {
+    this.settled = true;
+    this.value = value;
+    this.resolvePending?.(value);
+  }
+
+  /** @internal Fail an op no promise chain drives. */
+  fail(e: unknown): void {
+    this.settled = true;
+    this.error = e;
+    this.rejectPending?.(e);
   }
 
   /** @internal */
@@ -332,8 +362,73 @@ export class OutboundChannel extends Channel {
   }
 }
 
+/**
+ * A receive in progress: where its pieces come from and go, and how far it is
+ * (the virtual time `t` its next piece is read from, the bytes `got` so far).
+ * As a ParkedRecv it is also the scheduler's waiter for its next piece.
+ */
+class RecvState {
+  /** Bytes of the piece read last, when the channel was ready for it, and when it had arrived (for freePiece's records). */
+  bytes = 0;
+  readyPs = 0;
+  arrivalPs = 0;
+  got = 0;
+
+  constructor(
+    readonly ring: IpcqRingView,
+    readonly sender: number,
+    readonly dtype: DType,
+    readonly values: Float32Array,
+    readonly nbytes: number,
+    public t: number,
+  ) {}
+}
+
+/**
+ * A receive issued on an idle channel before all its pieces are in: the
+ * queued path's steps (InboundChannel.run) as a state machine, parked on its
+ * ring's tail with the scheduler between pieces and resumed synchronously by
+ * the publish that brings the next one. No promise chain, async frame or
+ * parked promise per receive. Under --threads 2 the ring all-reduce at
+ * p = 1024 parks about one receive in fifteen (every rank of a thread once
+ * whenever that thread gets ahead of the other), and the queued path's dozen
+ * promises and closures per receive, each tagged by the fault-owner hooks,
+ * lived long enough to be promoted: three times the old-space garbage of
+ * --threads 1 (docs/benchmarks.md, "SimGrid side by side").
+ */
+class ParkedRecv extends RecvState implements Waiter {
+  word: number;
+  target = 0;
+  readonly broadcast = false;
+  settled = false;
+
+  constructor(
+    private readonly channel: InboundChannel,
+    readonly op: ChannelOp<number>,
+    ring: IpcqRingView,
+    sender: number,
+    dtype: DType,
+    values: Float32Array,
+    nbytes: number,
+    t: number,
+  ) {
+    super(ring, sender, dtype, values, nbytes, t);
+    this.word = ring.tailWord;
+  }
+
+  resolve(): void {
+    this.channel.resume(this);
+  }
+
+  reject(e: Error): void {
+    this.channel.abandon(this, e);
+  }
+}
+
 export class InboundChannel extends Channel {
   private readonly rings = new Map<number, IpcqRingView>();
+  /** The parked receive in progress, if any (a receive queued behind it chains on its op). */
+  private parked: ParkedRecv | undefined;
 
   constructor(env: ThreadEnv, pe: number, dir: number) {
     super(env, pe, 4 + dir);
@@ -365,8 +460,74 @@ export class InboundChannel extends Channel {
       if (Atomics.load(ctl, ring.tailWord) >= Atomics.load(ctl, ring.headWord) + pieces) {
         return this.recvNow(ring, sender, dtype, out, issuePs, pieces);
       }
+      return this.park(ring, sender, dtype, out, issuePs, nbytes);
+    }
+    if (this.parked !== undefined) {
+      // Behind a parked receive: the chain starts when it settles.
+      this.tail = this.parked.op.promise.catch(() => undefined);
+      this.parked = undefined;
     }
     return this.enqueue(() => this.run(ring, sender, dtype, out, issuePs));
+  }
+
+  /** Start a parked receive (the channel is idle): take what is in, park for the rest. */
+  private park(ring: IpcqRingView, sender: number, dtype: DType, out: Float32Array, issuePs: number, nbytes: number): ChannelOp<number> {
+    // RUNNING from the moment it is issued, as a queued operation (see enqueue).
+    this.env.sched.setState(this.actor, ACTOR_STATE.RUNNING);
+    const op = new ChannelOp<number>(this.channel, this.issued++);
+    const r = new ParkedRecv(this, op, ring, sender, dtype, out, nbytes, Math.max(this.clock.nowPs, issuePs));
+    this.parked = r;
+    this.pump(r);
+    return op;
+  }
+
+  /** @internal The piece a parked receive waited for is in. */
+  resume(r: ParkedRecv): void {
+    this.env.sched.unblock(this.actor);
+    this.pump(r);
+  }
+
+  /** @internal The session aborted or stopped while `r` was parked. */
+  abandon(r: ParkedRecv, e: Error): void {
+    this.env.sched.unblock(this.actor);
+    this.finish(r, e);
+  }
+
+  /** Take every piece of `r` that is in; park for the next one, or settle `r` when it has them all. */
+  private pump(r: ParkedRecv): void {
+    const { sched, shared } = this.env;
+    const ring = r.ring;
+    try {
+      do {
+        const k = Atomics.load(shared.ctl, ring.headWord);
+        if (Atomics.load(shared.ctl, ring.tailWord) < k + 1) {
+          ring.wantData(k);
+          // Look again after wanting it: a producer on another thread rings only for a wanted piece.
+          if (Atomics.load(shared.ctl, ring.tailWord) < k + 1) {
+            r.target = k + 1;
+            sched.parkWaiter(this.actor, r, WAIT_KIND.IPCQ_DATA, ring.ring, r.t);
+            return;
+          }
+        }
+        this.readPiece(r, k);
+        this.freePiece(r, k);
+      } while (r.got < r.nbytes);
+    } catch (e) {
+      this.finish(r, e);
+      return;
+    }
+    this.clock.advanceTo(r.t);
+    this.finish(r);
+  }
+
+  /** As the queued chain's end does (enqueue), then settle the op. */
+  private finish(r: ParkedRecv, error?: unknown): void {
+    if (this.parked === r) this.parked = undefined;
+    this.settledCount++;
+    Atomics.add(this.env.shared.ctl, this.doneWord, 1);
+    if (this.idle) this.env.sched.setState(this.actor, ACTOR_STATE.IDLE);
+    if (error !== undefined) r.op.fail(error);
+    else r.op.complete(r.t);
   }
 
   /** Every piece is in: decode straight from the slots, free them, publish head once. */
@@ -412,41 +573,56 @@ export class InboundChannel extends Channel {
     return this.readCostPs;
   }
 
-  /** The queued path: piece by piece as they arrive, each decoded straight into `values` (left alone by the kernel until the receive is waited for). */
+  /**
+   * The queued path behind another operation, or under jitter: piece by piece as they
+   * arrive, each decoded straight into `values` (left alone by the kernel until the
+   * receive is waited for). A receive on an idle channel parks instead (park): the same
+   * steps without a promise per piece.
+   */
   private async run(ring: IpcqRingView, sender: number, dtype: DType, values: Float32Array, issuePs: number): Promise<number> {
-    const { env } = this;
-    const { sched, plan, shared } = env;
-    const producer = plan.peExecutor[sender];
-    const bpe = bytesPerElement(dtype);
-    const nbytes = values.length * bpe;
-    let t = Math.max(this.clock.nowPs, issuePs);
-    let got = 0;
+    const { sched, shared } = this.env;
+    const r = new RecvState(ring, sender, dtype, values, values.length * bytesPerElement(dtype), Math.max(this.clock.nowPs, issuePs));
     do {
       const k = Atomics.load(shared.ctl, ring.headWord);
       // Wait for the piece, unless it is in already (jitter mode always goes through the wait).
       if (sched.jitter || Atomics.load(shared.ctl, ring.tailWord) < k + 1) {
         ring.wantData(k);
-        await sched.waitUntil(this.actor, ring.tailWord, k + 1, WAIT_KIND.IPCQ_DATA, ring.ring, t);
+        await sched.waitUntil(this.actor, ring.tailWord, k + 1, WAIT_KIND.IPCQ_DATA, ring.ring, r.t);
       }
-      const bytes = ring.checkedBytes(k, sender, this.pe);
-      this.checkSize(sender, nbytes, got, bytes);
-      const readyPs = t;
-      const arrivalPs = ring.arrivalPs(k);
-      t = Math.max(t, arrivalPs) + this.readPs(bytes);
-      if (!plan.noData) {
-        const at = got / bpe;
-        if (dtype === 'f32') values.set(ring.payloadF32(k, bytes / 4), at);
-        else decode(dtype, ring.payload(k, bytes), values.subarray(at, at + bytes / bpe));
-      }
-      got += bytes;
+      this.readPiece(r, k);
       if (sched.jitter) await sched.jitter.point();
-      ring.setFreed(k, t);
-      env.trace?.pieceIn(ring.ring, k, this.pe, DIRECTIONS[this.channel - 4], sender, bytes, readyPs, Math.max(0, arrivalPs - readyPs), t);
-      ring.publishHead(k + 1);
-      this.wake(ring.headWord, producer, ring.creditWanted(k, k + 1));
-    } while (got < nbytes);
-    this.clock.advanceTo(t);
-    return t;
+      this.freePiece(r, k);
+    } while (r.got < r.nbytes);
+    this.clock.advanceTo(r.t);
+    return r.t;
+  }
+
+  /** Piece `k` of `r` is in: check it, charge its read, decode it into place. */
+  private readPiece(r: RecvState, k: number): void {
+    const { ring, dtype } = r;
+    const bytes = ring.checkedBytes(k, r.sender, this.pe);
+    this.checkSize(r.sender, r.nbytes, r.got, bytes);
+    r.bytes = bytes;
+    r.readyPs = r.t;
+    r.arrivalPs = ring.arrivalPs(k);
+    r.t = Math.max(r.t, r.arrivalPs) + this.readPs(bytes);
+    if (!this.env.plan.noData) {
+      const bpe = bytesPerElement(dtype);
+      const at = r.got / bpe;
+      if (dtype === 'f32') r.values.set(ring.payloadF32(k, bytes / 4), at);
+      else decode(dtype, ring.payload(k, bytes), r.values.subarray(at, at + bytes / bpe));
+    }
+    r.got += bytes;
+  }
+
+  /** Free piece `k`'s slot at the time it was read, hand its credit back, wake the sender. */
+  private freePiece(r: RecvState, k: number): void {
+    const { env } = this;
+    const ring = r.ring;
+    ring.setFreed(k, r.t);
+    env.trace?.pieceIn(ring.ring, k, this.pe, DIRECTIONS[this.channel - 4], r.sender, r.bytes, r.readyPs, Math.max(0, r.arrivalPs - r.readyPs), r.t);
+    ring.publishHead(k + 1);
+    this.wake(ring.headWord, env.plan.peExecutor[r.sender], ring.creditWanted(k, k + 1));
   }
 
   private checkSize(sender: number, want: number, got: number, piece: number, short = false): void {

@@ -536,13 +536,24 @@ export class KernelContext {
       if (raceLog.on) this.raceReceived(f.raceKeys);
       return Promise.resolve(f.tile);
     }
+    // Not in yet: wait as settle() does, with one promise instead of an async frame (a
+    // ring step under --threads 2 lands here whenever its thread got ahead of the other).
     this.flow.begin('wait');
-    return this.settle(f.op).then(
+    const op = f.op;
+    const sched = this.pe.env.sched;
+    const actor = this.flow.actor;
+    sched.block(actor, this.pe.chanDoneWord(op.channel), op.index + 1, WAIT_KIND.CHANNEL, op.channel, this.clock.nowPs);
+    return op.promise.then(
       () => {
+        sched.unblock(actor);
+        this.take(op);
         if (raceLog.on) this.raceReceived(f.raceKeys);
         return this.settledAs(f.tile);
       },
-      (e: unknown) => this.failedWith(e),
+      (e: unknown) => {
+        sched.unblock(actor);
+        return this.failedWith(e);
+      },
     );
   }
 

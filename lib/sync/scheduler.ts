@@ -51,7 +51,13 @@ import { collectIfIdle } from './young-gc.js';
 /** Setimmediate rounds a `poll` thread spins before parking (spin only with a budget: DESIGN §8). */
 const POLL_SPIN_BUDGET = 64;
 
-interface Waiter {
+/**
+ * A parked wait: resolved once ctl[word] >= target, rejected on abort or stop.
+ * resolve and reject may run synchronously inside a publish (signal) and may
+ * publish and park again themselves: signal settles a word's list before it
+ * calls them.
+ */
+export interface Waiter {
   word: number;
   target: number;
   resolve: () => void;
@@ -169,6 +175,27 @@ export class Scheduler {
     } finally {
       if (actor !== NO_ACTOR) this.unblock(actor);
     }
+  }
+
+  /**
+   * As waitUntil, without a promise: `w.resolve()` is called once
+   * ctl[w.word] >= w.target (synchronously, from the publish that made it
+   * so, or from this thread's wake loop), `w.reject(e)` on abort or stop.
+   * The caller has checked that the condition does not hold yet; `actor` is
+   * published as BLOCKED (unless NO_ACTOR), and the waiter publishes it
+   * RUNNING again (unblock) as it resumes or fails. For the waits that run once per message (a queued
+   * receive, lib/ipcq/channel.ts), where a promise, an async frame and their
+   * fault-owner tags per wait were most of the cost.
+   */
+  parkWaiter(actor: number, w: Waiter, kind: number, aux: number, clockPs: number): void {
+    if (Atomics.load(this.ctl, HEADER.ABORT) !== 0) {
+      w.settled = true;
+      w.reject(this.abortError());
+      return;
+    }
+    if (actor !== NO_ACTOR) this.block(actor, w.word, w.target, kind, aux, clockPs);
+    w.settled = false;
+    this.park(w);
   }
 
   /**
@@ -313,17 +340,28 @@ export class Scheduler {
     const list = this.byWord.get(word);
     if (!list) return;
     const v = Atomics.load(this.ctl, word);
+    // Settle the list first, then resolve: a resolve may publish (and so sweep
+    // every word, this one too) or park again, synchronously (parkWaiter).
+    let first: Waiter | undefined;
+    let more: Waiter[] | undefined;
     let kept = 0;
     for (let i = 0; i < list.length; i++) {
       const w = list[i];
       if (v >= w.target) {
         this.waiting--;
         w.settled = true;
-        w.resolve();
+        if (first === undefined) first = w;
+        else (more ??= []).push(w);
       } else list[kept++] = w;
+    }
+    if (first === undefined) {
+      if (kept === 0) this.byWord.delete(word);
+      return;
     }
     if (kept === 0) this.byWord.delete(word);
     else list.length = kept;
+    first.resolve();
+    if (more !== undefined) for (const w of more) w.resolve();
   }
 
   /**
@@ -360,18 +398,19 @@ export class Scheduler {
   }
 
   private rejectAll(e: Error): void {
+    // Empty the table first: a reject runs the waiter's own code (parkWaiter), which must find it consistent.
+    const all: Waiter[] = [];
+    for (const list of this.byWord.values()) for (const w of list) all.push(w);
+    this.byWord.clear();
+    this.waiting = 0;
     const watched = new Set<number>();
-    for (const list of this.byWord.values()) {
-      for (const w of list) {
-        w.settled = true;
-        w.reject(e);
-        if (w.broadcast) watched.add(w.word);
-      }
+    for (const w of all) {
+      w.settled = true;
+      w.reject(e);
+      if (w.broadcast) watched.add(w.word);
     }
     // Release the broadcast waiters' own waitAsyncs (each holds the buffer until woken); other threads' wake spuriously and wait again.
     for (const word of watched) Atomics.notify(this.ctl, word);
-    this.byWord.clear();
-    this.waiting = 0;
   }
 
   private sweep(): void {
