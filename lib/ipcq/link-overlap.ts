@@ -28,7 +28,7 @@ import { abortSession } from '../sync/scheduler.js';
 import { Links } from '../topology/links.js';
 import type { Machine } from '../topology/machine.js';
 import type { ThreadEnv } from '../sync/thread-env.js';
-import { aloneArrival, aloneRateOf, pieceBytes, pieceJoin } from '../topology/link-share.js';
+import { aloneArrivalPs, aloneRateOf, joinOf, pieceBytes, pieceStartPs } from '../topology/link-share.js';
 
 /** A route's link ids and its narrowest link's GB/s (the piece's rate alone). */
 export interface Route {
@@ -71,13 +71,16 @@ export class LinkOverlap {
    * every wait now throws).
    */
   cross(route: Route, readyPs: number, serialPs: number, latencyPs: number, joinMinPs: number): number {
-    const { startPs, joinPs } = pieceJoin(readyPs, latencyPs, joinMinPs);
+    // pieceJoin and aloneArrival, without their result objects (this runs once per piece).
+    const startPs = pieceStartPs(readyPs, latencyPs, joinMinPs);
     if (pieceBytes(serialPs, route.gbPerS) === 0) return startPs;
-    const { endPs, arrivalPs } = aloneArrival(joinPs, serialPs);
+    const joinPs = joinOf(startPs, latencyPs);
+    const endPs = joinPs + serialPs;
     let overlap = false;
-    for (const l of route.links) if (this.record(l, joinPs, endPs)) overlap = true;
+    const links = route.links;
+    for (let i = 0; i < links.length; i++) if (this.record(links[i], joinPs, endPs)) overlap = true;
     if (overlap) abortSession(this.sh, ABORT_KIND.LINK_OVERLAP);
-    return arrivalPs - latencyPs;
+    return aloneArrivalPs(joinPs, serialPs) - latencyPs;
   }
 
   /** Record [joinPs, endPs] on link `l`; true when it starts before the latest end recorded there. */

@@ -116,8 +116,13 @@ export function joinOf(startPs: number, latencyPs: number): number {
  * and the join it computes from it (the link arbiter's and the fast path's one expression).
  */
 export function pieceJoin(readyPs: number, latencyPs: number, joinMinPs: number): { startPs: number; joinPs: number } {
-  const startPs = Math.max(joinOf(readyPs, latencyPs), joinMinPs) - latencyPs;
+  const startPs = pieceStartPs(readyPs, latencyPs, joinMinPs);
   return { startPs, joinPs: joinOf(startPs, latencyPs) };
+}
+
+/** pieceJoin's startPs alone (no object: the optimistic path asks once per piece). */
+export function pieceStartPs(readyPs: number, latencyPs: number, joinMinPs: number): number {
+  return Math.max(joinOf(readyPs, latencyPs), joinMinPs) - latencyPs;
 }
 
 /** Bytes of a piece whose serialisation alone takes `serialPs` at `gbPerS` (0: no bandwidth phase). */
@@ -131,8 +136,13 @@ export function pieceBytes(serialPs: number, gbPerS: number): number {
  * exactly this for every flow that ran at its rate alone from join to end.
  */
 export function aloneArrival(joinPs: number, alonePs: number): { endPs: number; arrivalPs: number } {
+  return { endPs: joinPs + alonePs, arrivalPs: aloneArrivalPs(joinPs, alonePs) };
+}
+
+/** aloneArrival's arrivalPs alone (its endPs is joinPs + alonePs). */
+export function aloneArrivalPs(joinPs: number, alonePs: number): number {
   const whole = Math.floor(joinPs);
-  return { endPs: joinPs + alonePs, arrivalPs: whole + Math.ceil(joinPs - whole + alonePs - EPSILON_PS) };
+  return whole + Math.ceil(joinPs - whole + alonePs - EPSILON_PS);
 }
 
 /** The narrowest capacity (GB/s) on `route`: a flow's rate alone (Infinity for an empty route). */
