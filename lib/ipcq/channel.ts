@@ -83,14 +83,18 @@ export class ChannelOp<T> {
   complete(value: T): void {
     this.settled = true;
     this.value = value;
-    this.resolvePending?.(value);
+    const resolve = this.resolvePending;
+    this.resolvePending = this.rejectPending = undefined;
+    resolve?.(value);
   }
 
   /** @internal Fail an op no promise chain drives. */
   fail(e: unknown): void {
     this.settled = true;
     this.error = e;
-    this.rejectPending?.(e);
+    const reject = this.rejectPending;
+    this.resolvePending = this.rejectPending = undefined;
+    reject?.(e);
   }
 
   /** @internal */

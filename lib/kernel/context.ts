@@ -547,6 +547,7 @@ export class KernelContext {
       () => {
         sched.unblock(actor);
         this.take(op);
+        this.untrack(op);
         if (raceLog.on) this.raceReceived(f.raceKeys);
         return this.settledAs(f.tile);
       },
@@ -636,6 +637,19 @@ export class KernelContext {
     }
     issued.length = kept;
     this.compactedAt = kept;
+  }
+
+  /**
+   * A receive just waited for and taken into the clock is all drain would do
+   * with it (a settled op at a time the clock has reached): drop it now when it
+   * is the op tracked last, as it usually is. Left for the next compaction, a
+   * ring step's parked receive (--threads 2: one in fifteen) lived through
+   * several young collections with its op, promise and resolvers, and was
+   * promoted.
+   */
+  private untrack(op: ChannelOp<number>): void {
+    const issued = this.flow.issued;
+    if (op.channel >= 4 && issued.length > 0 && issued[issued.length - 1] === op) issued.pop();
   }
 
   /** Wait for every transfer this flow started (the runtime does this when the kernel returns; tl.parallel when a branch does). */
