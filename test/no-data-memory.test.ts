@@ -7,6 +7,8 @@ import { INLINE_PAYLOAD_BYTES, SLOT } from '../lib/shm/layout.js';
 import { DEFAULT_ARENA_BYTES } from '../lib/sync/plan.js';
 import { TestRuntime } from './helpers/run.js';
 import { SLAB_PROBE, slabBytesOfAllReduce } from './fixtures/slab-probe.js';
+import { Tile } from '../lib/tile/tile.js';
+import { blankF32, isBlank } from '../lib/tile/blank.js';
 
 const rt = new TestRuntime({ modules: [SLAB_PROBE] });
 t.teardown(() => rt.close());
@@ -69,4 +71,19 @@ t.test('with --no-data a ring all-reduce takes no tile slab memory: its tiles ha
   const full = await carved(false);
   t.ok(full.reduce((a, b) => a + b, 0) >= 4 * 4096 * 4, 'with data: at least the four loaded shards');
   t.same(await carved(true), [0, 0, 0, 0], 'timing only: none');
+});
+
+t.test("a timing-only tile's slices of one length are one frozen tile, made again when the blank buffer grows", (t) => {
+  const whole = new Tile('f32', [64], blankF32(64));
+  const a = whole.slice(0, 8);
+  t.equal(whole.slice(16, 8), a, 'every 8-element slice is the same tile: no Tile per ring step');
+  t.ok(Object.isFrozen(a.shape), 'its shape cannot be changed under another holder');
+  t.same(a.shape, [8]);
+  t.not(whole.slice(0, 9), a, 'another length, another tile');
+  t.equal(new Tile('bf16', [64], blankF32(64)).slice(0, 8).dtype, 'bf16', 'one per dtype');
+  blankF32(whole.data.buffer.byteLength / 4 + 1); // the buffer grows: its old views are no longer blank
+  const again = new Tile('f32', [64], blankF32(64)).slice(0, 8);
+  t.not(again, a);
+  t.ok(isBlank(again.data), 'the new slice views the new blank buffer');
+  t.end();
 });

@@ -29,7 +29,7 @@ export class Tile {
     if (start < 0 || count < 0 || start + count > this.data.length) throw new RangeError(`tile slice [${start}, ${start + count}) is outside a tile of ${this.data.length} elements`);
     if (s === null) {
       // A timing-only tile: its slices view the blank buffer too (no typed array per ring step).
-      if (isBlank(this.data)) return new Tile(this.dtype, [count], blankF32(count));
+      if (isBlank(this.data)) return blankSlice(this.dtype, count);
       return new Tile(this.dtype, [count], this.data.subarray(start, start + count));
     }
     // A view straight on the slab: subarray looks up the species constructor (~90 vs ~50 ns).
@@ -37,6 +37,29 @@ export class Tile {
     return new Tile(this.dtype, [count], new Float32Array(s.buffer, at, count), s, at);
   }
 }
+
+/**
+ * A timing-only 1-D tile of `count` elements of `dtype`: one per dtype and length
+ * on this thread, since a tile on the blank buffer has no values of its own and
+ * any two of one shape are interchangeable (its shape is frozen). A ring step
+ * cuts a chunk view per step; made anew, the views a rank held while its thread
+ * waited for the other thread were half of what --threads 2 promoted to the old
+ * generation at p = 1024 (decision 0035).
+ */
+function blankSlice(dtype: DType, count: number): Tile {
+  let byCount = blankSlices.get(dtype);
+  if (byCount === undefined) blankSlices.set(dtype, (byCount = new Map()));
+  const t = byCount.get(count);
+  // The blank buffer may have grown since (its old views are no longer blank).
+  if (t !== undefined && isBlank(t.data)) return t;
+  if (byCount.size >= MAX_BLANK_SLICES) byCount.clear();
+  const made = new Tile(dtype, Object.freeze([count]), blankF32(count));
+  byCount.set(count, made);
+  return made;
+}
+const blankSlices = new Map<DType, Map<number, Tile>>();
+/** Lengths kept per dtype; past it the cache starts over (a kernel cuts few lengths). */
+const MAX_BLANK_SLICES = 64;
 
 /** Normalise a `count | shape` argument to a shape. */
 export function toShape(s: number | readonly number[]): number[] {
