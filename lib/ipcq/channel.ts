@@ -45,6 +45,7 @@ import { transferPs } from '../time/virtual-time.js';
 import { allocBytes } from '../tile/slab.js';
 
 const EMPTY = new Uint8Array(0);
+const EMPTY_F32 = new Float32Array(0);
 
 /**
  * A queued channel operation: its completion time once settled (a receive's
@@ -379,11 +380,11 @@ class RecvState {
   got = 0;
 
   constructor(
-    readonly ring: IpcqRingView,
-    readonly sender: number,
-    readonly dtype: DType,
-    readonly values: Float32Array,
-    readonly nbytes: number,
+    public ring: IpcqRingView,
+    public sender: number,
+    public dtype: DType,
+    public values: Float32Array,
+    public nbytes: number,
     public t: number,
   ) {}
 }
@@ -408,7 +409,7 @@ class ParkedRecv extends RecvState implements Waiter {
 
   constructor(
     private readonly channel: InboundChannel,
-    readonly op: ChannelOp<number>,
+    public op: ChannelOp<number>,
     ring: IpcqRingView,
     sender: number,
     dtype: DType,
@@ -417,6 +418,19 @@ class ParkedRecv extends RecvState implements Waiter {
     t: number,
   ) {
     super(ring, sender, dtype, values, nbytes, t);
+    this.word = ring.tailWord;
+  }
+
+  /** Reuse this object for the channel's next parked receive (a channel parks one at a time). */
+  reset(op: ChannelOp<number>, ring: IpcqRingView, sender: number, dtype: DType, values: Float32Array, nbytes: number, t: number): void {
+    this.op = op;
+    this.ring = ring;
+    this.sender = sender;
+    this.dtype = dtype;
+    this.values = values;
+    this.nbytes = nbytes;
+    this.t = t;
+    this.got = 0;
     this.word = ring.tailWord;
   }
 
@@ -433,6 +447,12 @@ export class InboundChannel extends Channel {
   private readonly rings = new Map<number, IpcqRingView>();
   /** The parked receive in progress, if any (a receive queued behind it chains on its op). */
   private parked: ParkedRecv | undefined;
+  /**
+   * The last parked receive, finished: the next one reuses it. A rank that waits for
+   * another thread holds its parked receive across young collections, so one made per
+   * receive was promoted (decision 0035).
+   */
+  private spare: ParkedRecv | undefined;
 
   constructor(env: ThreadEnv, pe: number, dir: number) {
     super(env, pe, 4 + dir);
@@ -479,7 +499,13 @@ export class InboundChannel extends Channel {
     // RUNNING from the moment it is issued, as a queued operation (see enqueue).
     this.env.sched.setState(this.actor, ACTOR_STATE.RUNNING);
     const op = new ChannelOp<number>(this.channel, this.issued++);
-    const r = new ParkedRecv(this, op, ring, sender, dtype, out, nbytes, Math.max(this.clock.nowPs, issuePs));
+    const t = Math.max(this.clock.nowPs, issuePs);
+    let r = this.spare;
+    if (r === undefined) r = new ParkedRecv(this, op, ring, sender, dtype, out, nbytes, t);
+    else {
+      this.spare = undefined;
+      r.reset(op, ring, sender, dtype, out, nbytes, t);
+    }
     this.parked = r;
     this.pump(r);
     return op;
@@ -530,8 +556,12 @@ export class InboundChannel extends Channel {
     this.settledCount++;
     Atomics.add(this.env.shared.ctl, this.doneWord, 1);
     if (this.idle) this.env.sched.setState(this.actor, ACTOR_STATE.IDLE);
-    if (error !== undefined) r.op.fail(error);
-    else r.op.complete(r.t);
+    const op = r.op;
+    // Out of the scheduler's lists (resumed or rejected), so free for the next parked receive.
+    r.values = EMPTY_F32;
+    this.spare = r;
+    if (error !== undefined) op.fail(error);
+    else op.complete(r.t);
   }
 
   /** Every piece is in: decode straight from the slots, free them, publish head once. */
