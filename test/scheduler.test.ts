@@ -195,3 +195,39 @@ t.test('a parked waiter is rejected once on abort, and at once when parked after
   t.equal(here.waiterCount, 0);
   here.stop(new Error('test over'));
 });
+
+t.test('waiters on words that share a slot of the waiter filter are each resumed by their own word', async (t) => {
+  const sh = SharedState.create({ ...dims, pes: 512 });
+  const here = new Scheduler(sh, 0, false, null);
+  const there = new Scheduler(sh, 1, false, null);
+  const slots = 1 << 13; // FILTER_SLOTS in lib/sync/scheduler.ts
+  const x = sh.layout.pe(0, PE.DONE_SEQ);
+  const y = x + slots;
+  t.ok(y < sh.ctl.length, 'the two words exist');
+  const a = new Recorder(x, 1);
+  const b = new Recorder(y, 1);
+  here.parkWaiter(NO_ACTOR, a, WAIT_KIND.KERNEL_DONE, 0, 0);
+  here.parkWaiter(NO_ACTOR, b, WAIT_KIND.KERNEL_DONE, 0, 0);
+  Atomics.store(sh.ctl, x, 1);
+  here.signal(x);
+  t.same([a.resolved, b.resolved], [1, 0], 'x resumes its waiter only');
+  Atomics.store(sh.ctl, y, 1);
+  here.signal(y);
+  t.same([a.resolved, b.resolved], [1, 1], 'y, in the same slot, still resumes its own');
+  t.equal(here.waiterCount, 0);
+
+  // A broadcast waiter that settles through its own wait on the word, then a waiter in its slot.
+  const word = HEADER.BARRIER_ARRIVALS;
+  const c = new Recorder(word + slots, 1);
+  const barrier = here.waitBroadcast(NO_ACTOR, word, 1, WAIT_KIND.BARRIER, 0, 0);
+  here.parkWaiter(NO_ACTOR, c, WAIT_KIND.KERNEL_DONE, 0, 0);
+  Atomics.add(sh.ctl, word, 1);
+  Atomics.notify(sh.ctl, word); // another thread's arrival: no local signal
+  t.equal(await within(barrier, 5000), undefined, 'the broadcast waiter resumed');
+  Atomics.store(sh.ctl, word + slots, 1);
+  here.signal(word + slots);
+  t.equal(c.resolved, 1, 'the waiter sharing its slot is still found');
+  t.equal(here.waiterCount, 0);
+  here.stop(new Error('test over'));
+  there.stop(new Error('test over'));
+});

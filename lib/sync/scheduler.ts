@@ -116,6 +116,10 @@ class BroadcastWaiter implements Waiter {
   }
 }
 
+/** Slots of a scheduler's waiter filter (a power of two; 32 KiB of counts per thread). */
+const FILTER_SLOTS = 1 << 13;
+const FILTER_MASK = FILTER_SLOTS - 1;
+
 /** Actor id meaning "do not publish a status" (internal service loops, not program actors). */
 export const NO_ACTOR = -1;
 
@@ -123,6 +127,13 @@ export class Scheduler {
   private readonly ctl: Int32Array;
   private readonly byWord = new Map<number, Waiter[]>();
   private waiting = 0;
+  /**
+   * Waiters parked per word, counted modulo FILTER_SLOTS: a zero means no waiter
+   * on any word of that slot, so signal (every local publish) skips the map.
+   * While a thread's hosts wait for their collectives `waiting` is never zero,
+   * and the map lookup was most of signal's cost (a ring step publishes twice).
+   */
+  private readonly filter = new Uint32Array(FILTER_SLOTS);
   private loopRunning = false;
   private readonly doorbell: number;
   private readonly sleepGen: number;
@@ -245,6 +256,7 @@ export class Scheduler {
     if (list) list.push(w);
     else this.byWord.set(w.word, [w]);
     this.waiting++;
+    this.filter[w.word & FILTER_MASK]++;
     if (!this.loopRunning) void this.wakeLoop();
   }
 
@@ -269,6 +281,7 @@ export class Scheduler {
     if (list.length === 1) list.length = 0;
     else list.splice(list.indexOf(w), 1);
     this.waiting--;
+    this.filter[w.word & FILTER_MASK]--;
     w.settled = true;
     w.resolve();
   }
@@ -337,6 +350,7 @@ export class Scheduler {
   signal(word: number): void {
     if (this.waiting === 0) return;
     this.pollDoorbell();
+    if (this.filter[word & FILTER_MASK] === 0) return;
     const list = this.byWord.get(word);
     if (!list) return;
     const v = Atomics.load(this.ctl, word);
@@ -349,6 +363,7 @@ export class Scheduler {
       const w = list[i];
       if (v >= w.target) {
         this.waiting--;
+        this.filter[word & FILTER_MASK]--;
         w.settled = true;
         if (first === undefined) first = w;
         else (more ??= []).push(w);
@@ -403,6 +418,7 @@ export class Scheduler {
     for (const list of this.byWord.values()) for (const w of list) all.push(w);
     this.byWord.clear();
     this.waiting = 0;
+    this.filter.fill(0);
     const watched = new Set<number>();
     for (const w of all) {
       w.settled = true;
