@@ -16,11 +16,20 @@ export function blankF32(n: number): Float32Array {
   if (n > blank.length) {
     blank = new Float32Array(Math.max(n, 2 * blank.length));
     views.clear();
+    generation++;
   }
   if (views.size === MAX_VIEWS) views.clear();
   v = blank.subarray(0, n);
   views.set(n, v);
   return v;
+}
+
+/** Bumped whenever the blank buffer is replaced by a larger one (its old views stop being blank). */
+let generation = 0;
+
+/** The blank buffer's generation: a tile made on it now stays blank while this is unchanged. */
+export function blankGeneration(): number {
+  return generation;
 }
 
 /** Whether `data` is a view of the blank buffer (a timing-only tile's). */

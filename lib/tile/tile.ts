@@ -3,9 +3,12 @@
 // arithmetic is exact f32 followed by one rounding into the dtype per op.
 import type { DType } from '../dtype/index.js';
 import type { SimdMemory } from './simd.js';
-import { blankF32, isBlank } from './blank.js';
+import { blankF32, blankGeneration, isBlank } from './blank.js';
 
 export class Tile {
+  /** The blank buffer's generation when this tile was made on it (a timing-only tile), else -1. */
+  private readonly blankGen: number;
+
   constructor(
     readonly dtype: DType,
     readonly shape: readonly number[],
@@ -17,6 +20,12 @@ export class Tile {
   ) {
     const n = shape.length === 1 ? shape[0] : shapeSize(shape); // hot path: most tiles are 1-D
     if (n !== data.length) throw new RangeError(`tile shape [${shape.join(', ')}] holds ${n} elements, got ${data.length} values`);
+    this.blankGen = slab === null && isBlank(data) ? blankGeneration() : -1;
+  }
+
+  /** @internal On the blank buffer as it is now (a timing-only tile): one comparison, not a look at the buffer. */
+  get blank(): boolean {
+    return this.blankGen === blankGeneration();
   }
 
   get size(): number {
@@ -29,7 +38,7 @@ export class Tile {
     if (start < 0 || count < 0 || start + count > this.data.length) throw new RangeError(`tile slice [${start}, ${start + count}) is outside a tile of ${this.data.length} elements`);
     if (s === null) {
       // A timing-only tile: its slices view the blank buffer too (no typed array per ring step).
-      if (isBlank(this.data)) return blankSlice(this.dtype, count);
+      if (this.blank) return blankSlice(this.dtype, count);
       return new Tile(this.dtype, [count], this.data.subarray(start, start + count));
     }
     // A view straight on the slab: subarray looks up the species constructor (~90 vs ~50 ns).
@@ -51,7 +60,7 @@ function blankSlice(dtype: DType, count: number): Tile {
   if (byCount === undefined) blankSlices.set(dtype, (byCount = new Map()));
   const t = byCount.get(count);
   // The blank buffer may have grown since (its old views are no longer blank).
-  if (t !== undefined && isBlank(t.data)) return t;
+  if (t !== undefined && t.blank) return t;
   if (byCount.size >= MAX_BLANK_SLICES) byCount.clear();
   const made = new Tile(dtype, Object.freeze([count]), blankF32(count));
   byCount.set(count, made);
