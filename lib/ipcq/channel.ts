@@ -50,7 +50,7 @@ const EMPTY_F32 = new Float32Array(0);
 /**
  * A queued channel operation: its completion time once settled (a receive's
  * values are then in its array). Settled either by the promise chain it was
- * attached to (attach), or directly (complete, fail) by a receive that parks
+ * attached to (attach), or directly (settle) by a receive that parks
  * without one (InboundChannel, ParkedRecv); its promise is then made only
  * when someone asks for it.
  */
@@ -80,22 +80,16 @@ export class ChannelOp<T> {
     return this.pending;
   }
 
-  /** @internal Settle an op no promise chain drives, with its completion time. */
-  complete(value: T): void {
+  /** @internal Settle an op no promise chain drives: with its completion time, or failed with `error`. */
+  settle(value: T, error?: unknown): void {
     this.settled = true;
     this.value = value;
+    this.error = error;
     const resolve = this.resolvePending;
-    this.resolvePending = this.rejectPending = undefined;
-    resolve?.(value);
-  }
-
-  /** @internal Fail an op no promise chain drives. */
-  fail(e: unknown): void {
-    this.settled = true;
-    this.error = e;
     const reject = this.rejectPending;
     this.resolvePending = this.rejectPending = undefined;
-    reject?.(e);
+    if (error !== undefined) reject?.(error);
+    else resolve?.(value);
   }
 
   /** @internal */
@@ -560,8 +554,7 @@ export class InboundChannel extends Channel {
     // Out of the scheduler's lists (resumed or rejected), so free for the next parked receive.
     r.values = EMPTY_F32;
     this.spare = r;
-    if (error !== undefined) op.fail(error);
-    else op.complete(r.t);
+    op.settle(r.t, error);
   }
 
   /** Every piece is in: decode straight from the slots, free them, publish head once. */

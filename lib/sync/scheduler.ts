@@ -194,9 +194,10 @@ export class Scheduler {
    * so, or from this thread's wake loop), `w.reject(e)` on abort or stop.
    * The caller has checked that the condition does not hold yet; `actor` is
    * published as BLOCKED (unless NO_ACTOR), and the waiter publishes it
-   * RUNNING again (unblock) as it resumes or fails. For the waits that run once per message (a queued
-   * receive, lib/ipcq/channel.ts), where a promise, an async frame and their
-   * fault-owner tags per wait were most of the cost.
+   * RUNNING again (unblock) as it resumes or fails. For the waits that run
+   * once per message (a parked receive, lib/ipcq/channel.ts), where a
+   * promise, an async frame and their fault-owner tags per wait were most of
+   * the cost.
    */
   parkWaiter(actor: number, w: Waiter, kind: number, aux: number, clockPs: number): void {
     if (Atomics.load(this.ctl, HEADER.ABORT) !== 0) {
@@ -369,12 +370,9 @@ export class Scheduler {
         else (more ??= []).push(w);
       } else list[kept++] = w;
     }
-    if (first === undefined) {
-      if (kept === 0) this.byWord.delete(word);
-      return;
-    }
     if (kept === 0) this.byWord.delete(word);
     else list.length = kept;
+    if (first === undefined) return;
     first.resolve();
     if (more !== undefined) for (const w of more) w.resolve();
   }
