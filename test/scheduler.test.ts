@@ -137,17 +137,23 @@ class Recorder {
   }
 }
 
+/** Park `w` as a plain waiter of `sched` (no actor published). */
+const park = (sched: Scheduler, w: Recorder): void => sched.parkWaiter(NO_ACTOR, w, WAIT_KIND.KERNEL_DONE, 0, 0);
+/** Store `v` into `word`, then publish it on `sched`'s thread. */
+const publishAt = (sched: Scheduler, sh: SharedState, word: number, v: number): void => {
+  Atomics.store(sh.ctl, word, v);
+  sched.signal(word);
+};
+
 t.test('a parked waiter resumes inside the publish that reaches its target, with no promise in between', async (t) => {
   const sh = SharedState.create(dims);
   const here = new Scheduler(sh, 0, false, null);
   const word = sh.layout.pe(0, PE.DONE_SEQ);
   const w = new Recorder(word, 2);
-  here.parkWaiter(NO_ACTOR, w, WAIT_KIND.KERNEL_DONE, 0, 0);
-  Atomics.store(sh.ctl, word, 1);
-  here.signal(word);
+  park(here, w);
+  publishAt(here, sh, word, 1);
   t.equal(w.resolved, 0, 'short of its target it stays parked');
-  Atomics.store(sh.ctl, word, 2);
-  here.signal(word);
+  publishAt(here, sh, word, 2);
   t.equal(w.resolved, 1, 'resolved synchronously by the publish');
   t.equal(here.waiterCount, 0);
   here.stop(new Error('test over'));
@@ -157,22 +163,19 @@ t.test('a waiter that publishes and parks again as it resumes: every waiter resu
   const sh = SharedState.create(dims);
   const here = new Scheduler(sh, 0, false, null);
   const word = sh.layout.pe(0, PE.DONE_SEQ);
-  // a resumes at 1, publishes 2 (which b waits for) and parks again for 3; c (target 3) is resumed by the test.
+  // a resumes at 1, publishes 2 (which b waits for) and parks `again` for 3, which the test then publishes.
   const again = new Recorder(word, 3);
   const b = new Recorder(word, 2);
   const a = new Recorder(word, 1, () => {
-    Atomics.store(sh.ctl, word, 2);
-    here.signal(word);
-    here.parkWaiter(NO_ACTOR, again, WAIT_KIND.KERNEL_DONE, 0, 0);
+    publishAt(here, sh, word, 2);
+    park(here, again);
   });
-  here.parkWaiter(NO_ACTOR, a, WAIT_KIND.KERNEL_DONE, 0, 0);
-  here.parkWaiter(NO_ACTOR, b, WAIT_KIND.KERNEL_DONE, 0, 0);
-  Atomics.store(sh.ctl, word, 1);
-  here.signal(word);
+  park(here, a);
+  park(here, b);
+  publishAt(here, sh, word, 1);
   t.same([a.resolved, b.resolved, again.resolved], [1, 1, 0], 'a once, b once (from inside a), the new wait parked');
   t.equal(here.waiterCount, 1, 'one waiter left: the one a parked');
-  Atomics.store(sh.ctl, word, 3);
-  here.signal(word);
+  publishAt(here, sh, word, 3);
   t.same([a.resolved, b.resolved, again.resolved], [1, 1, 1]);
   t.equal(here.waiterCount, 0);
   here.stop(new Error('test over'));
@@ -183,14 +186,14 @@ t.test('a parked waiter is rejected once on abort, and at once when parked after
   const here = new Scheduler(sh, 0, false, null);
   const word = sh.layout.pe(0, PE.DONE_SEQ);
   const w = new Recorder(word, 1);
-  here.parkWaiter(NO_ACTOR, w, WAIT_KIND.KERNEL_DONE, 0, 0);
+  park(here, w);
   abortSession(sh, ABORT_KIND.RANK_FAILED);
   here.signal(sh.layout.pe(1, PE.DONE_SEQ)); // any local publish looks at the doorbell the abort rang, and sweeps
   t.equal(w.rejected.length, 1);
   t.type(w.rejected[0], AbortError);
   t.equal(here.waiterCount, 0);
   const late = new Recorder(word, 1);
-  here.parkWaiter(NO_ACTOR, late, WAIT_KIND.KERNEL_DONE, 0, 0);
+  park(here, late);
   t.equal(late.rejected.length, 1, 'parked after the abort: rejected at once');
   t.equal(here.waiterCount, 0);
   here.stop(new Error('test over'));
@@ -206,13 +209,11 @@ t.test('waiters on words that share a slot of the waiter filter are each resumed
   t.ok(y < sh.ctl.length, 'the two words exist');
   const a = new Recorder(x, 1);
   const b = new Recorder(y, 1);
-  here.parkWaiter(NO_ACTOR, a, WAIT_KIND.KERNEL_DONE, 0, 0);
-  here.parkWaiter(NO_ACTOR, b, WAIT_KIND.KERNEL_DONE, 0, 0);
-  Atomics.store(sh.ctl, x, 1);
-  here.signal(x);
+  park(here, a);
+  park(here, b);
+  publishAt(here, sh, x, 1);
   t.same([a.resolved, b.resolved], [1, 0], 'x resumes its waiter only');
-  Atomics.store(sh.ctl, y, 1);
-  here.signal(y);
+  publishAt(here, sh, y, 1);
   t.same([a.resolved, b.resolved], [1, 1], 'y, in the same slot, still resumes its own');
   t.equal(here.waiterCount, 0);
 
@@ -220,12 +221,11 @@ t.test('waiters on words that share a slot of the waiter filter are each resumed
   const word = HEADER.BARRIER_ARRIVALS;
   const c = new Recorder(word + slots, 1);
   const barrier = here.waitBroadcast(NO_ACTOR, word, 1, WAIT_KIND.BARRIER, 0, 0);
-  here.parkWaiter(NO_ACTOR, c, WAIT_KIND.KERNEL_DONE, 0, 0);
+  park(here, c);
   Atomics.add(sh.ctl, word, 1);
   Atomics.notify(sh.ctl, word); // another thread's arrival: no local signal
   t.equal(await within(barrier, 5000), undefined, 'the broadcast waiter resumed');
-  Atomics.store(sh.ctl, word + slots, 1);
-  here.signal(word + slots);
+  publishAt(here, sh, word + slots, 1);
   t.equal(c.resolved, 1, 'the waiter sharing its slot is still found');
   t.equal(here.waiterCount, 0);
   here.stop(new Error('test over'));
