@@ -33,7 +33,7 @@ import { DIR_COUNT, FLOW, HEADER, PE, GRANT } from '../shm/layout.js';
 import type { SharedState } from '../shm/shared-state.js';
 import type { Machine } from '../topology/machine.js';
 import { Links } from '../topology/links.js';
-import { EPSILON_PS, LinkShare, aloneRateOf, pieceBytes, pieceJoin } from '../topology/link-share.js';
+import { EPSILON_PS, LinkShare, aloneRateOf, pieceBytes, pieceStartPs } from '../topology/link-share.js';
 import { actorsBound, commandInFlight } from './arbiter.js';
 
 /** Snapshot attempts before a pass gives up (actors kept changing state; a later ring retries). */
@@ -82,7 +82,7 @@ export class LinkArbiter {
       const bytes = pieceBytes(serialPs, aloneRateOf(route, this.gbPerS));
       // It enters its links after its latency, and not before the sends its kernel waited for arrived.
       const latencyPs = times[L.flow(pe, dir, FLOW.LATENCY_PS)];
-      const { startPs } = pieceJoin(times[L.flow(pe, dir, FLOW.START_PS)], latencyPs, times[L.flow(pe, dir, FLOW.JOIN_MIN_PS)]);
+      const startPs = pieceStartPs(times[L.flow(pe, dir, FLOW.START_PS)], latencyPs, times[L.flow(pe, dir, FLOW.JOIN_MIN_PS)]);
       // CM02's sharing penalty: the route's latency (longer routes get less of a shared link).
       this.model.add({ id: k * this.channels + c, startPs, bytes, alonePs: bytes === 0 ? undefined : serialPs, route, latencyPs, penalty: Math.max(1, latencyPs) });
     }

@@ -71,7 +71,7 @@ export class LinkOverlap {
    * every wait now throws).
    */
   cross(route: Route, readyPs: number, serialPs: number, latencyPs: number, joinMinPs: number): number {
-    // pieceJoin and aloneArrival, without their result objects (this runs once per piece).
+    // aloneArrival's numbers without its result object (this runs once per piece).
     const startPs = pieceStartPs(readyPs, latencyPs, joinMinPs);
     if (pieceBytes(serialPs, route.gbPerS) === 0) return startPs;
     const joinPs = joinOf(startPs, latencyPs);

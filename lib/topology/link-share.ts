@@ -113,14 +113,9 @@ export function joinOf(startPs: number, latencyPs: number): number {
 /**
  * A piece ready at `readyPs` on a route of `latencyPs`, entering its links no earlier
  * than `joinMinPs` (lib/kernel/context.ts's join floor): the start the model is given
- * and the join it computes from it (the link arbiter's and the fast path's one expression).
+ * (the link arbiter's and the fast path's one expression); its join is
+ * joinOf(start, latencyPs).
  */
-export function pieceJoin(readyPs: number, latencyPs: number, joinMinPs: number): { startPs: number; joinPs: number } {
-  const startPs = pieceStartPs(readyPs, latencyPs, joinMinPs);
-  return { startPs, joinPs: joinOf(startPs, latencyPs) };
-}
-
-/** pieceJoin's startPs alone (no object: the optimistic path asks once per piece). */
 export function pieceStartPs(readyPs: number, latencyPs: number, joinMinPs: number): number {
   return Math.max(joinOf(readyPs, latencyPs), joinMinPs) - latencyPs;
 }
