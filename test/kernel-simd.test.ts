@@ -3,11 +3,12 @@
 // f32, NaN payloads included (it is chosen by where tiles happen to be allocated, which differs
 // between thread layouts), falls back correctly when it cannot apply, and
 // slabs are recycled zeroed once the kernels with tiles in them ended (an epoch's end
-// when no kernel can be named), but not after a failed one, and dropped slabs bring a full
+// when no kernel run is named), but not after a failed one, a tile belongs to the kernel
+// run it is made for whatever fault owner the code runs as, and dropped slabs bring a full
 // collection.
 import t from 'tap';
 import { addInto, addTiles } from '../lib/kernel/math.js';
-import { allocF32, allocTile, kernelEnded, kernelStarted, resetSlabs, slabStats, type KernelSlabs } from '../lib/tile/slab.js';
+import { allocF32, allocTile, kernelEnded, kernelStarted, resetSlabs, slabStats, type KernelRun } from '../lib/tile/slab.js';
 import { Tile } from '../lib/tile/tile.js';
 import { FaultOwner } from '../lib/sync/fault-owner.js';
 
@@ -170,30 +171,30 @@ t.test('a kernel that never ends does not hold the epoch open past resetSlabs (a
   t.same([...again.data], new Array(16).fill(0));
 });
 
-/** A kernel's run for the slab bookkeeping: its fault owner, and tiles made as it. */
-function kernelRun(name: string): { owner: FaultOwner; alloc: (n: number) => Promise<Tile> } {
-  const owner = new FaultOwner(name, () => 0);
-  return { owner, alloc: (n) => owner.run(async () => allocTile('f32', [n], n)) };
+/** A kernel for the slab bookkeeping: its run (once started), and tiles made for it, as its tl makes them. */
+function kernelRun(): { start: () => KernelRun; alloc: (n: number) => Promise<Tile> } {
+  let run: KernelRun | undefined;
+  return { start: () => (run = kernelStarted()), alloc: async (n) => allocTile('f32', [n], n, run) };
 }
 
 /**
  * A running kernel that took every kept slab and filled the current one: the next 1 MB tile
  * opens a fresh slab, and the thread has room to keep the first slab released.
  */
-async function holder(): Promise<KernelSlabs> {
-  const z = kernelRun('z');
-  const k = kernelStarted(z.owner);
+async function holder(): Promise<KernelRun> {
+  const z = kernelRun();
+  const k = z.start();
   while (slabStats().kept > 0 || slabStats().top + 1_000_000 <= 4 * 1024 * 1024) await z.alloc(250_000);
   return k;
 }
 
 t.test('a slab is recycled once the kernels with tiles in it ended, while another kernel of the epoch still runs', async (t) => {
-  const a = kernelRun('a');
-  const b = kernelRun('b');
-  const c = kernelRun('c');
+  const a = kernelRun();
+  const b = kernelRun();
+  const c = kernelRun();
   const kz = await holder();
-  const ka = kernelStarted(a.owner);
-  const kb = kernelStarted(b.owner);
+  const ka = a.start();
+  const kb = b.start();
   // 1 MB tiles, four to a slab: a fills one slab and starts a second, which b shares.
   const aTiles: Tile[] = [];
   for (let i = 0; i < 5; i++) aTiles.push(await a.alloc(250_000));
@@ -206,7 +207,7 @@ t.test('a slab is recycled once the kernels with tiles in it ended, while anothe
   const early = slabStats().early;
   kernelEnded(ka, true);
   t.equal(slabStats().early, early + 1, 'a\'s own slab is recycled while b runs');
-  const kc = kernelStarted(c.owner);
+  const kc = c.start();
   const cTiles: Tile[] = [];
   for (let i = 0; i < 4; i++) cTiles.push(await c.alloc(250_000));
   t.equal(cTiles[3].data.buffer, first, 'the next slab c needs is a\'s, handed out again');
@@ -218,12 +219,12 @@ t.test('a slab is recycled once the kernels with tiles in it ended, while anothe
 });
 
 t.test('a failed kernel\'s slab goes to the GC though others of the epoch still run', async (t) => {
-  const a = kernelRun('a');
-  const b = kernelRun('b');
-  const c = kernelRun('c');
+  const a = kernelRun();
+  const b = kernelRun();
+  const c = kernelRun();
   const kz = await holder();
-  const ka = kernelStarted(a.owner);
-  const kb = kernelStarted(b.owner);
+  const ka = a.start();
+  const kb = b.start();
   const aTiles: Tile[] = [];
   for (let i = 0; i < 5; i++) aTiles.push(await a.alloc(250_000));
   aTiles[0].data.fill(5);
@@ -231,7 +232,7 @@ t.test('a failed kernel\'s slab goes to the GC though others of the epoch still 
   const early = slabStats().early;
   kernelEnded(ka, false);
   t.equal(slabStats().early, early + 1, 'released');
-  const kc = kernelStarted(c.owner);
+  const kc = c.start();
   const cTiles: Tile[] = [];
   for (let i = 0; i < 4; i++) cTiles.push(await c.alloc(250_000));
   t.ok(cTiles.every((x) => x.data.buffer !== aTiles[0].data.buffer), 'but not handed out again');
@@ -241,14 +242,34 @@ t.test('a failed kernel\'s slab goes to the GC though others of the epoch still 
   kernelEnded(kz, true);
 });
 
+t.test('a tile belongs to the kernel run it is made for, whatever fault owner the code runs as', async (t) => {
+  const kz = await holder();
+  const a = kernelRun();
+  const b = kernelRun();
+  const ka = a.start();
+  const kb = b.start();
+  // a's tiles are made while the code runs as another owner (a rank's host code, say):
+  // the run names them, not the owner, so a's slab is recycled when a ends while b runs.
+  const other = new FaultOwner('not a kernel', () => 0);
+  const aTiles: Tile[] = [];
+  for (let i = 0; i < 4; i++) aTiles.push(await other.run(() => a.alloc(250_000)));
+  await b.alloc(250_000);
+  t.not(aTiles[0].data.buffer, (await b.alloc(16)).data.buffer, 'a filled a slab of its own');
+  const early = slabStats().early;
+  kernelEnded(ka, true);
+  t.equal(slabStats().early, early + 1, 'a\'s slab is recycled while b still runs');
+  kernelEnded(kb, true);
+  kernelEnded(kz, true);
+});
+
 t.test('slabs left to the GC bring a full collection every 16 MiB', async (t) => {
   const g = globalThis as { gc?: unknown };
   const had = g.gc;
   let calls = 0;
   g.gc = () => calls++;
   try {
-    const a = kernelRun('a');
-    const ka = kernelStarted(a.owner);
+    const a = kernelRun();
+    const ka = a.start();
     const before = slabStats().collections;
     // 40 tiles of 1 MB: ten slabs; at most two are kept, the other eight (32 MiB) dropped.
     for (let i = 0; i < 40; i++) await a.alloc(250_000);

@@ -1,5 +1,6 @@
 // Runs on: executor threads. Owns: one flow of control of a kernel — its
-// virtual clock, the actor it waits as, the transfers it started — and the rule
+// virtual clock and the actor it waits as (the transfers it started are
+// ./transfers.ts's) — and the rule
 // that keeps a kernel deterministic whatever its threads do (docs/determinism.md,
 // "Concurrency inside a kernel"):
 //
@@ -14,7 +15,6 @@
 // "In flight" ends in a microtask queued when the operation settles, so it is
 // over before the code that awaited the operation resumes, and a second flow
 // that runs in between (the other half of a Promise.all) is caught.
-import type { ChannelOp } from '../ipcq/channel.js';
 import { VirtualClock } from '../time/virtual-clock.js';
 
 /** What the branches of one tl.parallel share: which branch owns each direction. */
@@ -34,10 +34,6 @@ export class Region {
 }
 
 export class Flow {
-  /** Channel ops this flow queued (not those done at once), drained before it counts as finished. */
-  readonly issued: ChannelOp<number>[] = [];
-  /** The latest completion among the transfers done at once: the flow ends no earlier. */
-  doneAtOncePs = 0;
   /** Promise-returning tl operations returned and not yet settled (see the header). */
   private inFlight = 0;
   /** The operation in flight, for the error. */

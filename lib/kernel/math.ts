@@ -3,7 +3,7 @@
 // of time. lib/kernel/context.ts charges each op's cost and wraps these.
 import { roundArray, type DType } from '../dtype/index.js';
 import { KernbenchError } from '../errors.js';
-import { allocF32 } from '../tile/slab.js';
+import { allocF32, type KernelRun } from '../tile/slab.js';
 import { Tile } from '../tile/tile.js';
 
 export type Operand = Tile | number;
@@ -72,10 +72,10 @@ function lead(op: string, xs: Operand[]): Tile {
 
 const at = (x: Operand, i: number): number => (typeof x === 'number' ? x : x.data[i]);
 
-/** Elementwise op over tiles and scalars; the result has the lead tile's shape and dtype. */
-export function elementwise(op: string, xs: Operand[], f: (...v: number[]) => number): Tile {
+/** Elementwise op over tiles and scalars; the result (tile memory of kernel run `run`) has the lead tile's shape and dtype. */
+export function elementwise(op: string, xs: Operand[], f: (...v: number[]) => number, run: KernelRun | undefined): Tile {
   const t = lead(op, xs);
-  const out = allocF32(t.size);
+  const out = allocF32(t.size, run);
   const n = t.size;
   if (xs.length === 2) {
     const [a, b] = xs;
@@ -91,11 +91,11 @@ export function elementwise(op: string, xs: Operand[], f: (...v: number[]) => nu
   return new Tile(t.dtype, t.shape, out);
 }
 
-/** Softmax along the last axis (rows of a 2-D tile, or the whole 1-D tile), max-subtracted for stability. */
-export function softmax(x: Tile): Tile {
+/** Softmax along the last axis (rows of a 2-D tile, or the whole 1-D tile), max-subtracted for stability; the result is tile memory of kernel run `run`. */
+export function softmax(x: Tile, run: KernelRun | undefined): Tile {
   const cols = x.shape[x.shape.length - 1];
   const rows = x.size / cols;
-  const out = allocF32(x.size);
+  const out = allocF32(x.size, run);
   for (let r = 0; r < rows; r++) {
     const o = r * cols;
     let m = -Infinity;
@@ -112,13 +112,13 @@ export function softmax(x: Tile): Tile {
   return new Tile(x.dtype, x.shape, out);
 }
 
-/** [M, K] @ [K, N] -> [M, N], products accumulated in f64 and rounded once to `outDtype` (f32 by default, as Triton's dot). */
-export function dot(a: Tile, b: Tile, outDtype: DType = 'f32'): Tile {
+/** [M, K] @ [K, N] -> [M, N], products accumulated in f64 and rounded once to `outDtype` (f32 by default, as Triton's dot); the result is tile memory of kernel run `run`. */
+export function dot(a: Tile, b: Tile, run: KernelRun | undefined, outDtype: DType = 'f32'): Tile {
   if (a.shape.length !== 2 || b.shape.length !== 2) throw fail(`dot takes 2-D tiles, got shapes [${a.shape.join(', ')}] and [${b.shape.join(', ')}]`);
   const [m, k] = a.shape;
   const [k2, n] = b.shape;
   if (k !== k2) throw fail(`dot: inner dimensions differ, got [${m}, ${k}] @ [${k2}, ${n}]`);
-  const out = allocF32(m * n);
+  const out = allocF32(m * n, run);
   const acc = new Float64Array(n);
   for (let i = 0; i < m; i++) {
     acc.fill(0);

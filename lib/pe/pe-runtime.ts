@@ -76,12 +76,12 @@ export class PeRuntime {
     const L = env.shared.layout;
     const start = this.clock.advanceTo(cmd.startPs);
     env.sched.setState(L.peActor(this.id), ACTOR_STATE.RUNNING);
-    const tl = new KernelContext(this, cmd.name, cmd.ports, cmd.rank);
+    // The kernel run's identity: the tiles its tl makes are its own (lib/tile/slab.ts).
+    const run = kernelStarted();
+    const tl = new KernelContext(this, cmd.name, cmd.ports, cmd.rank, run);
     let status = 0;
     // Timers and promise continuations the kernel schedules belong to this run (lib/executor/faults.ts).
     const owner = new FaultOwner(`kernel '${cmd.name}' on ${env.machine.describePe(this.id)}`, () => this.clock.nowPs);
-    // Tiles its code makes are its own (lib/tile/slab.ts names the kernel by that owner).
-    const epoch = kernelStarted(owner);
     if (raceLog.on) raceLog.kernelStart(this.id, cmd.seq);
     try {
       await owner.run(async () => {
@@ -97,7 +97,7 @@ export class PeRuntime {
     // Its tiles are dead now (lib/tile/slab.ts recycles their slabs once no running kernel has
     // tiles there; after the thread's last kernel, it collects its young generation when next
     // idle, ./young-gc.ts).
-    if (kernelEnded(epoch, status === 0)) epochEnded();
+    if (kernelEnded(run, status === 0)) epochEnded();
     // Release the kernel's TCM scratch (only this PE's kernels allocate it while the kernel runs).
     if (tl.scratchBytes > 0) Atomics.sub(env.shared.ctl, L.pe(this.id, PE.TCM_TOP), tl.scratchBytes);
     const t = env.shared.times;

@@ -13,11 +13,11 @@
 // out of its tiles before the kernel ends. So a slab is recycled once every
 // kernel that has tiles in it has ended (decision 0033): zeroed where used and
 // kept for the next allocation on the thread, by any kernel, even while
-// others still run. A kernel is named by the fault owner its code runs as
-// (lib/sync/fault-owner.ts; its tiles are made by its own KernelContext
-// calls); memory handed out to code no running kernel can be named for pins
-// its slab until no kernel runs on the thread (the end of an epoch), as every
-// slab once was. A failed kernel may leave transfers queued on its tiles, so
+// others still run. A kernel run has an identity of its own, a KernelRun
+// (kernelStarted makes it), which its `tl` hands to every allocation it
+// makes; memory handed out without a running kernel's identity pins its slab
+// until no kernel runs on the thread (the end of an epoch), as every slab
+// once was. Fault attribution (lib/sync/fault-owner.ts) plays no part in it. A failed kernel may leave transfers queued on its tiles, so
 // its slabs (and an epoch's pinned ones, should any kernel of it fail) go to
 // the GC instead. A kernel must not keep a tile (or its data) past its own
 // end, e.g. in a module-level variable: the memory will hold another kernel's
@@ -45,7 +45,6 @@ import type { DType } from '../dtype/index.js';
 import { simdMemory, type SimdMemory } from './simd.js';
 import { Tile } from './tile.js';
 import { blankF32 } from './blank.js';
-import { currentFaultOwner } from '../sync/fault-owner.js';
 
 const SLAB_BYTES = 4 * 1024 * 1024;
 /** Larger allocations get their own plain ArrayBuffer (and the scalar add). */
@@ -70,11 +69,13 @@ interface Slab {
   pinned: boolean;
 }
 
-/** What kernelStarted hands a kernel, for kernelEnded: the slabs it has tiles in. */
-export interface KernelSlabs {
+/**
+ * A kernel run's identity as tile memory knows it, from kernelStarted to kernelEnded:
+ * the allocations made for the kernel name it, and it holds the slabs it has tiles in.
+ */
+export interface KernelRun {
   readonly generation: number;
   readonly slabs: Slab[];
-  readonly owner: object | undefined;
 }
 
 /** The slab being carved (its bytes below `top` are handed out; the rest are zero). */
@@ -83,9 +84,7 @@ let top = 0;
 /** Zeroed slabs ready for use. */
 const kept: SimdMemory[] = [];
 /** Kernels running on this thread (of the current generation). */
-const running = new Set<KernelSlabs>();
-/** The running kernels by the fault owner their code runs as (lib/sync/fault-owner.ts). */
-const byOwner = new Map<object, KernelSlabs>();
+const running = new Set<KernelRun>();
 /** Slabs no longer current, pinned, with kernels still running: recycled when the epoch ends. */
 const pinned: Slab[] = [];
 /** A kernel failed in this epoch (pinned slabs then go to the GC). */
@@ -101,8 +100,8 @@ let handedOut = 0;
 let early = 0;
 let collections = 0;
 
-/** Byte offset in the current slab of `bytes` fresh zeroed bytes (bytes <= MAX_IN_SLAB). */
-function carve(bytes: number): number {
+/** Byte offset in the current slab of `bytes` fresh zeroed bytes (bytes <= MAX_IN_SLAB) for kernel run `run`. */
+function carve(bytes: number, run: KernelRun | undefined): number {
   handedOut += bytes;
   if (slab === undefined || top + bytes > SLAB_BYTES) {
     closeSlab();
@@ -110,14 +109,11 @@ function carve(bytes: number): number {
   }
   if (running.size === 0) slab.outside = true;
   else {
-    // The kernel whose code runs now holds this memory until it ends. A kernel's tiles are
-    // made by its own calls (KernelContext), so the code's fault owner names it; should no
-    // running kernel be named, the slab waits for the epoch's end, as every slab once did.
-    const owner = currentFaultOwner();
-    const k = owner === undefined ? undefined : byOwner.get(owner);
-    if (k === undefined) slab.pinned = true;
-    else if (k.slabs[k.slabs.length - 1] !== slab) {
-      k.slabs.push(slab);
+    // The kernel run the memory is for holds it until it ends; memory named for no running
+    // kernel pins the slab until the epoch's end, as every slab once did.
+    if (run === undefined || !running.has(run)) slab.pinned = true;
+    else if (run.slabs[run.slabs.length - 1] !== slab) {
+      run.slabs.push(slab);
       slab.users++;
     }
   }
@@ -165,26 +161,26 @@ function release(s: Slab): void {
   (gc as () => void)();
 }
 
-/** A zeroed Float32Array of n elements. */
-export function allocF32(n: number): Float32Array {
+/** A zeroed Float32Array of n elements, for kernel run `run`. */
+export function allocF32(n: number, run?: KernelRun): Float32Array {
   const bytes = n * 4;
   if (bytes > MAX_IN_SLAB) return new Float32Array(n);
-  const at = carve(bytes);
+  const at = carve(bytes, run);
   return new Float32Array((slab as Slab).s.buffer, at, n);
 }
 
-/** n zeroed bytes of tile memory (a queued send's snapshot of its payload). */
-export function allocBytes(n: number): Uint8Array {
+/** n zeroed bytes of tile memory for kernel run `run` (a queued send's snapshot of its payload). */
+export function allocBytes(n: number, run?: KernelRun): Uint8Array {
   if (n > MAX_IN_SLAB) return new Uint8Array(n);
-  const at = carve(n);
+  const at = carve(n, run);
   return new Uint8Array((slab as Slab).s.buffer, at, n);
 }
 
-/** A zeroed tile of `shape` (n elements), placed in a slab when small enough so the SIMD add applies. */
-export function allocTile(dtype: DType, shape: readonly number[], n: number): Tile {
+/** A zeroed tile of `shape` (n elements) for kernel run `run`, placed in a slab when small enough so the SIMD add applies. */
+export function allocTile(dtype: DType, shape: readonly number[], n: number, run?: KernelRun): Tile {
   const bytes = n * 4;
   if (bytes > MAX_IN_SLAB) return new Tile(dtype, shape, new Float32Array(n));
-  const at = carve(bytes);
+  const at = carve(bytes, run);
   const s = (slab as Slab).s;
   return new Tile(dtype, shape, new Float32Array(s.buffer, at, n), s, at);
 }
@@ -195,14 +191,12 @@ export function blankTile(dtype: DType, shape: readonly number[], n: number): Ti
 }
 
 /**
- * A kernel starts on this thread (lib/pe/pe-runtime.ts), its code to run as
- * fault owner `owner` (lib/sync/fault-owner.ts); pass what this returns to
- * kernelEnded.
+ * A kernel starts on this thread (lib/pe/pe-runtime.ts): its identity, for the
+ * allocations made for it and, at its end, for kernelEnded.
  */
-export function kernelStarted(owner?: object): KernelSlabs {
-  const k: KernelSlabs = { generation, slabs: [], owner };
+export function kernelStarted(): KernelRun {
+  const k: KernelRun = { generation, slabs: [] };
   running.add(k);
-  if (owner !== undefined) byOwner.set(owner, k);
   return k;
 }
 
@@ -213,9 +207,8 @@ export function kernelStarted(owner?: object): KernelSlabs {
  * running (the end of an epoch) makes this return true. A kernel from before
  * the last resetSlabs is ignored.
  */
-export function kernelEnded(k: KernelSlabs, ok: boolean): boolean {
+export function kernelEnded(k: KernelRun, ok: boolean): boolean {
   if (k.generation !== generation || !running.delete(k)) return false;
-  if (k.owner !== undefined) byOwner.delete(k.owner);
   if (!ok) failedInEpoch = true;
   for (const s of k.slabs) {
     if (!ok) s.failed = true;
@@ -245,7 +238,6 @@ export function kernelEnded(k: KernelSlabs, ok: boolean): boolean {
 export function resetSlabs(): void {
   generation++;
   running.clear();
-  byOwner.clear();
   pinned.length = 0;
   failedInEpoch = false;
   slab = undefined;

@@ -1,0 +1,209 @@
+// Runs on: executor threads. Owns: a PE's outbound DMA channel for one
+// direction: its rings (one per channel set), the sending of a payload piece by
+// piece, and where each piece's times come from.
+//
+// Piece i of a payload (pieces of vc_chunk_size bytes, cut on element boundaries):
+//   credit_i  = freed time of message (k - n_slots) + credit latency   (k >= n_slots)
+//   ready_i   = max(channel clock, issue time, credit_i) + dma setup
+//   sent_i    = the link timing's answer for ready_i, serial_i        (./link-timing.ts)
+//   channel clock = sent_i                              (the link is busy until then)
+//   arrival_i = sent_i + hops * alpha                   (cut-through)
+// serial_i = round(c_i / beta) - round(c_(i-1) / beta), c_i the payload's bytes up to
+// and including piece i: the pieces of one payload add up to round(S / beta), rounded
+// once, whatever their number (rounding each piece on its own let the error grow with
+// the piece count). With links not shared, sent_i = ready_i + serial_i.
+// On the ideal topology (no setup, free memory) a payload of S bytes over one hop
+// costs exactly alpha + S/beta, whatever the cut — the alpha-beta law.
+//
+// Fast path: when the channel has nothing queued, its link timing answers at once
+// and the ring already has every credit, the send completes synchronously with the
+// same formulas, encoding straight into the slots. It is an optimisation of wall
+// time only: the virtual times are computed by the same code in the same order
+// (see bench sim_throughput for why it matters).
+import { bytesPerElement, encode, type DType } from '../dtype/index.js';
+import { DIRECTIONS, WAIT_KIND } from '../shm/layout.js';
+import type { ThreadEnv } from '../sync/thread-env.js';
+import { transferPs } from '../time/virtual-time.js';
+import { allocBytes, type KernelRun } from '../tile/slab.js';
+import type { ChannelOp } from './channel-op.js';
+import { Channel } from './channel-queue.js';
+import { linkTimingFor, type LinkTiming } from './link-timing.js';
+import { ringView, type IpcqRingView } from './ring.js';
+
+const EMPTY = new Uint8Array(0);
+
+/** The sending end of one ring: the ring and the next message's sequence number on it. */
+class SendRing {
+  seq: number;
+  constructor(
+    readonly view: IpcqRingView,
+    ctl: Int32Array,
+  ) {
+    this.seq = Atomics.load(ctl, view.tailWord);
+  }
+}
+
+/** The costs of the link to one peer (a channel asks for them on every piece). */
+interface PeerLink {
+  flightPs: number;
+  creditPs: number;
+  gbPerS: number;
+}
+
+export class OutboundChannel extends Channel {
+  /** Per channel set, its ring in this direction (opened on first use). */
+  private readonly rings: (SendRing | undefined)[] = [];
+  /** When a piece's last byte leaves, in the plan's link mode (./link-timing.ts). */
+  private readonly timing: LinkTiming;
+  /** The fast path applies: the link timing answers at once and no jitter point is due. */
+  private readonly fastPath: boolean;
+  /**
+   * The last piece's arrival at its receiver, as the last send published it: the kernel
+   * reads it after a send that completed at once (a queued send's op carries its own).
+   */
+  lastArrivalPs = 0;
+
+  constructor(env: ThreadEnv, pe: number, dir: number) {
+    super(env, pe, dir);
+    this.timing = linkTimingFor(env.plan.links, env, pe, dir, this.actor);
+    this.fastPath = this.timing.synchronous && !env.sched.jitter;
+    this.openRing(0);
+  }
+
+  private openRing(set: number): SendRing {
+    const sh = this.env.shared;
+    const r = new SendRing(ringView(sh, sh.layout.ringOf(this.pe, this.channel, set)), sh.ctl);
+    this.rings[set] = r;
+    return r;
+  }
+
+  /**
+   * Send `values` (as `dtype`) to PE `peer` on the ring of channel set `set`:
+   * the time the last byte left the link, as a number when the send completed
+   * at once (the fast path; its arrival is then `lastArrivalPs`), else an op that
+   * settles with it. `run` is the kernel whose tile memory a queued send's snapshot
+   * of its payload is (lib/tile/slab.ts).
+   */
+  send(set: number, peer: number, dtype: DType, values: Float32Array, issuePs: number, joinNotBeforePs: number, run: KernelRun | undefined): ChannelOp<number> | number {
+    const r = this.rings[set] ?? this.openRing(set);
+    const pieceBytes = this.pieceBytes(dtype);
+    const nbytes = values.length * bytesPerElement(dtype);
+    const pieces = Math.max(1, Math.ceil(nbytes / pieceBytes));
+    if (this.fastPath && this.idle) {
+      const head = Atomics.load(this.env.shared.ctl, r.view.headWord);
+      if (r.seq + pieces - r.view.nSlots <= head) return this.sendNow(r, peer, dtype, values, issuePs, pieces, pieceBytes, joinNotBeforePs);
+    }
+    // Slow path: snapshot the payload now (the kernel may reuse its tile), send piece by piece.
+    // The snapshot is tile memory: the send ends before its kernel does (lib/tile/slab.ts).
+    const payload = this.env.plan.noData ? EMPTY : allocBytes(nbytes, run);
+    if (!this.env.plan.noData) encode(dtype, values, payload);
+    return this.enqueue((op) => this.run(op, r, peer, payload, nbytes, issuePs, pieces, pieceBytes, joinNotBeforePs));
+  }
+
+  /** Every piece has its credit: encode straight into the slots. */
+  private sendNow(r: SendRing, peer: number, dtype: DType, values: Float32Array, issuePs: number, pieces: number, pieceBytes: number, joinNotBeforePs: number): number {
+    const { env } = this;
+    const ring = r.view;
+    const bpe = bytesPerElement(dtype);
+    const per = pieceBytes / bpe;
+    const link = this.linkTo(peer);
+    let t = Math.max(this.clock.nowPs, issuePs);
+    let sentPs = 0;
+    for (let i = 0; i < pieces; i++) {
+      const k = r.seq;
+      const n = Math.min(per, values.length - i * per);
+      const upToPs = transferPs((i * per + n) * bpe, link.gbPerS);
+      const readyPs = t;
+      // A number: the fast path runs only when the link timing is synchronous.
+      t = this.timing.cross(peer, this.pieceReadyPs(ring, k, t, link), upToPs - sentPs, link.flightPs, joinNotBeforePs) as number;
+      sentPs = upToPs;
+      if (env.plan.noData) {
+        // timing-only mode: the header (sizes, times) travels, the bytes do not
+      } else {
+        const piece = pieces === 1 ? values : values.subarray(i * per, i * per + n);
+        if (dtype === 'f32') ring.payloadF32(k, n).set(piece);
+        else encode(dtype, piece, ring.payload(k, n * bpe));
+      }
+      this.publishPiece(r, peer, n * bpe, readyPs, t, i === 0);
+    }
+    env.stats.messages += pieces;
+    this.wake(ring.tailWord, env.plan.peExecutor[peer], ring.dataWanted(r.seq - pieces, r.seq));
+    this.clock.advanceTo(t);
+    return t;
+  }
+
+  /** The queued path: piece by piece, waiting for credits. `payload` is empty in timing-only mode; `nbytes` is what the pieces say they carry. */
+  private async run(op: ChannelOp<number>, r: SendRing, peer: number, payload: Uint8Array, nbytes: number, issuePs: number, pieces: number, pieceBytes: number, joinNotBeforePs: number): Promise<number> {
+    const { env } = this;
+    const ring = r.view;
+    const { sched, plan } = env;
+    const nSlots = ring.nSlots;
+    const consumer = plan.peExecutor[peer];
+    let t = Math.max(this.clock.nowPs, issuePs);
+    let sentPs = 0;
+    for (let i = 0; i < pieces; i++) {
+      const k = r.seq;
+      const b = Math.min(pieceBytes, nbytes - i * pieceBytes);
+      // Wait for the slot's credit, unless it is back already (jitter mode always goes through the wait).
+      if (k >= nSlots && (sched.jitter || Atomics.load(env.shared.ctl, ring.headWord) < k - nSlots + 1)) {
+        ring.wantCredit(k - nSlots + 1);
+        await sched.waitUntil(this.actor, ring.headWord, k - nSlots + 1, WAIT_KIND.IPCQ_CREDIT, ring.ring, t);
+      }
+      const link = this.linkTo(peer);
+      const upToPs = transferPs(i * pieceBytes + b, link.gbPerS);
+      const readyPs = t;
+      const sent = this.timing.cross(peer, this.pieceReadyPs(ring, k, t, link), upToPs - sentPs, link.flightPs, joinNotBeforePs);
+      t = typeof sent === 'number' ? sent : await sent;
+      sentPs = upToPs;
+      if (sched.jitter) await sched.jitter.point();
+      if (!plan.noData) ring.payload(k, b).set(payload.subarray(i * pieceBytes, i * pieceBytes + b));
+      op.arrivalPs = this.publishPiece(r, peer, b, readyPs, t, i === 0);
+      env.stats.messages++;
+      this.wake(ring.tailWord, consumer, ring.dataWanted(k, k + 1));
+    }
+    this.clock.advanceTo(t);
+    return t;
+  }
+
+  /** Publish the ring's next piece (its payload is in the slot), last byte sent at `sentPs`: its arrival, the one place it is computed. */
+  private publishPiece(r: SendRing, peer: number, bytes: number, readyPs: number, sentPs: number, first: boolean): number {
+    const ring = r.view;
+    const k = r.seq;
+    const arrivalPs = sentPs + this.linkTo(peer).flightPs;
+    ring.publish(k, bytes, arrivalPs, this.pe, peer);
+    this.env.trace?.pieceOut(ring.ring, k, this.pe, DIRECTIONS[this.channel], peer, bytes, readyPs, this.creditWaitPs, sentPs, arrivalPs, first);
+    r.seq = k + 1;
+    this.lastArrivalPs = arrivalPs;
+    return arrivalPs;
+  }
+
+  // The link to the peer, memoised: a channel sends to one peer per kernel, and the
+  // costs are asked for on every piece (credit, serialisation, flight).
+  private linkPeer = -1;
+  private link: PeerLink = { flightPs: 0, creditPs: 0, gbPerS: Infinity };
+
+  private linkTo(peer: number): PeerLink {
+    if (peer !== this.linkPeer) {
+      const { costs, plan } = this.env;
+      this.linkPeer = peer;
+      this.link = {
+        flightPs: costs.flightPs(this.pe, peer),
+        creditPs: costs.serialPs(peer, this.pe, plan.ccl.ipcq_credit_size_bytes) + costs.flightPs(peer, this.pe),
+        gbPerS: costs.bandwidthGbPerS(this.pe, peer),
+      };
+    }
+    return this.link;
+  }
+
+  /** How much later than the channel was ready the last piece's credit let it start (virtual ps; for the records, lib/trace). */
+  private creditWaitPs = 0;
+
+  /** When piece `k` is ready for its link: its slot's credit back (k >= n_slots) and the DMA setup paid. */
+  private pieceReadyPs(ring: IpcqRingView, k: number, t: number, link: PeerLink): number {
+    const nSlots = ring.nSlots;
+    let start = t;
+    if (k >= nSlots) start = Math.max(t, ring.freedPs(k - nSlots) + link.creditPs);
+    this.creditWaitPs = start - t;
+    return start + this.env.costs.dmaSetupPs;
+  }
+}
