@@ -10,21 +10,9 @@
 //   start = max(request time, channel free);  channel free = start + bytes / bandwidth
 //   done  = start + latency + bytes / bandwidth
 // The earliest pending requests (time t) may be granted as soon as no actor can
-// still ask at a time <= t. Every actor's lower bound on the virtual time of
-// anything it will still do is read from the shared state:
-//   RUNNING                       its published clock (clocks only go up, so a
-//                                 stale value is still a lower bound)
-//   BLOCKED, condition true       its published clock (it is about to run)
-//   BLOCKED, condition false      none of its own: only an actor that runs can
-//                                 wake it, and it then runs no earlier than that
-//                                 actor's bound
-//   IDLE, DONE                    none: only a running actor (or a command in
-//                                 flight: then no grant now) starts it again
-// A granted requester's bound is its done time (written to its clock word), so
-// one pass can grant a run of requests. The snapshot is exact in the way the
-// deadlock detector's is (./deadlock.ts), with one counter for all actors:
-// HEADER.STATE_EPOCH, bumped on every state change, is read before and after,
-// and equal means nobody changed state in between.
+// still ask at a time <= t: no actor's lower bound (./snapshot.ts) is <= t. A
+// granted requester's bound is its done time (written to its clock word), so
+// one pass can grant a run of requests.
 //
 // The grants are the ones the old rule (grant the earliest at each quiescent
 // state) makes: when a pass grants the requests at t, every request at <= t
@@ -34,7 +22,8 @@
 // Nothing polls: a pass runs when a request is published (by the requester)
 // and whenever an actor stops running while requests are pending (it rings the
 // coordinator: lib/sync/scheduler.ts).
-import { ACTOR, ACTOR_STATE, GRANT, HEADER, PE } from '../shm/layout.js';
+import { GRANT, HEADER, PE } from '../shm/layout.js';
+import { actorsBound, commandInFlight } from './snapshot.js';
 import type { SharedState } from '../shm/shared-state.js';
 import type { Machine } from '../topology/machine.js';
 import { latencyPs, transferPs } from '../time/virtual-time.js';
@@ -177,48 +166,4 @@ export class Arbiter {
     }
     return null;
   }
-}
-
-/** A launch command reserved and not yet committed: it starts a kernel at a time no snapshot of the actors shows (one load: HEADER.COMMANDS_IN_FLIGHT). */
-export function commandInFlight(sh: SharedState): boolean {
-  return Atomics.load(sh.ctl, HEADER.COMMANDS_IN_FLIGHT) !== 0;
-}
-
-/**
- * The lowest bound of the active actors other than `self` (see the header:
- * RUNNING, or BLOCKED with a true condition: the clock word; otherwise none),
- * or Infinity. Stops at the first bound <= `stopAt`: a pass only asks whether
- * one is that low (the memory arbiter), or wants the lowest (stopAt -Infinity,
- * the link arbiter). Take it inside an epoch snapshot.
- */
-export function actorsBound(sh: SharedState, self: number, stopAt: number): number {
-  const L = sh.layout;
-  const ctl = sh.ctl;
-  const times = sh.times;
-  // Word indices by arithmetic, not method calls: this loop is the cost of a self-grant.
-  const stride = L.actor(1, 0) - L.actor(0, 0);
-  const state0 = L.actor(0, ACTOR.STATE);
-  const word0 = L.actor(0, ACTOR.WAIT_WORD);
-  const target0 = L.actor(0, ACTOR.WAIT_TARGET);
-  const clock0 = L.clock(0);
-  const active0 = L.activeWord(0);
-  let bound = Infinity;
-  // Only active actors (RUNNING or BLOCKED) can bound anything: read the bitmap, then those.
-  for (let wi = 0; wi < L.activeWords; wi++) {
-    let bits = Atomics.load(ctl, active0 + wi);
-    while (bits !== 0) {
-      const low = bits & -bits;
-      bits ^= low;
-      const a = wi * 32 + (31 - Math.clz32(low));
-      if (a === self) continue;
-      const o = a * stride;
-      const s = Atomics.load(ctl, state0 + o);
-      const ready = s === ACTOR_STATE.RUNNING || (s === ACTOR_STATE.BLOCKED && Atomics.load(ctl, Atomics.load(ctl, word0 + o)) >= Atomics.load(ctl, target0 + o));
-      if (ready && times[clock0 + a] < bound) {
-        bound = times[clock0 + a];
-        if (bound <= stopAt) return bound;
-      }
-    }
-  }
-  return bound;
 }

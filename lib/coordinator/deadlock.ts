@@ -12,7 +12,7 @@
 // nothing can ever make progress. This is exact — no timeout heuristics.
 import { ACTOR, ACTOR_STATE, ACTORS_PER_PE, DIRECTIONS, WAIT_KIND } from '../shm/layout.js';
 import type { SharedState } from '../shm/shared-state.js';
-import { commandInFlight } from './arbiter.js';
+import { commandInFlight } from './snapshot.js';
 import type { Machine } from '../topology/machine.js';
 import { formatPs } from '../errors.js';
 

@@ -24,7 +24,7 @@
 // next piece on the same route (a kernel's port is fixed), which joins at or
 // after that arrival; a kernel that waited for the send (woken at arrival -
 // latency) gives its later pieces a join floor of that arrival (FLOW.JOIN_MIN_PS,
-// lib/kernel/context.ts), and its end waits for its sends' arrival, so what the
+// lib/kernel/transfers.ts), and its end waits for its sends' arrival, so what the
 // end wakes acts after it; the receiver is woken at the arrival. Alone, a piece
 // costs exactly what the
 // channel computes without sharing: its bytes are given as its serialisation
@@ -34,7 +34,7 @@ import type { SharedState } from '../shm/shared-state.js';
 import type { Machine } from '../topology/machine.js';
 import { Links } from '../topology/links.js';
 import { EPSILON_PS, LinkShare, aloneRateOf, pieceBytes, pieceStartPs } from '../topology/link-share.js';
-import { actorsBound, commandInFlight } from './arbiter.js';
+import { actorsBound, commandInFlight } from './snapshot.js';
 
 /** Snapshot attempts before a pass gives up (actors kept changing state; a later ring retries). */
 const SNAPSHOT_TRIES = 3;

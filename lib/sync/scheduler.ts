@@ -195,7 +195,7 @@ export class Scheduler {
    * The caller has checked that the condition does not hold yet; `actor` is
    * published as BLOCKED (unless NO_ACTOR), and the waiter publishes it
    * RUNNING again (unblock) as it resumes or fails. For the waits that run
-   * once per message (a parked receive, lib/ipcq/channel.ts), where a
+   * once per message (a parked receive, lib/ipcq/recv-state.ts), where a
    * promise, an async frame and their fault-owner tags per wait were most of
    * the cost.
    */

@@ -6,7 +6,7 @@
 // picosecond exactly once, where it is computed (here), and only integers are
 // added afterwards. See docs/determinism.md. A cost paid in parts (an IPCQ send
 // cut into pieces) is rounded once for the whole: each part is the difference of
-// the rounded running totals (lib/ipcq/channel.ts), so the parts add up exactly.
+// the rounded running totals (lib/ipcq/outbound.ts), so the parts add up exactly.
 
 /** Picoseconds per nanosecond. */
 export const PS_PER_NS = 1000;

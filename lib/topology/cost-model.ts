@@ -54,7 +54,7 @@ export class CostModel {
     return transferPs(bytes, this.link(from, to).gbPerS);
   }
 
-  /** Bandwidth (GB/s) of the link from PE `from` to PE `to`: for callers that round a running byte count themselves (lib/ipcq/channel.ts). */
+  /** Bandwidth (GB/s) of the link from PE `from` to PE `to`: for callers that round a running byte count themselves (lib/ipcq/outbound.ts). */
   bandwidthGbPerS(from: number, to: number): number {
     return this.link(from, to).gbPerS;
   }

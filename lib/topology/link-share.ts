@@ -33,7 +33,7 @@
 // narrowest link; `alonePs` given) as floor(T) + ceil((T - floor(T)) + alonePs - 1e-6):
 // a lone flow's time is its sender's own serialisation time, whatever other flows
 // do elsewhere, so a sender can compute it without the model (aloneArrival, the
-// optimistic fast path of lib/ipcq/channel.ts).
+// optimistic fast path of lib/ipcq/link-timing.ts).
 // Up, not to nearest: a reported time is never before the exact one (beyond
 // 1e-6 ps), so a sender woken at it acts no earlier than the model's time, and
 // the link arbiter can bound the wake time of every flow not yet final. A flow alone starts its bandwidth phase at an integer
@@ -112,7 +112,7 @@ export function joinOf(startPs: number, latencyPs: number): number {
 
 /**
  * A piece ready at `readyPs` on a route of `latencyPs`, entering its links no earlier
- * than `joinMinPs` (lib/kernel/context.ts's join floor): the start the model is given
+ * than `joinMinPs` (lib/kernel/transfers.ts's join floor): the start the model is given
  * (the link arbiter's and the fast path's one expression); its join is
  * joinOf(start, latencyPs).
  */
