@@ -25,7 +25,7 @@ import { DEFAULT_STRESS_LAYOUTS, DEFAULT_STRESS_SEEDS, DEFAULT_STRESS_TIMEOUT_S,
 import { mergeShards } from '../lib/bench/merge.js';
 import { DEFAULT_THREADS, parseThreadLayout } from '../lib/sync/plan.js';
 import { jitterSeedFromEnv } from '../lib/sync/jitter.js';
-import { ThreadResources } from '../lib/session/session.js';
+import { ThreadResources } from '../lib/session/thread-resources.js';
 import { statsTable, type RunStats } from '../lib/trace/stats.js';
 
 const HELP = `kernbench — a deterministic, multi-threaded simulator of a multi-chip AI accelerator

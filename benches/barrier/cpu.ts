@@ -20,7 +20,7 @@
 // the printed wall time is then a warm run's.
 import { appendFileSync } from 'node:fs';
 import { withSession } from '../../lib/bench/runner.js';
-import { ThreadResources } from '../../lib/session/session.js';
+import { ThreadResources } from '../../lib/session/thread-resources.js';
 import { worker } from '../barrier_throughput.js';
 import { bareBarrier } from './bare-barriers.js';
 

@@ -20,7 +20,7 @@
 // ~0.5 %; without it, ~10 % (docs/benchmarks.md).
 import { withSession } from '../../lib/bench/runner.js';
 import { parseThreadLayout } from '../../lib/sync/plan.js';
-import { ThreadResources } from '../../lib/session/session.js';
+import { ThreadResources } from '../../lib/session/thread-resources.js';
 import { worker } from '../sim_throughput.js';
 
 const BYTES_PER_RANK = 64 * 1024;

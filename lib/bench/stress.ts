@@ -11,7 +11,7 @@ import { KernbenchError, UsageError } from '../errors.js';
 import type { RunConfig } from './contract.js';
 import { runBench, type RunOutcome } from './runner.js';
 import type { LoadedBench } from './registry.js';
-import { ThreadResources } from '../session/session.js';
+import { ThreadResources } from '../session/thread-resources.js';
 import type { ThreadLayout } from '../sync/plan.js';
 import { parseThreadLayout } from '../sync/plan.js';
 

@@ -9,7 +9,7 @@ import { UsageError } from '../errors.js';
 import type { BenchResult, RunConfig } from './contract.js';
 import { runBench } from './runner.js';
 import type { LoadedBench } from './registry.js';
-import type { ThreadResources } from '../session/session.js';
+import type { ThreadResources } from '../session/thread-resources.js';
 
 export interface SweepAxis {
   path: string;

@@ -1,7 +1,6 @@
-// Runs on: main. Owns: the process-wide thread resources (the piscina executor
-// pool and the coordinator thread, both reused across sessions) and one
-// Session: its shared buffers, the executor tasks serving it, spawn, abort and
-// teardown.
+// Runs on: main. Owns: one Session: its shared buffers, the executor tasks
+// serving it, spawn, abort and teardown. The threads it runs on are the
+// process's, reused across sessions (./thread-resources.ts).
 //
 // Life of a session:
 //   open    create buffers; start one executor task per executor on the pool
@@ -12,91 +11,21 @@
 // A failed spawn aborts the session (ABORT + every doorbell), waits for every
 // rank to unwind, ends it, and opens a fresh one on the same threads.
 import { importModule } from '../loader/user-module.js';
-import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
-import { Piscina } from 'piscina';
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { AbortError, DeadlockError, KernbenchError, SpawnError, reviveError, serializeError, type SerializedError } from '../errors.js';
 import { HostRuntime } from '../host/host-runtime.js';
 import { Torch, type Spawner } from '../host/torch.js';
 import { ABORT_KIND, ACTOR_STATE, HEADER, PE, RECORD, WAIT_KIND } from '../shm/layout.js';
 import { SharedState } from '../shm/shared-state.js';
 import { abortSession, ringCoordinator } from '../sync/scheduler.js';
-import { enableYoungGc, epochGcFromEnv } from '../sync/young-gc.js';
 import { unreachable, type ExecutorReport, type FromCoordinator, type FromExecutor, type ToCoordinator, type ToExecutor } from '../sync/messages.js';
 import type { SessionPlan } from '../sync/plan.js';
 import type { ThreadTraceData } from '../trace/recorder.js';
 import { ThreadEnv } from '../sync/thread-env.js';
-import { threadEnv, threadExecArgv } from './thread-flags.js';
+import type { ThreadResources } from './thread-resources.js';
 import { tabulate } from '../tabulate.js';
 import { MAIN_ACTOR, raceLog } from '../race/log.js';
 import { dataRaceError, findRace } from '../race/check.js';
-
-const EXECUTOR_FILE = new URL('../executor/executor-worker.js', import.meta.url).href;
-
-/** Present on Node versions that have require(esm) (20.19+, 22.12+); older ones reject the flag. */
-const REQUIRE_ESM_OFF = process.allowedNodeEnvironmentFlags.has('--no-experimental-require-module') ? ['--no-experimental-require-module'] : [];
-
-const COORDINATOR_FILE = new URL('../coordinator/coordinator-worker.js', import.meta.url);
-
-/** The threads of this process: reused across launches, sweep points and sessions. */
-export class ThreadResources {
-  private pool: Piscina | undefined;
-  private poolSize = 0;
-  private coordinator: Worker | undefined;
-  /** Whether executors collect their young generation when idle after a kernel epoch (./young-gc.ts). */
-  readonly epochGc: boolean;
-  /**
-   * The coordinator's pass interval when nothing rings it (ms; default 20): how late a
-   * deadlock is reported at most. Arbiter passes never wait for it (they are rung), so a
-   * test may stretch it to show that no grant does (test/memory-channels.test.ts).
-   */
-  readonly coordinatorTimerMs: number | undefined;
-
-  constructor(opts: { epochGc?: boolean; coordinatorTimerMs?: number } = {}) {
-    // Before any of our threads exists: the threads created afterwards get V8's gc.
-    this.epochGc = (opts.epochGc ?? epochGcFromEnv()) && enableYoungGc();
-    this.coordinatorTimerMs = opts.coordinatorTimerMs;
-  }
-
-  executorPool(n: number): Piscina {
-    if (!this.pool || this.poolSize < n) {
-      void this.pool?.destroy();
-      // piscina loads its task file with require() first; on Node 20.19+ that loads our ES modules
-      // through require(esm), and a later import() of the same graph (kernels, benches) can trip
-      // Node's "module imported again after being required" assertion (seen intermittently when the
-      // pool grew). Turning require(esm) off in the pool makes piscina fall back to import().
-      this.pool = new Piscina({ filename: EXECUTOR_FILE, minThreads: n, maxThreads: n, concurrentTasksPerWorker: 1, idleTimeout: 60_000, execArgv: [...threadExecArgv(), ...REQUIRE_ESM_OFF], env: threadEnv() });
-      this.poolSize = n;
-    }
-    return this.pool;
-  }
-
-  coordinatorThread(): Worker {
-    if (!this.coordinator) {
-      this.coordinator = new Worker(COORDINATOR_FILE, { execArgv: threadExecArgv(), env: threadEnv() });
-      this.coordinator.unref();
-    }
-    return this.coordinator;
-  }
-
-  /** Stop every thread: the process can then exit by itself. */
-  async close(): Promise<void> {
-    const pool = this.pool;
-    this.pool = undefined;
-    this.poolSize = 0;
-    const coord = this.coordinator;
-    this.coordinator = undefined;
-    if (coord) {
-      // Ask it to leave (it closes its port and exits by itself); terminate only if it does not.
-      const exited = new Promise<void>((r) => coord.once('exit', () => r()));
-      coord.postMessage({ type: 'shutdown' } satisfies ToCoordinator);
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), 1000)));
-      if ((await Promise.race([exited, late])) === 'late') await coord.terminate();
-      clearTimeout(timer);
-    }
-    if (pool) await pool.destroy();
-  }
-}
 
 export interface PeRecord {
   pe: number;

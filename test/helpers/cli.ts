@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa, type Options } from 'execa';
 import t, { type Test } from 'tap';
-import type { ThreadResources } from '../../lib/session/session.js';
+import type { ThreadResources } from '../../lib/session/thread-resources.js';
 
 // tap runs each test file with NODE_OPTIONS=--import @tapjs/processinfo (process
 // tracking for coverage, which is off here). Every `node` these tests start would
@@ -99,7 +99,7 @@ async function inProcess(args: string[], opts: RunOptions): Promise<Run> {
   // Loaded on the first run: files that import this helper only for ROOT or for the
   // NODE_OPTIONS line above do not load the CLI and the library.
   const { runCli } = await import('../../bin/cli.js');
-  const { ThreadResources } = await import('../../lib/session/session.js');
+  const { ThreadResources } = await import('../../lib/session/thread-resources.js');
   const cwd = process.cwd();
   const saved = Object.keys(opts.env ?? {}).map((k) => [k, process.env[k]] as const);
   process.chdir(opts.cwd ?? ROOT);

@@ -5,7 +5,7 @@ import type { RunConfig } from '../../lib/bench/contract.js';
 import { runBench, withSession } from '../../lib/bench/runner.js';
 import type { Torch } from '../../lib/host/torch.js';
 import type { Session } from '../../lib/session/session.js';
-import { ThreadResources } from '../../lib/session/session.js';
+import { ThreadResources } from '../../lib/session/thread-resources.js';
 
 export const FIXTURES = new URL('../fixtures/kernels.js', import.meta.url).href;
 
