@@ -10,14 +10,14 @@
 // when the sum of its sizes does not fit (see fitsInMemory).
 import type { BenchContext, BenchResult } from '../lib/bench/contract.js';
 import { defineBench, z } from '../lib/bench/define.js';
-import { DEFAULT_ARENA_BYTES } from '../lib/sync/plan.js';
+import { DEFAULT_ARENA_BYTES } from '../lib/config/plan.js';
 import { bytesPerElement, DTYPES, type DType } from '../lib/dtype/index.js';
 import { REDUCE_OPS, type ReduceOp } from '../lib/ccl/reduce-op.js';
 import { UsageError } from '../lib/errors.js';
 import type { Torch } from '../lib/host/torch.js';
 import { tabulate, tabulateF32 } from '../lib/tabulate.js';
 
-/** The largest --max-bytes: the session's arena, the host memory that backs every device (lib/sync/plan.ts). */
+/** The largest --max-bytes: the session's arena, the host memory that backs every device (lib/config/plan.ts). */
 export const MAX_BYTES_CAP = DEFAULT_ARENA_BYTES;
 
 export const options = z

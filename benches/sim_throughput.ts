@@ -16,7 +16,7 @@ import { defineBench } from '../lib/bench/define.js';
 import { median } from '../lib/bench/stats.js';
 import { KernbenchError } from '../lib/errors.js';
 import type { Torch } from '../lib/host/torch.js';
-import type { ThreadLayout } from '../lib/sync/plan.js';
+import type { ThreadLayout } from '../lib/config/plan.js';
 import { bareRing } from './sim/bare-ring.js';
 import { modelFloor } from './sim/model-floor.js';
 

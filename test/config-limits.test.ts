@@ -5,7 +5,7 @@
 import t from 'tap';
 import { loadCcl, loadTopology } from '../lib/config/load.js';
 import { DEFAULT_CCL_FILE, topologyPath } from '../lib/config/paths.js';
-import { checkSessionMemory } from '../lib/sync/plan.js';
+import { checkSessionMemory } from '../lib/config/plan.js';
 import { kernbench } from './helpers/cli.js';
 
 function plan(sets: string[]): void {

@@ -4,7 +4,7 @@
 // its IPCQ slots are headers only.
 import t from 'tap';
 import { INLINE_PAYLOAD_BYTES, SLOT } from '../lib/shm/layout.js';
-import { DEFAULT_ARENA_BYTES } from '../lib/sync/plan.js';
+import { DEFAULT_ARENA_BYTES } from '../lib/config/plan.js';
 import { TestRuntime } from './helpers/run.js';
 import { SLAB_PROBE, slabBytesOfAllReduce } from './fixtures/slab-probe.js';
 import { Tile } from '../lib/tile/tile.js';

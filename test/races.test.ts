@@ -5,7 +5,7 @@
 import t from 'tap';
 import { KernbenchError } from '../lib/public/index.js';
 import type { RunConfig } from '../lib/bench/contract.js';
-import type { ThreadLayout } from '../lib/sync/plan.js';
+import type { ThreadLayout } from '../lib/config/plan.js';
 import { barrierWriter, producerConsumer, racyWriter } from './fixtures/races.js';
 import { sumWorker } from './fixtures/kernels.js';
 import { TestRuntime } from './helpers/run.js';

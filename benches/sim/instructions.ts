@@ -19,7 +19,7 @@
 // compiler and the GC on the isolate's own thread, so the count repeats within
 // ~0.5 %; without it, ~10 % (docs/benchmarks.md).
 import { withSession } from '../../lib/bench/runner.js';
-import { parseThreadLayout } from '../../lib/sync/plan.js';
+import { parseThreadLayout } from '../../lib/config/plan.js';
 import { ThreadResources } from '../../lib/session/thread-resources.js';
 import { worker } from '../sim_throughput.js';
 

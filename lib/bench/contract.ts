@@ -8,7 +8,7 @@
 import type { ResolvedCcl } from '../config/ccl-schema.js';
 import type { DType } from '../dtype/index.js';
 import type { Torch } from '../host/torch.js';
-import type { ThreadLayout } from '../sync/plan.js';
+import type { ThreadLayout } from '../config/plan.js';
 import type { Session, SessionReport } from '../session/session.js';
 import type { RunStats } from '../trace/stats.js';
 

@@ -4,7 +4,7 @@ import { topologyPath, DEFAULT_CCL_FILE } from '../config/paths.js';
 import { loadTopology } from '../config/load.js';
 import { resolveRunCcl } from '../ccl/resolve.js';
 import type { Torch } from '../host/torch.js';
-import { buildPlan } from '../sync/plan.js';
+import { buildPlan } from '../config/plan.js';
 import { Session } from '../session/session.js';
 import { ThreadResources } from '../session/thread-resources.js';
 import type { BenchContext, BenchResult, RunConfig, SessionRun } from './contract.js';

@@ -12,8 +12,8 @@ import type { RunConfig } from './contract.js';
 import { runBench, type RunOutcome } from './runner.js';
 import type { LoadedBench } from './registry.js';
 import { ThreadResources } from '../session/thread-resources.js';
-import type { ThreadLayout } from '../sync/plan.js';
-import { parseThreadLayout } from '../sync/plan.js';
+import type { ThreadLayout } from '../config/plan.js';
+import { parseThreadLayout } from '../config/plan.js';
 
 export const DEFAULT_STRESS_SEEDS = 4;
 export const DEFAULT_STRESS_LAYOUTS: ThreadLayout[] = [1, 'rank', 'pe', 2];

@@ -18,7 +18,7 @@ import { DEFAULT_TOPOLOGY } from '../config/paths.js';
 import { KernbenchError } from '../errors.js';
 import type { Torch } from '../host/torch.js';
 import { ThreadResources } from '../session/thread-resources.js';
-import { DEFAULT_THREADS } from '../sync/plan.js';
+import { DEFAULT_THREADS } from '../config/plan.js';
 import type { RunConfig, SessionRun } from './contract.js';
 import { withSession } from './runner.js';
 

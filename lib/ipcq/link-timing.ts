@@ -13,7 +13,7 @@
 //               makes final (lib/coordinator/link-arbiter.ts): the answer comes
 //               from another thread, so a send never completes as issued
 import { FLOW, HEADER, PE, WAIT_KIND } from '../shm/layout.js';
-import type { LinkMode } from '../sync/plan.js';
+import type { LinkMode } from '../config/plan.js';
 import type { ThreadEnv } from '../sync/thread-env.js';
 import { linkOverlapOf, type LinkOverlap, type Route } from './link-overlap.js';
 

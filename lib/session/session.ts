@@ -19,7 +19,7 @@ import { ABORT_KIND, ACTOR_STATE, HEADER, PE, RECORD, WAIT_KIND } from '../shm/l
 import { SharedState } from '../shm/shared-state.js';
 import { abortSession, ringCoordinator } from '../sync/scheduler.js';
 import { unreachable, type ExecutorReport, type FromCoordinator, type FromExecutor, type ToCoordinator, type ToExecutor } from '../sync/messages.js';
-import type { SessionPlan } from '../sync/plan.js';
+import type { SessionPlan } from '../config/plan.js';
 import type { ThreadTraceData } from '../trace/recorder.js';
 import { ThreadEnv } from '../sync/thread-env.js';
 import type { ThreadResources } from './thread-resources.js';

@@ -5,7 +5,7 @@
 // is refused even though the arena has room.
 //
 // Timing-only mode (--no-data) makes the session with an arena of 0 bytes
-// (lib/sync/plan.ts): allocations are still placed and checked against device
+// (lib/config/plan.ts): allocations are still placed and checked against device
 // capacity (same device offsets, same out-of-memory errors), but get no backing
 // bytes (arenaOffset -1), so a run may hold more tensor data than this host has.
 // Nothing reads or writes tensor bytes in that mode (kernel loads and stores,

@@ -5,7 +5,7 @@ import type { MessagePort } from 'node:worker_threads';
 import type { SerializedError } from '../errors.js';
 import type { LayoutDims } from '../shm/layout.js';
 import type { SharedBuffers } from '../shm/shared-state.js';
-import type { SessionPlan } from './plan.js';
+import type { SessionPlan } from '../config/plan.js';
 import type { ThreadTraceData } from '../trace/recorder.js';
 import type { RaceLogData } from '../race/log.js';
 

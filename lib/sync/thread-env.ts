@@ -3,7 +3,7 @@
 import { CostModel } from '../topology/cost-model.js';
 import { Machine } from '../topology/machine.js';
 import type { SharedState } from '../shm/shared-state.js';
-import type { SessionPlan } from './plan.js';
+import type { SessionPlan } from '../config/plan.js';
 import { Jitter } from './jitter.js';
 import { Scheduler } from './scheduler.js';
 import { TraceRecorder } from '../trace/recorder.js';

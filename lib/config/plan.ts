@@ -2,8 +2,8 @@
 // the JSON-safe description of one session that every thread derives the same
 // facts from: the machine, the CCL settings, the thread placement and the
 // shared-memory dimensions.
-import type { ResolvedCcl } from '../config/ccl-schema.js';
-import type { Topology } from '../config/topology-schema.js';
+import type { ResolvedCcl } from './ccl-schema.js';
+import type { Topology } from './topology-schema.js';
 import { totalmem } from 'node:os';
 import { ConfigError, UsageError } from '../errors.js';
 import { ShmLayout, type LayoutDims } from '../shm/layout.js';
