@@ -119,9 +119,9 @@ t.test('no kernel is left orphaned: when a spawn returns, every launched kernel 
   });
 });
 
-t.test('DPPolicy is intra-device: sip and numSips are TypeErrors pointing at setDevice', async (t) => {
-  t.throws(() => new DPPolicy({ sip: 'column_wise' } as never), { name: 'TypeError', message: /setDevice/ });
-  t.throws(() => new DPPolicy({ numSips: 2 } as never), { name: 'TypeError', message: /setDevice/ });
+t.test('DPPolicy is intra-device: sip and numSips are refused with ERR_DPPOLICY_SIP, pointing at setDevice', async (t) => {
+  t.throws(() => new DPPolicy({ sip: 'column_wise' } as never), { code: 'ERR_DPPOLICY_SIP', message: /setDevice/ });
+  t.throws(() => new DPPolicy({ numSips: 2 } as never), { code: 'ERR_DPPOLICY_SIP', message: /setDevice/ });
 });
 
 t.test('DPPolicy places blocks column-wise, row-wise, replicated and tiled with structural coordinates', async (t) => {
@@ -143,7 +143,7 @@ t.test('DPPolicy places blocks column-wise, row-wise, replicated and tiled with 
 
 t.test('shapes that do not divide are refused with the shape, the policy and the count', async (t) => {
   await rt.session({}, async (torch) => {
-    t.throws(() => torch.zeros([2, 6], { dp: new DPPolicy({ cube: 'column_wise', numCubes: 4 }) }), { code: 'ERR_INVALID_ARG', message: /DPPolicy\(cube=column_wise.*\[2, 6\].*4 equal parts, got 6 columns/ });
+    t.throws(() => torch.zeros([2, 6], { dp: new DPPolicy({ cube: 'column_wise', numCubes: 4 }) }), { code: 'ERR_UNEVEN_SPLIT', message: /DPPolicy\(cube=column_wise.*\[2, 6\].*4 equal parts, got 6 columns/ });
   });
 });
 
