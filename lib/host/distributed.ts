@@ -66,7 +66,7 @@ export class Distributed {
     if (!BACKENDS.includes(opts.backend as (typeof BACKENDS)[number])) {
       throw new KernbenchError('ERR_INVALID_ARG_VALUE', `initProcessGroup: backend must be one of ${BACKENDS.join('|')}, got '${opts.backend}'`);
     }
-    if (this.world) throw new KernbenchError('ERR_ALREADY_INITIALIZED', `initProcessGroup: already initialised with backend '${this.world.backend}'`);
+    if (this.world) throw new KernbenchError('ERR_ALREADY_INITIALIZED', `initProcessGroup: already initialised with backend '${this.world.backend}', got a second call with backend '${opts.backend}'`);
     const ws = opts.worldSize ?? this.rankInfo.nprocs;
     if (ws !== this.rankInfo.nprocs) throw new KernbenchError('ERR_WORLD_SIZE_MISMATCH', `initProcessGroup: worldSize must equal the spawned ranks (${this.rankInfo.nprocs}), got ${ws}`);
     this.world = { backend: opts.backend, group: new ProcessGroup(tabulate(ws, (r) => r), ws, 0) };
@@ -231,7 +231,7 @@ export class Distributed {
   }
 
   private requireWorld(): { backend: string; group: ProcessGroup } {
-    if (!this.world) throw new KernbenchError('ERR_NOT_INITIALIZED', 'the default process group is not initialised; call torch.distributed.initProcessGroup({backend: "ahbm"}) first');
+    if (!this.world) throw new KernbenchError('ERR_NOT_INITIALIZED', `the default process group is not initialised; call torch.distributed.initProcessGroup({backend: "ahbm"}) first, got a call from rank ${this.rankInfo.rank} with no process group`);
     return this.world;
   }
 }

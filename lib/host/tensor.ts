@@ -71,8 +71,8 @@ export class Tensor {
     const dp = opts.dp ?? new DPPolicy();
     const space = opts.space ?? 'hbm';
     const m = host.env.machine;
-    if (dp.numCubes > m.cubesPerSip) throw new KernbenchError('ERR_DPPOLICY_TOO_WIDE', `${dp} asks for ${dp.numCubes} cubes, a SIP has ${m.cubesPerSip}`);
-    if (dp.numPes > m.pesPerCube) throw new KernbenchError('ERR_DPPOLICY_TOO_WIDE', `${dp} asks for ${dp.numPes} PEs per cube, a cube has ${m.pesPerCube}`);
+    if (dp.numCubes > m.cubesPerSip) throw new KernbenchError('ERR_DPPOLICY_TOO_WIDE', `${dp} places shards on more cubes than a SIP has (${m.cubesPerSip}), got numCubes ${dp.numCubes}`);
+    if (dp.numPes > m.pesPerCube) throw new KernbenchError('ERR_DPPOLICY_TOO_WIDE', `${dp} places shards on more PEs than a cube has (${m.pesPerCube}), got numPes ${dp.numPes}`);
     const bpe = bytesPerElement(dtype);
     const shards: ShardDesc[] = dp.place(rows, cols).map((p) => {
       const where = { sip: host.device, cube: p.cube, pe: p.pe, space };

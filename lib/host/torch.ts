@@ -93,7 +93,7 @@ export class Torch {
     this.ahbm = new Ahbm(this);
     const spawn = async (fn: SpawnTarget, opts: SpawnOptions & { args?: unknown[] }): Promise<unknown[] | SpawnContext> => {
       const spawner = this.spawner;
-      if (!spawner) throw new KernbenchError('ERR_MAIN_THREAD_ONLY', 'torch.multiprocessing.spawn is only available to the main host (a spawned rank cannot spawn)');
+      if (!spawner) throw new KernbenchError('ERR_MAIN_THREAD_ONLY', `torch.multiprocessing.spawn is only available to the main host (a spawned rank cannot spawn), got a call from rank ${this.rankInfo.rank}`);
       const sips = machine.sips;
       if (!Number.isInteger(opts.nprocs) || opts.nprocs < 1 || opts.nprocs > sips) {
         throw new KernbenchError('ERR_OUT_OF_RANGE', `spawn: nprocs must be in [1, ${sips}] (one rank per SIP), got ${opts.nprocs}`);
@@ -153,7 +153,7 @@ export class Torch {
     if (!first) throw new KernbenchError('ERR_NEEDS_DEVICE_TENSOR', `launch '${name}': the kernel runs on the PEs of its first tensor argument, got no device tensor among ${args.length} argument(s)`);
     const m = this.host.env.machine;
     const pes = first.shards.map((s) => m.peId(s));
-    if (new Set(pes).size !== pes.length) throw new KernbenchError('ERR_SHARED_PE', `launch '${name}': two shards of '${first.name}' share a PE; give each PE one shard (DPPolicy numPes)`);
+    if (new Set(pes).size !== pes.length) throw new KernbenchError('ERR_SHARED_PE', `launch '${name}': two shards of '${first.name}' share a PE; give each PE one shard (DPPolicy numPes), got PEs ${pes.join(', ')}`);
     return this.host.launch(name, kernel, wire, { pes, world: { kind: 'none', w: pes.length, h: 1, pes } });
   }
 

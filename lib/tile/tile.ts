@@ -36,7 +36,7 @@ export class Tile {
   /** A 1-D view of elements [start, start + count) (shares storage). */
   slice(start: number, count: number): Tile {
     const s = this.slab;
-    if (start < 0 || count < 0 || start + count > this.data.length) throw new KernbenchError('ERR_INDEX_OUT_OF_RANGE', `tile slice [${start}, ${start + count}) is outside a tile of ${this.data.length} elements`);
+    if (start < 0 || count < 0 || start + count > this.data.length) throw new KernbenchError('ERR_INDEX_OUT_OF_RANGE', `a tile slice must lie inside the tile's ${this.data.length} elements, got [${start}, ${start + count})`);
     if (s === null) {
       // A timing-only tile: its slices view the blank buffer too (no typed array per ring step).
       if (this.blank) return blankSlice(this.dtype, count);
