@@ -3,7 +3,9 @@
 // Every error kernbench throws on purpose is a KernbenchError with a stable
 // `code` (tests assert on it, never on message text), a class `name`, and a
 // message that ends with what was received. Where they apply, errors carry the
-// virtual time (`atPs`) and the PE that raised them.
+// virtual time (`atPs`) and the PE that raised them. One code names one
+// condition (decision 0043); docs/errors.md lists them, generated from
+// ERROR_CODES, and test/error-codes.test.ts checks the rule and the list.
 //
 // Errors cross threads as plain objects (`SerializedError`) and are rebuilt on
 // the other side with their class, message, stack and extra fields intact.
