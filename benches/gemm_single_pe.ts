@@ -72,7 +72,7 @@ export async function measureGemm(torch: Torch, opts: { m: number; n: number; k:
   const { m, n, k, dtype } = opts;
   const pes = opts.pes ?? 1;
   const seed = opts.seed ?? SEED;
-  if (n % pes !== 0) throw new KernbenchError('ERR_INVALID_ARG', `measureGemm: n must split evenly over ${pes} PEs, got n = ${n}`);
+  if (n % pes !== 0) throw new KernbenchError('ERR_UNEVEN_SPLIT', `measureGemm: n must split evenly over ${pes} PEs, got n = ${n}`);
   const xv = seededValues(seed, m * k, dtype);
   const wv = seededValues(seed + 1, k * n, dtype);
   const replicated = new DPPolicy({ pe: 'replicate', numPes: pes });

@@ -3,7 +3,9 @@
 // Every error kernbench throws on purpose is a KernbenchError with a stable
 // `code` (tests assert on it, never on message text), a class `name`, and a
 // message that ends with what was received. Where they apply, errors carry the
-// virtual time (`atPs`) and the PE that raised them.
+// virtual time (`atPs`) and the PE that raised them. One code names one
+// condition (decision 0043); docs/errors.md lists them, generated from
+// ERROR_CODES, and test/error-codes.test.ts checks the rule and the list.
 //
 // Errors cross threads as plain objects (`SerializedError`) and are rebuilt on
 // the other side with their class, message, stack and extra fields intact.
@@ -11,7 +13,7 @@
 export const ERROR_CODES = {
   ERR_CONFIG: 'a topology or CCL configuration file is invalid',
   ERR_USAGE: 'a CLI invocation is malformed (unknown bench, flag or value)',
-  ERR_INVALID_ARG: 'a public API was called with a bad argument',
+  ERR_INVALID_ARG: 'retiring (decision 0043): a kernel-side check raised through tl.error, until its code parameter takes the codes below',
   ERR_DEADLOCK: 'every live PE and rank waits and nothing can make progress',
   ERR_ABORTED: 'the run was aborted because another rank or PE failed',
   ERR_KERNEL: 'a kernel threw on a PE',
@@ -31,6 +33,47 @@ export const ERROR_CODES = {
   ERR_DATA_RACE: 'two actors touched the same device bytes, at least one writing, with nothing ordering them (--check-races)',
   ERR_LINK_REPLAY: 'two flows met on a shared link during an optimistic run; kernbench runs the session again with every piece through the link arbiter (a spawn in the abandoned run rejects with it)',
   ERR_INTERNAL: 'an invariant of kernbench itself was broken',
+
+  // Bad arguments to the host API and the extension points, one code per
+  // condition (decision 0043). Named the way Node.js names its own
+  // (ERR_OUT_OF_RANGE, ERR_INVALID_ARG_VALUE, ERR_INVALID_BUFFER_SIZE, ...).
+  //   values and types
+  ERR_INVALID_ARG_VALUE: 'an argument is not one of the values it may take (a split mode, a reduce op, a backend)',
+  ERR_OUT_OF_RANGE: 'a number is outside its range (a device index, nprocs, a size that must be a positive integer, an i32 value)',
+  ERR_INDEX_OUT_OF_RANGE: 'an element index or slice reaches past the end of a tensor or tile',
+  ERR_UNKNOWN_OPTION: 'an options object has a key the call does not take',
+  ERR_INVALID_OPTIONS: 'an options object does not match its schema',
+  ERR_INVALID_ENV: 'an environment variable read by kernbench has a value it cannot use',
+  //   dtypes, shapes and bytes
+  ERR_INVALID_DTYPE: 'a dtype is not one of the element types kernbench knows',
+  ERR_DTYPE_MISMATCH: 'two tensors that must share a dtype do not',
+  ERR_INVALID_SHAPE: 'a shape is not 1-D or 2-D with positive integer sizes',
+  ERR_SHAPE_MISMATCH: 'a tensor has a different shape or size from the one the call needs',
+  ERR_VALUE_COUNT_MISMATCH: 'an array of values does not hold one value per element of its shape',
+  ERR_PARTIAL_ELEMENT: 'a byte offset or byte length falls inside an element of its dtype',
+  ERR_INVALID_BUFFER_SIZE: 'a destination buffer does not hold exactly one slot per element',
+  ERR_BUFFER_OUT_OF_BOUNDS: 'a typed view would reach past the end of its buffer',
+  //   placement on the machine
+  ERR_NO_SUCH_PE: 'a PE coordinate is outside the machine',
+  ERR_NO_ROUTE: 'a SIP topology kind gives no route between two SIPs',
+  ERR_DPPOLICY_SIP: 'a DPPolicy was given a SIP field (placement across SIPs is torch.ahbm.setDevice)',
+  ERR_DPPOLICY_TOO_WIDE: 'a DPPolicy asks for more cubes, or more PEs per cube, than a SIP has',
+  ERR_UNEVEN_SPLIT: 'a tensor or a size cannot be split into equal parts over the PEs or ranks',
+  ERR_SHARED_PE: 'two shards of one tensor sit on one PE where each PE must hold one',
+  ERR_TENSOR_PLACEMENT: 'a tensor lives on a SIP or PE other than the one the call needs',
+  ERR_NEEDS_DEVICE_TENSOR: 'a host tensor (no device shards) was given where a device tensor is needed',
+  ERR_STALE_TENSOR: 'a tensor was allocated in device memory that a failed spawn discarded',
+  //   sessions, launches and process groups
+  ERR_MAIN_THREAD_ONLY: 'a call that only the main host may make came from a spawned rank or an executor thread',
+  ERR_LAUNCH_ARGS_TOO_LARGE: "a launch's arguments do not fit a command slot",
+  ERR_NOT_INITIALIZED: 'a call needs a process group or tensor-parallel state that is not initialised yet',
+  ERR_ALREADY_INITIALIZED: 'a process group or tensor-parallel state was initialised a second time',
+  ERR_WORLD_SIZE_MISMATCH: 'a world size differs from the number of spawned ranks, or a tensor-parallel size from the world size',
+  ERR_INVALID_RANK: 'a rank list or a source rank is not a set of ranks of the world or group',
+  ERR_NOT_GROUP_MEMBER: "a rank called a collective of a group it is not a member of",
+  ERR_CHANNEL_SETS_EXHAUSTED: 'a process group needs more IPCQ channel sets than ccl.channel_sets provides',
+  ERR_NO_BIAS: 'a bias was loaded into a tensor-parallel layer built with bias: false',
+  ERR_NO_NEIGHBOUR: "a kernel sent or received in a direction in which its collective's world gives it no neighbour",
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -98,7 +98,7 @@ t.test('collectives on overlapping groups and the world, issued at once, give ev
   checkEverywhere(t, 1);
 });
 
-t.test('a group that needs more channel sets than ccl.channel_sets is refused with ERR_INVALID_ARG on its members, not a hang', async (t) => {
+t.test('a group that needs more channel sets than ccl.channel_sets is refused with ERR_CHANNEL_SETS_EXHAUSTED on its members, not a hang', async (t) => {
   const o = outcomes[LAYOUTS.length * CHECKED.length];
-  t.same({ code: o?.error?.code, ranks: o?.error?.ranks }, { code: 'ERR_SPAWN', ranks: { 1: 'ERR_INVALID_ARG', 2: 'ERR_INVALID_ARG' } });
+  t.same({ code: o?.error?.code, ranks: o?.error?.ranks }, { code: 'ERR_SPAWN', ranks: { 1: 'ERR_CHANNEL_SETS_EXHAUSTED', 2: 'ERR_CHANNEL_SETS_EXHAUSTED' } });
 });

@@ -39,7 +39,7 @@ t.test('in a tree world each receive resolves to the ring the peer sends on: par
 });
 
 t.test('a receive from a direction with no neighbour is refused with the direction', async (t) => {
-  t.throws(() => recvSource(tree6, 3, 0), { code: 'ERR_INVALID_ARG', message: /no east neighbour in a tree world/ });
+  t.throws(() => recvSource(tree6, 3, 0), { code: 'ERR_NO_NEIGHBOUR', message: /no east neighbour in a tree world/ });
 });
 
 const configErrors = [

@@ -4,6 +4,7 @@
 // the environment the CLI reads, as a shell would set it). The contract itself at
 // full size (32 PE threads, every layout, jitter): determinism.test.ts.
 import t from 'tap';
+import { jitterSeedFromEnv } from '../lib/sync/jitter.js';
 import { kernbench } from './helpers/cli.js';
 
 // One cube per SIP (4 PEs each): --threads pe still differs from rank and from 1, with 8 threads instead of 32.
@@ -22,4 +23,10 @@ t.test('KERNBENCH_JITTER and --threads change nothing in the JSON result', async
     t.equal(v.exitCode, 0);
     t.equal(v.stdout.trim(), base.stdout.trim());
   }
+});
+
+t.test('a KERNBENCH_JITTER that is not a non-negative integer is refused with ERR_INVALID_ENV', async (t) => {
+  t.equal(jitterSeedFromEnv({ KERNBENCH_JITTER: '7' }), 7);
+  t.throws(() => jitterSeedFromEnv({ KERNBENCH_JITTER: 'seven' }), { code: 'ERR_INVALID_ENV' });
+  t.throws(() => jitterSeedFromEnv({ KERNBENCH_JITTER: '-1' }), { code: 'ERR_INVALID_ENV' });
 });

@@ -119,9 +119,31 @@ t.test('no kernel is left orphaned: when a spawn returns, every launched kernel 
   });
 });
 
-t.test('DPPolicy is intra-device: sip and numSips are TypeErrors pointing at setDevice', async (t) => {
-  t.throws(() => new DPPolicy({ sip: 'column_wise' } as never), { name: 'TypeError', message: /setDevice/ });
-  t.throws(() => new DPPolicy({ numSips: 2 } as never), { name: 'TypeError', message: /setDevice/ });
+t.test('DPPolicy is intra-device: sip and numSips are refused with ERR_DPPOLICY_SIP, pointing at setDevice', async (t) => {
+  t.throws(() => new DPPolicy({ sip: 'column_wise' } as never), { code: 'ERR_DPPOLICY_SIP', message: /setDevice/ });
+  t.throws(() => new DPPolicy({ numSips: 2 } as never), { code: 'ERR_DPPOLICY_SIP', message: /setDevice/ });
+});
+
+t.test('DPPolicy refuses an unknown key, an unknown split mode and a count below 1, each with its own code', async (t) => {
+  t.throws(() => new DPPolicy({ cubes: 2 } as never), { code: 'ERR_UNKNOWN_OPTION' });
+  t.throws(() => new DPPolicy({ cube: 'diagonal' } as never), { code: 'ERR_INVALID_ARG_VALUE' });
+  t.throws(() => new DPPolicy({ numPes: 0 }), { code: 'ERR_OUT_OF_RANGE' });
+});
+
+t.test('host API misuse is refused with one code per condition', async (t) => {
+  await rt.session({}, async (torch) => {
+    const pesPerCube = torch.spec.cube.pe_layout.corners.length * torch.spec.cube.pe_layout.pe_per_corner;
+    t.throws(() => torch.ahbm.setDevice(torch.spec.system.sips.count), { code: 'ERR_OUT_OF_RANGE' }, 'a device past the last SIP');
+    t.throws(() => torch.zeros([4], { dtype: 'f64' as never }), { code: 'ERR_INVALID_DTYPE' }, 'an unknown dtype');
+    t.throws(() => torch.zeros([2, 2, 2]), { code: 'ERR_INVALID_SHAPE' }, 'a 3-D shape');
+    t.throws(() => torch.zeros([4], { dp: new DPPolicy({ pe: 'replicate', numPes: pesPerCube + 1 }) }), { code: 'ERR_DPPOLICY_TOO_WIDE' }, 'more PEs than a cube has');
+    t.throws(() => torch.fromArray([1, 2, 3], { shape: [2, 2] }), { code: 'ERR_VALUE_COUNT_MISMATCH' }, 'three values for four elements');
+    const x = torch.fromArray([1, 2, 3, 4]);
+    t.throws(() => x.at(4), { code: 'ERR_INDEX_OUT_OF_RANGE' }, 'an index past the end');
+    await t.rejects(x.item(), { code: 'ERR_SHAPE_MISMATCH' }, 'item() of four elements');
+    await t.rejects(torch.zeros([4]).copy_(torch.fromArray([1, 2, 3])), { code: 'ERR_SHAPE_MISMATCH' }, 'copy_ across sizes');
+    t.throws(() => torch.launch('add_one', addOne, x as never), { code: 'ERR_NEEDS_DEVICE_TENSOR' }, 'a launch with only a host tensor');
+  });
 });
 
 t.test('DPPolicy places blocks column-wise, row-wise, replicated and tiled with structural coordinates', async (t) => {
@@ -143,7 +165,7 @@ t.test('DPPolicy places blocks column-wise, row-wise, replicated and tiled with 
 
 t.test('shapes that do not divide are refused with the shape, the policy and the count', async (t) => {
   await rt.session({}, async (torch) => {
-    t.throws(() => torch.zeros([2, 6], { dp: new DPPolicy({ cube: 'column_wise', numCubes: 4 }) }), { code: 'ERR_INVALID_ARG', message: /DPPolicy\(cube=column_wise.*\[2, 6\].*4 equal parts, got 6 columns/ });
+    t.throws(() => torch.zeros([2, 6], { dp: new DPPolicy({ cube: 'column_wise', numCubes: 4 }) }), { code: 'ERR_UNEVEN_SPLIT', message: /DPPolicy\(cube=column_wise.*\[2, 6\].*4 equal parts, got 6 columns/ });
   });
 });
 

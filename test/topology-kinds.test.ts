@@ -89,7 +89,7 @@ t.test('the ranks of a line_1d world have no neighbour past either end', async (
   const shape = { kind: 'line_1d' as const, w: 4, h: 1 };
   t.same([0, 1, 2, 3].map((r) => [neighbourRank(shape, r, 0), neighbourRank(shape, r, 1)]), [[1, -1], [2, 0], [3, 1], [-1, 2]]);
   const last = portsOf({ ...shape, pes: [10, 11, 12, 13] }, 3);
-  t.match(last.send[0], { code: 'ERR_INVALID_ARG' }, 'the last rank cannot send east');
+  t.match(last.send[0], { code: 'ERR_NO_NEIGHBOUR' }, 'the last rank cannot send east');
 });
 
 /** TOPOLOGY_YAML with `system.sips` replaced by `sips` (YAML lines under `sips:`), written to a testdir; returns the path and text. */

@@ -90,6 +90,12 @@ t.test('the tie on an even ring goes east, on an even torus column north', async
   t.same(torus.sipTopology.route?.(0, 10, torus.sipGrid), [0, 0, 2, 2]);
 });
 
+t.test('a PE coordinate outside the machine is refused with ERR_NO_SUCH_PE', async (t) => {
+  const m = new Machine(loadTopology(topologyPath('default'), ['system.sips.count=2']));
+  t.throws(() => m.peId({ sip: 2, cube: 0, pe: 0 }), { code: 'ERR_NO_SUCH_PE' });
+  t.throws(() => m.peId({ sip: 0, cube: m.cubesPerSip, pe: 0 }), { code: 'ERR_NO_SUCH_PE' });
+});
+
 t.test('a kind without route gets the BFS route over its neighbours', async (t) => {
   const ring = sipKinds().find((k) => k.name === 'ring_1d');
   if (!ring) throw new Error('no ring_1d');

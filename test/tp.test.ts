@@ -49,32 +49,32 @@ t.test('six ranks sharing one thread (--threads 1) each keep their own parallel 
   t.same(got, [0, 1, 2, 3, 4, 5].map((rank) => ({ rank, before: false, after: true, tpRank: rank, tpWorldSize: 6 })));
 });
 
-t.test('the parallel-state getters throw ERR_INVALID_ARG before initializeModelParallel', async (t) => {
+t.test('the parallel-state getters throw ERR_NOT_INITIALIZED before initializeModelParallel', async (t) => {
   await rt.session({}, async (torch) => {
     t.equal(parallelState.modelParallelIsInitialized(torch), false);
-    t.throws(() => parallelState.getTensorModelParallelRank(torch), { code: 'ERR_INVALID_ARG' });
-    t.throws(() => parallelState.getTensorModelParallelWorldSize(torch), { code: 'ERR_INVALID_ARG' });
+    t.throws(() => parallelState.getTensorModelParallelRank(torch), { code: 'ERR_NOT_INITIALIZED' });
+    t.throws(() => parallelState.getTensorModelParallelWorldSize(torch), { code: 'ERR_NOT_INITIALIZED' });
   });
 });
 
 t.test('initializeModelParallel refuses a TP size other than the world size, naming both', async (t) => {
   const got = await spawnAll(tpSizeWorker, [1]);
   for (const e of got) {
-    t.equal(e?.code, 'ERR_INVALID_ARG');
+    t.equal(e?.code, 'ERR_WORLD_SIZE_MISMATCH');
     t.match(e?.message, /world size \(2\), got 1$/);
   }
 });
 
 t.test('initializeModelParallel refuses to run before initProcessGroup', async (t) => {
   const got = await spawnAll(tpNoGroupWorker, []);
-  t.same(got.map((e) => e?.code), ['ERR_INVALID_ARG', 'ERR_INVALID_ARG']);
+  t.same(got.map((e) => e?.code), ['ERR_NOT_INITIALIZED', 'ERR_NOT_INITIALIZED']);
 });
 
 t.test('a rank cannot initialise twice; destroyModelParallel makes it uninitialised and able to initialise again', async (t) => {
   const got = await spawnAll(tpLifecycleWorker, []);
   t.same(
     got,
-    [0, 1].map((rank) => [`init: rank ${rank}`, 'init again: ERR_INVALID_ARG', 'destroyed: initialised false', 'rank after destroy: ERR_INVALID_ARG', `init after destroy: rank ${rank}`]),
+    [0, 1].map((rank) => [`init: rank ${rank}`, 'init again: ERR_ALREADY_INITIALIZED', 'destroyed: initialised false', 'rank after destroy: ERR_NOT_INITIALIZED', `init after destroy: rank ${rank}`]),
   );
 });
 
@@ -82,7 +82,7 @@ t.test('a rank cannot initialise twice; destroyModelParallel makes it uninitiali
 
 t.test('building a layer before initializeModelParallel is refused', async (t) => {
   await rt.session({}, async (torch) => {
-    t.throws(() => new ColumnParallelLinear(torch, { inFeatures: 4, outFeatures: 4 }), { code: 'ERR_INVALID_ARG' });
+    t.throws(() => new ColumnParallelLinear(torch, { inFeatures: 4, outFeatures: 4 }), { code: 'ERR_NOT_INITIALIZED' });
   });
 });
 
@@ -97,7 +97,7 @@ t.test('layer options are checked at once, each problem naming its field and wha
         return x as { code: string; message: string };
       }
     })();
-    t.equal(e?.code, 'ERR_INVALID_ARG');
+    t.equal(e?.code, 'ERR_INVALID_OPTIONS');
     const fields = ['inFeatures', 'outFeatures', 'dtype', 'gatherOutput'].filter((f) => e?.message.includes(`${f}`));
     t.same(fields, ['inFeatures', 'outFeatures', 'dtype', 'gatherOutput'], `all four problems in: ${e?.message}`);
   });
@@ -149,7 +149,7 @@ t.test('RowParallelLinear adds the bias once, after the all-reduce, not once per
 t.test('ColumnParallelLinear refuses outFeatures not divisible by the TP world size, naming both', async (t) => {
   const got = await spawnAll(indivisibleWorker, ['column']);
   for (const e of got) {
-    t.equal(e?.code, 'ERR_INVALID_ARG');
+    t.equal(e?.code, 'ERR_UNEVEN_SPLIT');
     t.match(e?.message, /outFeatures .*world size \(2\).*got outFeatures = 9$/);
   }
 });
@@ -157,7 +157,7 @@ t.test('ColumnParallelLinear refuses outFeatures not divisible by the TP world s
 t.test('RowParallelLinear refuses inFeatures not divisible by the TP world size, naming both', async (t) => {
   const got = await spawnAll(indivisibleWorker, ['row']);
   for (const e of got) {
-    t.equal(e?.code, 'ERR_INVALID_ARG');
+    t.equal(e?.code, 'ERR_UNEVEN_SPLIT');
     t.match(e?.message, /inFeatures .*world size \(2\).*got inFeatures = 9$/);
   }
 });

@@ -56,11 +56,11 @@ export type TorchOptions = z.input<typeof TorchOptionsSchema>;
 export async function withTorch<T>(options: TorchOptions, fn: (torch: Torch) => Promise<T>): Promise<SessionRun<T>> {
   // Spawned ranks import the module that exports their function: if that module runs
   // withTorch at its top level, each rank would open a session of its own and hang.
-  if (!isMainThread) throw new KernbenchError('ERR_INVALID_ARG', `withTorch runs on the main thread only: a module imported by a spawned rank called it at its top level; export spawn targets from a module without top-level work, got a call on thread ${threadId}`);
+  if (!isMainThread) throw new KernbenchError('ERR_MAIN_THREAD_ONLY', `withTorch runs on the main thread only: a module imported by a spawned rank called it at its top level; export spawn targets from a module without top-level work, got a call on thread ${threadId}`);
   const parsed = TorchOptionsSchema.safeParse(options);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(options)'}: ${i.message}`).join('; ');
-    throw new KernbenchError('ERR_INVALID_ARG', `withTorch: bad options: ${problems}, got ${JSON.stringify(options)}`);
+    throw new KernbenchError('ERR_INVALID_OPTIONS', `withTorch: bad options: ${problems}, got ${JSON.stringify(options)}`);
   }
   const { modules, ...rest } = parsed.data;
   const config: RunConfig = { ...rest, algorithm: rest.algorithm, dtype: undefined };

@@ -101,7 +101,7 @@ function buildPlan(levels: HierarchyLevels, sips: number): HierarchyPlan {
   const L = cubeOf.length;
   const nCubes = cubeMesh.w * cubeMesh.h;
   if (L === 0 || cubeOf.some((c) => !Number.isInteger(c) || c < 0 || c >= nCubes)) {
-    throw new KernbenchError('ERR_INVALID_ARG', `a hierarchy needs at least one PE, each in a cube of the ${cubeMesh.w}x${cubeMesh.h} mesh, got cubes [${cubeOf.join(', ')}]`);
+    throw new KernbenchError('ERR_INTERNAL', `a hierarchy needs at least one PE, each in a cube of the ${cubeMesh.w}x${cubeMesh.h} mesh, got cubes [${cubeOf.join(', ')}]`);
   }
   const w = cubeMesh.w;
   const root = rootCube(levels);

@@ -106,7 +106,7 @@ export interface CollectivePlacement {
 export function placeCollective(m: Machine, name: string, shards: readonly ShardPosition[], group: ProcessGroup, me: number, arr: Arrangement): CollectivePlacement {
   const seen = new Set(shards.map((s) => `${s.cube}:${s.pe}`));
   if (seen.size !== shards.length) {
-    throw new KernbenchError('ERR_INVALID_ARG', `${name}: two shards share a PE; give each PE one shard (DPPolicy numPes), got shards at ${shards.map((s) => `(cube ${s.cube}, pe ${s.pe})`).join(' ')}`);
+    throw new KernbenchError('ERR_SHARED_PE', `${name}: two shards share a PE; give each PE one shard (DPPolicy numPes), got shards at ${shards.map((s) => `(cube ${s.cube}, pe ${s.pe})`).join(' ')}`);
   }
   const peAt = (q: number, s: ShardPosition): number => m.peId({ sip: group.globalRank(q), cube: s.cube, pe: s.pe });
   const p = group.size;

@@ -26,11 +26,11 @@ export class ProcessGroup {
     const seen = new Set<number>();
     for (const r of ranks) {
       if (!Number.isInteger(r) || r < 0 || r >= worldSize || seen.has(r)) {
-        throw new KernbenchError('ERR_INVALID_ARG', `newGroup: ranks must be distinct integers in [0, ${worldSize}), got [${ranks.join(', ')}]`);
+        throw new KernbenchError('ERR_INVALID_RANK', `newGroup: ranks must be distinct integers in [0, ${worldSize}), got [${ranks.join(', ')}]`);
       }
       seen.add(r);
     }
-    if (ranks.length === 0) throw new KernbenchError('ERR_INVALID_ARG', 'newGroup: a group needs at least one rank, got []');
+    if (ranks.length === 0) throw new KernbenchError('ERR_INVALID_RANK', 'newGroup: a group needs at least one rank, got []');
     // Distinct ranks in [0, worldSize), worldSize of them: every rank, the list a thread shares.
     this.ranks = ranks.length === worldSize ? everyRank(worldSize) : Object.freeze([...ranks].sort((a, b) => a - b));
   }
@@ -56,7 +56,7 @@ export class ProcessGroup {
   checkChannelSet(name: string, channelSets: number): void {
     if (this.set < channelSets) return;
     throw new KernbenchError(
-      'ERR_INVALID_ARG',
+      'ERR_CHANNEL_SETS_EXHAUSTED',
       `${name} on ${this}: this group needs channel set ${this.set} (groups that share a rank run on different sets; the world has set 0), but the run has ccl.channel_sets = ${channelSets}; raise it to ${this.set + 1} or more (--set ccl.channel_sets=${this.set + 1}, or channel_sets in the CCL file), got channel set ${this.set}`,
     );
   }

@@ -5,6 +5,6 @@ export const REDUCE_OPS = ['sum', 'prod', 'min', 'max', 'avg'] as const;
 export type ReduceOp = (typeof REDUCE_OPS)[number];
 
 export function checkReduceOp(op: unknown): ReduceOp {
-  if (!REDUCE_OPS.includes(op as ReduceOp)) throw new KernbenchError('ERR_INVALID_ARG', `op must be one of ${REDUCE_OPS.join('|')}, got ${JSON.stringify(op)}`);
+  if (!REDUCE_OPS.includes(op as ReduceOp)) throw new KernbenchError('ERR_INVALID_ARG_VALUE', `op must be one of ${REDUCE_OPS.join('|')}, got ${JSON.stringify(op)}`);
   return op as ReduceOp;
 }

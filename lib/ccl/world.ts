@@ -121,7 +121,7 @@ export function portsOf(world: World, rank: number): Ports {
   for (let d = 0; d < DIRECTIONS.length; d++) {
     const nb = neighbourRank(world, rank, d);
     if (nb < 0) {
-      const e = { code: 'ERR_INVALID_ARG' as const, message: noNeighbourMessage(world, rank, d) };
+      const e = { code: 'ERR_NO_NEIGHBOUR' as const, message: noNeighbourMessage(world, rank, d) };
       send.push(e);
       recv.push(e);
       continue;

@@ -21,7 +21,7 @@ const positiveInt = z.number().int().positive();
  * made by newGroup takes the smallest set that no earlier group sharing a rank
  * with it has, so groups that share no rank (tensor-parallel groups side by
  * side) share one set. A collective on a group whose set is >= channel_sets is
- * refused with ERR_INVALID_ARG naming this setting. Each set is a full copy of
+ * refused with ERR_CHANNEL_SETS_EXHAUSTED naming this setting. Each set is a full copy of
  * every PE's four rings (n_slots x slot_size each) in a buffer of its own:
  * address space up front, memory once used (docs/decisions/0020-a-channel-set-per-process-group.md).
  */

@@ -45,7 +45,7 @@ function alignedSource(dt: DType, src: Uint8Array): Uint8Array {
 function elementCount(fn: string, dt: DType, src: Uint8Array): number {
   const size = bytesPerElement(dt);
   if (src.byteLength % size !== 0) {
-    throw new KernbenchError('ERR_INVALID_ARG', `${fn}('${dt}'): src.byteLength must be a multiple of ${size}; received ${src.byteLength}`);
+    throw new KernbenchError('ERR_PARTIAL_ELEMENT', `${fn}('${dt}'): src.byteLength must be a multiple of ${size}; received ${src.byteLength}`);
   }
   return src.byteLength / size;
 }
@@ -56,13 +56,14 @@ function elementCount(fn: string, dt: DType, src: Uint8Array): number {
  * element and must not overlap `src`) and returns it; otherwise returns a new
  * array that does not alias `src`. i32 values above 2^24 in magnitude round to
  * the nearest f32: use `decodeToNumbers` for exact integers.
- * Throws ERR_INVALID_ARG on a partial element or a wrongly sized `out`.
+ * Throws ERR_PARTIAL_ELEMENT on a partial element, ERR_INVALID_BUFFER_SIZE on
+ * a wrongly sized `out`.
  */
 export function decode(dt: DType, src: Uint8Array, out?: Float32Array): Float32Array {
   const n = elementCount('decode', dt, src);
   const dst = out ?? new Float32Array(n);
   if (dst.length !== n) {
-    throw new KernbenchError('ERR_INVALID_ARG', `decode('${dt}'): out must have ${n} elements, one per element of src; received ${dst.length}`);
+    throw new KernbenchError('ERR_INVALID_BUFFER_SIZE', `decode('${dt}'): out must have ${n} elements, one per element of src; received ${dst.length}`);
   }
   const bytes = alignedSource(dt, src);
   switch (dt) {
@@ -87,7 +88,7 @@ export function decode(dt: DType, src: Uint8Array, out?: Float32Array): Float32A
 /**
  * Read the elements in `src` as exact numbers: every f32, f16, bf16 and i32
  * value is representable in an f64. Returns a new array.
- * Throws ERR_INVALID_ARG on a partial element.
+ * Throws ERR_PARTIAL_ELEMENT on a partial element.
  */
 export function decodeToNumbers(dt: DType, src: Uint8Array): Float64Array {
   const n = elementCount('decodeToNumbers', dt, src);
@@ -120,16 +121,16 @@ export function decodeToNumbers(dt: DType, src: Uint8Array): Float64Array {
  * f32, f16 and bf16 round to nearest, ties to even, once from each value's
  * exact number; overflow gives infinity, NaN stays NaN. i32 accepts only
  * integers in [-2^31, 2^31 - 1].
- * Throws ERR_INVALID_ARG, before writing anything, when `dst` does not hold
- * exactly `values.length` elements or an i32 value is out of range or not an
- * integer.
+ * Throws before writing anything: ERR_INVALID_BUFFER_SIZE when `dst` does not
+ * hold exactly `values.length` elements, ERR_OUT_OF_RANGE when an i32 value is
+ * out of range or not an integer.
  */
 export function encode(dt: DType, values: ArrayLike<number>, dst: Uint8Array): void {
   const size = bytesPerElement(dt);
   const n = values.length;
   if (dst.byteLength !== n * size) {
     throw new KernbenchError(
-      'ERR_INVALID_ARG',
+      'ERR_INVALID_BUFFER_SIZE',
       `encode('${dt}'): dst must hold ${n} elements (${n * size} bytes); received ${dst.byteLength} bytes`,
     );
   }
@@ -160,7 +161,7 @@ function checkInt32s(values: ArrayLike<number>): void {
     const v = values[i];
     if (!Number.isInteger(v) || v < INT32_MIN || v > INT32_MAX) {
       throw new KernbenchError(
-        'ERR_INVALID_ARG',
+        'ERR_OUT_OF_RANGE',
         `encode('i32'): values[${i}] must be an integer in [${INT32_MIN}, ${INT32_MAX}]; received ${v}`,
       );
     }

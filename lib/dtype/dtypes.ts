@@ -29,5 +29,5 @@ export function isDType(x: unknown): x is DType {
  * untyped caller passes a string that is not a dtype.
  */
 export function unknownDType(dt: never): never {
-  throw new KernbenchError('ERR_INVALID_ARG', `dtype must be one of ${DTYPES.join(', ')}; received ${JSON.stringify(dt)}`);
+  throw new KernbenchError('ERR_INVALID_DTYPE', `dtype must be one of ${DTYPES.join(', ')}; received ${JSON.stringify(dt)}`);
 }

@@ -8,19 +8,19 @@ export type StorageView<D extends DType> = D extends 'f32' ? Float32Array : D ex
 
 /**
  * A view of `length` elements of `dt` at `byteOffset` in `buf` (no copy).
- * Throws ERR_INVALID_ARG when `byteOffset` is not a multiple of the element
- * size (use `decode`, which copies, for unaligned bytes) or the elements do
- * not fit in `buf`.
+ * Throws ERR_PARTIAL_ELEMENT when `byteOffset` is not a multiple of the
+ * element size (use `decode`, which copies, for unaligned bytes) and
+ * ERR_BUFFER_OUT_OF_BOUNDS when the elements do not fit in `buf`.
  */
 export function viewOf<D extends DType>(dt: D, buf: ArrayBufferLike, byteOffset: number, length: number): StorageView<D> {
   const d: DType = dt;
   const size = bytesPerElement(d);
   if (!Number.isSafeInteger(byteOffset) || byteOffset < 0 || byteOffset % size !== 0) {
-    throw new KernbenchError('ERR_INVALID_ARG', `viewOf('${d}'): byteOffset must be a non-negative multiple of ${size}; received ${byteOffset}`);
+    throw new KernbenchError('ERR_PARTIAL_ELEMENT', `viewOf('${d}'): byteOffset must be a non-negative multiple of ${size}; received ${byteOffset}`);
   }
   if (!Number.isSafeInteger(length) || length < 0 || byteOffset + length * size > buf.byteLength) {
     throw new KernbenchError(
-      'ERR_INVALID_ARG',
+      'ERR_BUFFER_OUT_OF_BOUNDS',
       `viewOf('${d}'): ${length} elements at byte ${byteOffset} must fit in a buffer of ${buf.byteLength} bytes; received length ${length}`,
     );
   }

@@ -86,7 +86,7 @@ async function serve(env: ThreadEnv, pes: Map<number, PeRuntime>): Promise<void>
       throw e;
     }
     const pe = pes.get(next.cmd.pe);
-    if (!pe) throw new Error(`internal: launch for PE ${next.cmd.pe} reached executor ${env.executor}, which does not run it`);
+    if (!pe) throw new KernbenchError('ERR_INTERNAL', `launch for PE ${next.cmd.pe} reached executor ${env.executor}, which does not run it`);
     pe.accept(next.cmd);
     next.commit();
   }
@@ -110,7 +110,7 @@ async function runRank(env: ThreadEnv, m: Extract<ToExecutor, { type: 'spawn-ran
       const url = m.module.startsWith('file:') ? m.module : pathToFileURL(m.module).href;
       const mod = await importModule(url);
       const fn = mod[m.exportName];
-      if (typeof fn !== 'function') throw new TypeError(`spawn: '${m.exportName}' is not a function exported by ${m.module}, got ${typeof fn}`);
+      if (typeof fn !== 'function') throw new KernbenchError('ERR_NOT_EXPORTED', `spawn: '${m.exportName}' is not a function exported by ${m.module}, got ${typeof fn}`);
       const v: unknown = await (fn as (...a: unknown[]) => unknown)(m.rank, ...m.args, torch);
       await host.synchronize();
       return v;

@@ -64,11 +64,11 @@ export class Distributed {
   /** Join the process group (a barrier across the ranks). IPCQ rings are preallocated per (channel set, PE, direction); the world's collectives use set 0. */
   async initProcessGroup(opts: { backend: string; worldSize?: number }): Promise<void> {
     if (!BACKENDS.includes(opts.backend as (typeof BACKENDS)[number])) {
-      throw new KernbenchError('ERR_INVALID_ARG', `initProcessGroup: backend must be one of ${BACKENDS.join('|')}, got '${opts.backend}'`);
+      throw new KernbenchError('ERR_INVALID_ARG_VALUE', `initProcessGroup: backend must be one of ${BACKENDS.join('|')}, got '${opts.backend}'`);
     }
-    if (this.world) throw new KernbenchError('ERR_INVALID_ARG', `initProcessGroup: already initialised with backend '${this.world.backend}'`);
+    if (this.world) throw new KernbenchError('ERR_ALREADY_INITIALIZED', `initProcessGroup: already initialised with backend '${this.world.backend}', got a second call with backend '${opts.backend}'`);
     const ws = opts.worldSize ?? this.rankInfo.nprocs;
-    if (ws !== this.rankInfo.nprocs) throw new KernbenchError('ERR_INVALID_ARG', `initProcessGroup: worldSize must equal the spawned ranks (${this.rankInfo.nprocs}), got ${ws}`);
+    if (ws !== this.rankInfo.nprocs) throw new KernbenchError('ERR_WORLD_SIZE_MISMATCH', `initProcessGroup: worldSize must equal the spawned ranks (${this.rankInfo.nprocs}), got ${ws}`);
     this.world = { backend: opts.backend, group: new ProcessGroup(tabulate(ws, (r) => r), ws, 0) };
     this.groups.push(this.world.group);
     await this.barrier();
@@ -140,7 +140,7 @@ export class Distributed {
     const desc = t.toDesc();
     if (algo.arrangement.kind === 'hierarchical') {
       const sizes = new Set(desc.shards.map((s) => s.nbytes));
-      if (sizes.size > 1) throw new KernbenchError('ERR_INVALID_ARG', `allReduce (${algo.module}): every shard is one participant and must have the same size, got shard sizes ${[...sizes].join(', ')} bytes`);
+      if (sizes.size > 1) throw new KernbenchError('ERR_UNEVEN_SPLIT', `allReduce (${algo.module}): every shard is one participant and must have the same size, got shard sizes ${[...sizes].join(', ')} bytes`);
     }
     const place = this.place('all_reduce', t, algo.arrangement, opts.group);
     return this.run(this.launchPlaced('all_reduce', algo.allReduce, place, [desc, op, place.shape, algo.params]), opts);
@@ -150,7 +150,7 @@ export class Distributed {
   async broadcast(t: Tensor, opts: CollectiveOptions & { src: number }): Promise<Work> {
     const group = opts.group ?? this.requireWorld().group;
     const src = group.groupRank(opts.src);
-    if (src < 0) throw new KernbenchError('ERR_INVALID_ARG', `broadcast: src must be a global rank in ${group}, got ${opts.src}`);
+    if (src < 0) throw new KernbenchError('ERR_INVALID_RANK', `broadcast: src must be a global rank in ${group}, got ${opts.src}`);
     return this.run(this.launchCollective('broadcast', broadcast, t, [src], { group }), opts);
   }
 
@@ -194,7 +194,7 @@ export class Distributed {
     const rank = this.rankInfo.rank;
     for (const s of desc.shards) {
       if (s.sip !== rank) {
-        throw new KernbenchError('ERR_INVALID_ARG', `${name}: rank ${rank}'s tensor must live on SIP ${rank} (call torch.ahbm.setDevice(rank) before allocating), got a shard on SIP ${s.sip}`);
+        throw new KernbenchError('ERR_TENSOR_PLACEMENT', `${name}: rank ${rank}'s tensor must live on SIP ${rank} (call torch.ahbm.setDevice(rank) before allocating), got a shard on SIP ${s.sip}`);
       }
     }
     const me = this.memberRank(name, group);
@@ -214,7 +214,7 @@ export class Distributed {
 
   private memberRank(name: string, group: ProcessGroup): number {
     const me = group.groupRank(this.rankInfo.rank);
-    if (me < 0) throw new KernbenchError('ERR_INVALID_ARG', `${name}: rank ${this.rankInfo.rank} is not a member of ${group}; only members run its collectives, got a call from rank ${this.rankInfo.rank}`);
+    if (me < 0) throw new KernbenchError('ERR_NOT_GROUP_MEMBER', `${name}: rank ${this.rankInfo.rank} is not a member of ${group}; only members run its collectives, got a call from rank ${this.rankInfo.rank}`);
     return me;
   }
 
@@ -222,16 +222,16 @@ export class Distributed {
   private checkPair(name: string, out: Tensor, t: Tensor, sizesFit: boolean, sizeRule: string): void {
     const o = out.toDesc(), i = t.toDesc();
     if (o.shards.length !== 1 || i.shards.length !== 1) {
-      throw new KernbenchError('ERR_INVALID_ARG', `${name}: out and input must each be one shard (the default DPPolicy), got ${o.shards.length} and ${i.shards.length} shards`);
+      throw new KernbenchError('ERR_TENSOR_PLACEMENT', `${name}: out and input must each be one shard (the default DPPolicy), got ${o.shards.length} and ${i.shards.length} shards`);
     }
     const [a, b] = [o.shards[0], i.shards[0]];
-    if (a.cube !== b.cube || a.pe !== b.pe) throw new KernbenchError('ERR_INVALID_ARG', `${name}: out and input must be on the same PE, got (cube ${a.cube}, pe ${a.pe}) and (cube ${b.cube}, pe ${b.pe})`);
-    if (out.dtype !== t.dtype) throw new KernbenchError('ERR_INVALID_ARG', `${name}: out and input must have the same dtype, got ${out.dtype} and ${t.dtype}`);
-    if (!sizesFit) throw new KernbenchError('ERR_INVALID_ARG', `${name}: ${sizeRule}, got out of ${out.numel} and input of ${t.numel} elements`);
+    if (a.cube !== b.cube || a.pe !== b.pe) throw new KernbenchError('ERR_TENSOR_PLACEMENT', `${name}: out and input must be on the same PE, got (cube ${a.cube}, pe ${a.pe}) and (cube ${b.cube}, pe ${b.pe})`);
+    if (out.dtype !== t.dtype) throw new KernbenchError('ERR_DTYPE_MISMATCH', `${name}: out and input must have the same dtype, got ${out.dtype} and ${t.dtype}`);
+    if (!sizesFit) throw new KernbenchError('ERR_SHAPE_MISMATCH', `${name}: ${sizeRule}, got out of ${out.numel} and input of ${t.numel} elements`);
   }
 
   private requireWorld(): { backend: string; group: ProcessGroup } {
-    if (!this.world) throw new KernbenchError('ERR_INVALID_ARG', 'the default process group is not initialised; call torch.distributed.initProcessGroup({backend: "ahbm"}) first');
+    if (!this.world) throw new KernbenchError('ERR_NOT_INITIALIZED', `the default process group is not initialised; call torch.distributed.initProcessGroup({backend: "ahbm"}) first, got a call from rank ${this.rankInfo.rank} with no process group`);
     return this.world;
   }
 }

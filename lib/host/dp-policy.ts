@@ -34,9 +34,9 @@ export class DPPolicy {
   constructor(opts: DPPolicyOptions = {}) {
     for (const k of Object.keys(opts)) {
       if (k === 'sip' || k === 'numSips') {
-        throw new TypeError(`DPPolicy is intra-device: '${k}' is not an option; place tensors on a SIP with torch.ahbm.setDevice(rank), got ${k}=${JSON.stringify((opts as Record<string, unknown>)[k])}`);
+        throw new KernbenchError('ERR_DPPOLICY_SIP', `DPPolicy is intra-device: '${k}' is not an option; place tensors on a SIP with torch.ahbm.setDevice(rank), got ${k}=${JSON.stringify((opts as Record<string, unknown>)[k])}`);
       }
-      if (!['cube', 'pe', 'numCubes', 'numPes'].includes(k)) throw new TypeError(`DPPolicy takes cube, pe, numCubes, numPes, got '${k}'`);
+      if (!['cube', 'pe', 'numCubes', 'numPes'].includes(k)) throw new KernbenchError('ERR_UNKNOWN_OPTION', `DPPolicy takes cube, pe, numCubes, numPes, got '${k}'`);
     }
     this.cube = checkMode('cube', opts.cube ?? 'replicate');
     this.pe = checkMode('pe', opts.pe ?? 'replicate');
@@ -60,18 +60,18 @@ export class DPPolicy {
 }
 
 function checkMode(field: string, m: unknown): SplitMode {
-  if (!SPLIT_MODES.includes(m as SplitMode)) throw new TypeError(`DPPolicy ${field} must be one of ${SPLIT_MODES.join('|')}, got ${JSON.stringify(m)}`);
+  if (!SPLIT_MODES.includes(m as SplitMode)) throw new KernbenchError('ERR_INVALID_ARG_VALUE', `DPPolicy ${field} must be one of ${SPLIT_MODES.join('|')}, got ${JSON.stringify(m)}`);
   return m as SplitMode;
 }
 
 function checkCount(field: string, n: unknown): number {
-  if (!Number.isInteger(n) || (n as number) < 1) throw new TypeError(`DPPolicy ${field} must be a positive integer, got ${JSON.stringify(n)}`);
+  if (!Number.isInteger(n) || (n as number) < 1) throw new KernbenchError('ERR_OUT_OF_RANGE', `DPPolicy ${field} must be a positive integer, got ${JSON.stringify(n)}`);
   return n as number;
 }
 
 function even(total: number, parts: number, what: string, policy: DPPolicy, rows: number, cols: number): number {
   if (total % parts !== 0) {
-    throw new KernbenchError('ERR_INVALID_ARG', `${policy} cannot split ${what} of a [${rows}, ${cols}] tensor into ${parts} equal parts, got ${total} ${what}`);
+    throw new KernbenchError('ERR_UNEVEN_SPLIT', `${policy} cannot split ${what} of a [${rows}, ${cols}] tensor into ${parts} equal parts, got ${total} ${what}`);
   }
   return total / parts;
 }

@@ -71,8 +71,8 @@ export class Tensor {
     const dp = opts.dp ?? new DPPolicy();
     const space = opts.space ?? 'hbm';
     const m = host.env.machine;
-    if (dp.numCubes > m.cubesPerSip) throw new KernbenchError('ERR_INVALID_ARG', `${dp} asks for ${dp.numCubes} cubes, a SIP has ${m.cubesPerSip}`);
-    if (dp.numPes > m.pesPerCube) throw new KernbenchError('ERR_INVALID_ARG', `${dp} asks for ${dp.numPes} PEs per cube, a cube has ${m.pesPerCube}`);
+    if (dp.numCubes > m.cubesPerSip) throw new KernbenchError('ERR_DPPOLICY_TOO_WIDE', `${dp} places shards on more cubes than a SIP has (${m.cubesPerSip}), got numCubes ${dp.numCubes}`);
+    if (dp.numPes > m.pesPerCube) throw new KernbenchError('ERR_DPPOLICY_TOO_WIDE', `${dp} places shards on more PEs than a cube has (${m.pesPerCube}), got numPes ${dp.numPes}`);
     const bpe = bytesPerElement(dtype);
     const shards: ShardDesc[] = dp.place(rows, cols).map((p) => {
       const where = { sip: host.device, cube: p.cube, pe: p.pe, space };
@@ -88,7 +88,7 @@ export class Tensor {
   static hostArray(host: HostRuntime, values: ArrayLike<number>, shape: readonly number[], dtype: DType): Tensor {
     const sh = checkShape(shape);
     const n = sh.reduce((a, b) => a * b, 1);
-    if (values.length !== n) throw new KernbenchError('ERR_INVALID_ARG', `fromArray: shape [${sh.join(', ')}] needs ${n} values, got ${values.length}`);
+    if (values.length !== n) throw new KernbenchError('ERR_VALUE_COUNT_MISMATCH', `fromArray: shape [${sh.join(', ')}] needs ${n} values, got ${values.length}`);
     // Timing-only mode keeps no values: a host tensor only feeds copy_, which moves none.
     if (host.env.plan.noData) return new Tensor(host, sh, dtype, 'host', undefined, undefined);
     const bytes = new Uint8Array(n * bytesPerElement(dtype));
@@ -128,7 +128,7 @@ export class Tensor {
 
   /** The single value of a one-element tensor. */
   async item(): Promise<number> {
-    if (this.numel !== 1) throw new KernbenchError('ERR_INVALID_ARG', `item() needs a one-element tensor, got shape [${this.shape.join(', ')}]`);
+    if (this.numel !== 1) throw new KernbenchError('ERR_SHAPE_MISMATCH', `item() needs a one-element tensor, got shape [${this.shape.join(', ')}]`);
     return (await this.numpy()).data[0];
   }
 
@@ -136,7 +136,7 @@ export class Tensor {
   at(index: number): number {
     this.syncBarrier('at');
     const a = this.readNow();
-    if (!Number.isInteger(index) || index < 0 || index >= a.data.length) throw new RangeError(`index must be in [0, ${a.data.length}), got ${index}`);
+    if (!Number.isInteger(index) || index < 0 || index >= a.data.length) throw new KernbenchError('ERR_INDEX_OUT_OF_RANGE', `index must be in [0, ${a.data.length}), got ${index}`);
     return a.data[index];
   }
 
@@ -144,7 +144,7 @@ export class Tensor {
   async copy_(src: Tensor | HostArray): Promise<this> {
     const srcShape = src.shape;
     const n = srcShape.reduce((x, y) => x * y, 1);
-    if (n !== this.numel) throw new KernbenchError('ERR_INVALID_ARG', `copy_: target has shape [${this.shape.join(', ')}], got a source of shape [${srcShape.join(', ')}]`);
+    if (n !== this.numel) throw new KernbenchError('ERR_SHAPE_MISMATCH', `copy_: target has shape [${this.shape.join(', ')}], got a source of shape [${srcShape.join(', ')}]`);
     if (this.host.env.plan.noData) {
       // Timing-only mode: the source side is still a host-read barrier; no values move.
       if (src instanceof Tensor && src.desc) await src.host.drain();
@@ -188,7 +188,7 @@ export class Tensor {
 
   /** Descriptor for kernel arguments. */
   toDesc(): TensorDesc {
-    if (!this.desc) throw new KernbenchError('ERR_INVALID_ARG', `a host tensor cannot be a kernel argument; copy_ it into a device tensor first, got host tensor of shape [${this.shape.join(', ')}]`);
+    if (!this.desc) throw new KernbenchError('ERR_NEEDS_DEVICE_TENSOR', `a host tensor cannot be a kernel argument; copy_ it into a device tensor first, got host tensor of shape [${this.shape.join(', ')}]`);
     return this.desc;
   }
 
@@ -225,13 +225,13 @@ export class Tensor {
 }
 
 function checkDType(d: unknown): DType {
-  if (!isDType(d)) throw new KernbenchError('ERR_INVALID_ARG', `dtype must be one of f32|f16|bf16|i32, got ${JSON.stringify(d)}`);
+  if (!isDType(d)) throw new KernbenchError('ERR_INVALID_DTYPE', `dtype must be one of f32|f16|bf16|i32, got ${JSON.stringify(d)}`);
   return d;
 }
 
 function checkShape(shape: readonly number[]): number[] {
   if (!Array.isArray(shape) || shape.length < 1 || shape.length > 2 || !shape.every((d) => Number.isInteger(d) && d > 0)) {
-    throw new KernbenchError('ERR_INVALID_ARG', `shape must be 1-D or 2-D with positive integer sizes, got ${JSON.stringify(shape)}`);
+    throw new KernbenchError('ERR_INVALID_SHAPE', `shape must be 1-D or 2-D with positive integer sizes, got ${JSON.stringify(shape)}`);
   }
   return [...shape];
 }

@@ -67,7 +67,7 @@ class Ahbm {
   constructor(private readonly torch: Torch) {}
   setDevice(sip: number): void {
     const sips = this.torch.host.env.machine.sips;
-    if (!Number.isInteger(sip) || sip < 0 || sip >= sips) throw new KernbenchError('ERR_INVALID_ARG', `setDevice: device must be a SIP index in [0, ${sips}), got ${sip}`);
+    if (!Number.isInteger(sip) || sip < 0 || sip >= sips) throw new KernbenchError('ERR_OUT_OF_RANGE', `setDevice: device must be a SIP index in [0, ${sips}), got ${sip}`);
     this.torch.host.device = sip;
   }
   currentDevice(): number {
@@ -93,10 +93,10 @@ export class Torch {
     this.ahbm = new Ahbm(this);
     const spawn = async (fn: SpawnTarget, opts: SpawnOptions & { args?: unknown[] }): Promise<unknown[] | SpawnContext> => {
       const spawner = this.spawner;
-      if (!spawner) throw new KernbenchError('ERR_INVALID_ARG', 'torch.multiprocessing.spawn is only available to the main host (a spawned rank cannot spawn)');
+      if (!spawner) throw new KernbenchError('ERR_MAIN_THREAD_ONLY', `torch.multiprocessing.spawn is only available to the main host (a spawned rank cannot spawn), got a call from rank ${this.rankInfo.rank}`);
       const sips = machine.sips;
       if (!Number.isInteger(opts.nprocs) || opts.nprocs < 1 || opts.nprocs > sips) {
-        throw new KernbenchError('ERR_INVALID_ARG', `spawn: nprocs must be in [1, ${sips}] (one rank per SIP), got ${opts.nprocs}`);
+        throw new KernbenchError('ERR_OUT_OF_RANGE', `spawn: nprocs must be in [1, ${sips}] (one rank per SIP), got ${opts.nprocs}`);
       }
       const ranks = await spawner.spawn(fn, { args: opts.args ?? [], nprocs: opts.nprocs });
       if (opts.join === false) return new SpawnContext(ranks);
@@ -150,17 +150,17 @@ export class Torch {
     for (const a of args) if (a instanceof Tensor) this.requireLive(a, name);
     const wire = args.map((a) => (a instanceof Tensor ? a.toDesc() : a));
     const first = wire.find(isTensorDesc);
-    if (!first) throw new KernbenchError('ERR_INVALID_ARG', `launch '${name}': the kernel runs on the PEs of its first tensor argument, got no device tensor among ${args.length} argument(s)`);
+    if (!first) throw new KernbenchError('ERR_NEEDS_DEVICE_TENSOR', `launch '${name}': the kernel runs on the PEs of its first tensor argument, got no device tensor among ${args.length} argument(s)`);
     const m = this.host.env.machine;
     const pes = first.shards.map((s) => m.peId(s));
-    if (new Set(pes).size !== pes.length) throw new KernbenchError('ERR_INVALID_ARG', `launch '${name}': two shards of '${first.name}' share a PE; give each PE one shard (DPPolicy numPes)`);
+    if (new Set(pes).size !== pes.length) throw new KernbenchError('ERR_SHARED_PE', `launch '${name}': two shards of '${first.name}' share a PE; give each PE one shard (DPPolicy numPes), got PEs ${pes.join(', ')}`);
     return this.host.launch(name, kernel, wire, { pes, world: { kind: 'none', w: pes.length, h: 1, pes } });
   }
 
   /** A tensor from before a failed spawn points into discarded device memory: using it would corrupt new tensors. */
   requireLive(t: Tensor, what: string): void {
     if (!t.ownedBy(this.host)) {
-      throw new KernbenchError('ERR_INVALID_ARG', `${what}: tensor '${t.name}' was allocated in device memory that a failed spawn discarded (the session restarted on fresh buffers); allocate it again, got a tensor from before the restart`);
+      throw new KernbenchError('ERR_STALE_TENSOR', `${what}: tensor '${t.name}' was allocated in device memory that a failed spawn discarded (the session restarted on fresh buffers); allocate it again, got a tensor from before the restart`);
     }
   }
 

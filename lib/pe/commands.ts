@@ -48,7 +48,7 @@ export async function postCommand(sh: SharedState, sched: Scheduler, actor: numb
   const L = sh.layout;
   const bytes = encoder.encode(JSON.stringify(cmd));
   if (bytes.length + 4 > CMD_SLOT_BYTES) {
-    throw new KernbenchError('ERR_INVALID_ARG', `launch of '${cmd.name}': its arguments encode to ${bytes.length} bytes, more than a command slot holds (${CMD_SLOT_BYTES - 4})`);
+    throw new KernbenchError('ERR_LAUNCH_ARGS_TOO_LARGE', `launch of '${cmd.name}': its arguments encode to ${bytes.length} bytes, more than a command slot holds (${CMD_SLOT_BYTES - 4}), got ${bytes.length} bytes`);
   }
   Atomics.add(sh.ctl, HEADER.COMMANDS_IN_FLIGHT, 1);
   const n = Atomics.add(sh.ctl, L.exec(executor, EXEC.CMD_RESERVE), 1);

@@ -82,7 +82,7 @@ export class SharedState {
       const slot = JSON.parse(new TextDecoder().decode(this.cmd.slice(off + 4, off + 4 + len))) as Partial<ErrorSlot>;
       const e = slot.error;
       if (e && typeof e.name === 'string' && typeof e.message === 'string' && e.fields && typeof e.fields === 'object') return slot as ErrorSlot;
-      throw new TypeError(`not a serialized error: ${JSON.stringify(slot).slice(0, 200)}`);
+      throw new KernbenchError('ERR_INTERNAL', `not a serialized error: ${JSON.stringify(slot).slice(0, 200)}`);
     } catch (e) {
       return { error: serializeError(new KernbenchError('ERR_INTERNAL', `error slot ${pe} holds ${len} bytes that are not a readable error: ${(e as Error).message}`)) };
     }

@@ -6,13 +6,15 @@
 // between continuing, yielding to the event loop, and sleeping up to 1 ms.
 // Observable output must not change whatever the draws are (DESIGN §4).
 
+import { KernbenchError } from '../errors.js';
+
 export const JITTER_ENV = 'KERNBENCH_JITTER';
 
 export function jitterSeedFromEnv(env: NodeJS.ProcessEnv = process.env): number | null {
   const v = env[JITTER_ENV];
   if (v === undefined || v === '' || v === '0') return null;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 0) throw new RangeError(`${JITTER_ENV} must be a non-negative integer seed, got '${v}'`);
+  if (!Number.isInteger(n) || n < 0) throw new KernbenchError('ERR_INVALID_ENV', `${JITTER_ENV} must be a non-negative integer seed, got '${v}'`);
   return n;
 }
 

@@ -15,6 +15,8 @@
 // depends on where tiles were allocated, which differs between thread layouts,
 // and must not change results.
 
+import { KernbenchError } from '../errors.js';
+
 /**
  * The module, hand-assembled (no toolchain needed to rebuild it). Its text:
  *
@@ -103,7 +105,7 @@ const PAGE_BYTES = 65536;
  * ArrayBuffer and `add` is null: tiles then take the scalar loop.
  */
 export function simdMemory(bytes: number): SimdMemory {
-  if (bytes % PAGE_BYTES !== 0) throw new RangeError(`simdMemory: bytes must be a multiple of ${PAGE_BYTES}, got ${bytes}`);
+  if (bytes % PAGE_BYTES !== 0) throw new KernbenchError('ERR_INTERNAL', `simdMemory: bytes must be a multiple of ${PAGE_BYTES}, got ${bytes}`);
   if (wasm === undefined) return { buffer: new ArrayBuffer(bytes), add: null };
   compiled ??= new wasm.Module(MODULE_BYTES);
   const pages = bytes / PAGE_BYTES;

@@ -2,6 +2,7 @@
 // block tensor). Values are held as f32 already rounded to the tile's dtype, so
 // arithmetic is exact f32 followed by one rounding into the dtype per op.
 import type { DType } from '../dtype/index.js';
+import { KernbenchError } from '../errors.js';
 import type { SimdMemory } from './simd.js';
 import { blankF32, blankGeneration, isBlank } from './blank.js';
 
@@ -19,7 +20,7 @@ export class Tile {
     readonly at = 0,
   ) {
     const n = shape.length === 1 ? shape[0] : shapeSize(shape); // hot path: most tiles are 1-D
-    if (n !== data.length) throw new RangeError(`tile shape [${shape.join(', ')}] holds ${n} elements, got ${data.length} values`);
+    if (n !== data.length) throw new KernbenchError('ERR_VALUE_COUNT_MISMATCH', `tile shape [${shape.join(', ')}] holds ${n} elements, got ${data.length} values`);
     this.blankGen = slab === null && isBlank(data) ? blankGeneration() : -1;
   }
 
@@ -35,7 +36,7 @@ export class Tile {
   /** A 1-D view of elements [start, start + count) (shares storage). */
   slice(start: number, count: number): Tile {
     const s = this.slab;
-    if (start < 0 || count < 0 || start + count > this.data.length) throw new RangeError(`tile slice [${start}, ${start + count}) is outside a tile of ${this.data.length} elements`);
+    if (start < 0 || count < 0 || start + count > this.data.length) throw new KernbenchError('ERR_INDEX_OUT_OF_RANGE', `a tile slice must lie inside the tile's ${this.data.length} elements, got [${start}, ${start + count})`);
     if (s === null) {
       // A timing-only tile: its slices view the blank buffer too (no typed array per ring step).
       if (this.blank) return blankSlice(this.dtype, count);

@@ -27,6 +27,7 @@
 //   same cube        one private pe_pe link per ordered pair of PEs (a crossbar):
 //                    a PE's sends to different PEs of its cube never share a link,
 //                    as its DMA channels per direction never share a timeline.
+import { KernbenchError } from '../errors.js';
 import { bfsRoute, dimensionOrderRoute, EAST, NORTH, SOUTH, WEST } from './define-kind.js';
 import type { Machine } from './machine.js';
 import type { LinkClassName } from './schema.js';
@@ -130,7 +131,7 @@ export class Links {
     if (a.sip !== b.sip) {
       const kind = m.sipTopology;
       const dirs = kind.route ? kind.route(a.sip, b.sip, m.sipGrid) : bfsRoute(kind, a.sip, b.sip, m.sipGrid);
-      if (dirs === null) throw new RangeError(`no route from SIP ${a.sip} to SIP ${b.sip} over the ${kind.name} links, got grid ${m.sipGrid.w} x ${m.sipGrid.h}`);
+      if (dirs === null) throw new KernbenchError('ERR_NO_ROUTE', `no route from SIP ${a.sip} to SIP ${b.sip} over the ${kind.name} links, got grid ${m.sipGrid.w} x ${m.sipGrid.h}`);
       const out: number[] = [];
       let s = a.sip;
       for (const d of dirs) {

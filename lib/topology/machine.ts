@@ -50,7 +50,8 @@ export class Machine {
 
   peId(c: PeCoord): number {
     if (c.sip < 0 || c.sip >= this.sips || c.cube < 0 || c.cube >= this.cubesPerSip || c.pe < 0 || c.pe >= this.pesPerCube) {
-      throw new RangeError(
+      throw new KernbenchError(
+        'ERR_NO_SUCH_PE',
         `no such PE in a machine of ${this.sips} SIPs x ${this.cubesPerSip} cubes x ${this.pesPerCube} PEs, got (sip ${c.sip}, cube ${c.cube}, pe ${c.pe})`,
       );
     }

@@ -174,38 +174,38 @@ function parseOptions(layer: string, options: unknown): ResolvedOptions {
   const r = ParallelLinearOptionsSchema.safeParse(options, { reportInput: true });
   if (r.success) return r.data;
   const problems = issueProblems(r.error.issues, ParallelLinearOptionsSchema, (path) => ({ file: `${layer} options`, path: dottedPath(path) }));
-  throw new KernbenchError('ERR_INVALID_ARG', problems.map(formatConfigProblem).join('; '));
+  throw new KernbenchError('ERR_INVALID_OPTIONS', problems.map(formatConfigProblem).join('; '));
 }
 
 function requireDivisible(layer: string, field: string, value: number, ws: number): void {
   if (value % ws !== 0) {
-    throw new KernbenchError('ERR_INVALID_ARG', `${layer}: ${field} must be divisible by the tensor model parallel world size (${ws}) to split it evenly, got ${field} = ${value}`);
+    throw new KernbenchError('ERR_UNEVEN_SPLIT', `${layer}: ${field} must be divisible by the tensor model parallel world size (${ws}) to split it evenly, got ${field} = ${value}`);
   }
 }
 
 /** Weights go to the SIP torch.ahbm.setDevice chose; the TP rank must own it (RowParallel's all-reduce requires it, ColumnParallel would silently compute elsewhere). */
 function requireOwnDevice(layer: string, torch: Torch, rank: number): void {
   const device = torch.ahbm.currentDevice();
-  if (device !== rank) throw new KernbenchError('ERR_INVALID_ARG', `${layer}: tensor-parallel rank ${rank} must build its layers on its own SIP; call torch.ahbm.setDevice(${rank}) first, got current device ${device}`);
+  if (device !== rank) throw new KernbenchError('ERR_TENSOR_PLACEMENT', `${layer}: tensor-parallel rank ${rank} must build its layers on its own SIP; call torch.ahbm.setDevice(${rank}) first, got current device ${device}`);
 }
 
 /** x must be a device tensor [M, cols] of the layer's dtype, on the PEs that hold the weight. Returns M. */
 function checkInput(layer: string, x: Tensor, cols: number, dtype: string, weight: Tensor): number {
-  if (!x.desc) throw new KernbenchError('ERR_INVALID_ARG', `${layer}.forward takes a device tensor; copy_ the host tensor into torch.zeros(...) first, got a host tensor of shape [${x.shape.join(', ')}]`);
-  if (x.shape.length !== 2 || x.shape[1] !== cols) throw new KernbenchError('ERR_INVALID_ARG', `${layer}.forward: x must be [M, ${cols}], got shape [${x.shape.join(', ')}]`);
-  if (x.dtype !== dtype) throw new KernbenchError('ERR_INVALID_ARG', `${layer}.forward: x must have the layer's dtype ${dtype}, got ${x.dtype}`);
+  if (!x.desc) throw new KernbenchError('ERR_NEEDS_DEVICE_TENSOR', `${layer}.forward takes a device tensor; copy_ the host tensor into torch.zeros(...) first, got a host tensor of shape [${x.shape.join(', ')}]`);
+  if (x.shape.length !== 2 || x.shape[1] !== cols) throw new KernbenchError('ERR_SHAPE_MISMATCH', `${layer}.forward: x must be [M, ${cols}], got shape [${x.shape.join(', ')}]`);
+  if (x.dtype !== dtype) throw new KernbenchError('ERR_DTYPE_MISMATCH', `${layer}.forward: x must have the layer's dtype ${dtype}, got ${x.dtype}`);
   const where = (t: Tensor) => (t.desc?.shards ?? []).map((s) => `(sip ${s.sip}, cube ${s.cube}, pe ${s.pe})`).join(' ');
-  if (where(x) !== where(weight)) throw new KernbenchError('ERR_INVALID_ARG', `${layer}.forward: x must live where the weight does, ${where(weight)} (allocate it after torch.ahbm.setDevice(rank) with the default DPPolicy), got x on ${where(x)}`);
+  if (where(x) !== where(weight)) throw new KernbenchError('ERR_TENSOR_PLACEMENT', `${layer}.forward: x must live where the weight does, ${where(weight)} (allocate it after torch.ahbm.setDevice(rank) with the default DPPolicy), got x on ${where(x)}`);
   return x.shape[0];
 }
 
 function requireLength(what: string, name: string, full: ArrayLike<number>, shape: number[]): void {
   const n = shape.reduce((a, b) => a * b, 1);
-  if (full.length !== n) throw new KernbenchError('ERR_INVALID_ARG', `${what}: the full ${name} [${shape.join(', ')}] has ${n} values, got ${full.length}`);
+  if (full.length !== n) throw new KernbenchError('ERR_VALUE_COUNT_MISMATCH', `${what}: the full ${name} [${shape.join(', ')}] has ${n} values, got ${full.length}`);
 }
 
 function requireBias(layer: string, bias: Tensor | null): Tensor {
-  if (!bias) throw new KernbenchError('ERR_INVALID_ARG', `${layer}.loadFullBias: the layer was built with bias: false, got a bias to load`);
+  if (!bias) throw new KernbenchError('ERR_NO_BIAS', `${layer}.loadFullBias: the layer was built with bias: false, got a bias to load`);
   return bias;
 }
 

@@ -37,24 +37,25 @@ const groups = new WeakMap<Distributed, TensorParallelGroup>();
 
 /**
  * Form the tensor-parallel group of this rank. Needs the default process
- * group (torch.distributed.initProcessGroup) and TP size = world size; throws
- * ERR_INVALID_ARG otherwise, or when this rank is already initialised.
+ * group (torch.distributed.initProcessGroup, else ERR_NOT_INITIALIZED) and TP
+ * size = world size (else ERR_WORLD_SIZE_MISMATCH); a second call on this rank
+ * is ERR_ALREADY_INITIALIZED.
  */
 export function initializeModelParallel(torch: Torch, options: ModelParallelOptions): void {
   const keys = Object.keys(options ?? {});
   const unknown = keys.filter((k) => k !== 'tensorModelParallelSize');
-  if (unknown.length > 0) throw new KernbenchError('ERR_INVALID_ARG', `initializeModelParallel takes { tensorModelParallelSize }, got unknown option(s) ${unknown.join(', ')}`);
+  if (unknown.length > 0) throw new KernbenchError('ERR_UNKNOWN_OPTION', `initializeModelParallel takes { tensorModelParallelSize }, got unknown option(s) ${unknown.join(', ')}`);
   const size = options.tensorModelParallelSize;
-  if (!Number.isInteger(size) || size < 1) throw new KernbenchError('ERR_INVALID_ARG', `initializeModelParallel: tensorModelParallelSize must be a positive integer, got ${JSON.stringify(size)}`);
+  if (!Number.isInteger(size) || size < 1) throw new KernbenchError('ERR_OUT_OF_RANGE', `initializeModelParallel: tensorModelParallelSize must be a positive integer, got ${JSON.stringify(size)}`);
   const dist = torch.distributed;
   if (!dist.isInitialized()) {
-    throw new KernbenchError('ERR_INVALID_ARG', `initializeModelParallel needs the default process group; call torch.distributed.initProcessGroup({backend: "ahbm"}) first, got rank ${dist.getRank()} with no process group`);
+    throw new KernbenchError('ERR_NOT_INITIALIZED', `initializeModelParallel needs the default process group; call torch.distributed.initProcessGroup({backend: "ahbm"}) first, got rank ${dist.getRank()} with no process group`);
   }
   const existing = groups.get(dist);
-  if (existing) throw new KernbenchError('ERR_INVALID_ARG', `initializeModelParallel: rank ${existing.rank} is already initialised (tensor model parallel size ${existing.size}); call destroyModelParallel(torch) first, got a second call`);
+  if (existing) throw new KernbenchError('ERR_ALREADY_INITIALIZED', `initializeModelParallel: rank ${existing.rank} is already initialised (tensor model parallel size ${existing.size}); call destroyModelParallel(torch) first, got a second call`);
   const worldSize = dist.getWorldSize();
   if (size !== worldSize) {
-    throw new KernbenchError('ERR_INVALID_ARG', `initializeModelParallel: only tensor parallelism over the whole world is supported, so tensorModelParallelSize must equal the world size (${worldSize}), got ${size}`);
+    throw new KernbenchError('ERR_WORLD_SIZE_MISMATCH', `initializeModelParallel: only tensor parallelism over the whole world is supported, so tensorModelParallelSize must equal the world size (${worldSize}), got ${size}`);
   }
   groups.set(dist, { rank: dist.getRank(), size });
 }
@@ -81,6 +82,6 @@ export function destroyModelParallel(torch: Torch): void {
 
 function requireGroup(torch: Torch, caller: string): TensorParallelGroup {
   const g = groups.get(torch.distributed);
-  if (!g) throw new KernbenchError('ERR_INVALID_ARG', `${caller}: model parallel is not initialised on rank ${torch.distributed.getRank()}; call initializeModelParallel(torch, { tensorModelParallelSize }) first, got no tensor-parallel group`);
+  if (!g) throw new KernbenchError('ERR_NOT_INITIALIZED', `${caller}: model parallel is not initialised on rank ${torch.distributed.getRank()}; call initializeModelParallel(torch, { tensorModelParallelSize }) first, got no tensor-parallel group`);
   return g;
 }

@@ -7,6 +7,7 @@ import '../config.test.js';
 import '../topology-ccl.test.js';
 import '../topology-links.test.js';
 import '../layering.test.js';
+import '../error-codes.test.js';
 import '../ccl-defaults.test.js';
 import '../link-share.test.js';
 import '../arbiter.test.js';
