@@ -181,3 +181,11 @@ t.test('the path check flags a folder that went away and a broken link, not a pl
     'README.md:1: link docs/b.md',
   ]);
 });
+
+t.test("the README's Documentation list links every document of docs/", async (t) => {
+  const readme = read('README.md');
+  const section = readme.slice(readme.indexOf('## Documentation'));
+  const linked = new Set([...section.matchAll(/\]\(docs\/([\w.-]+\.md)\)/g)].map((m) => m[1]));
+  const docs = readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md'));
+  t.same(docs.filter((f) => !linked.has(f)), []);
+});
