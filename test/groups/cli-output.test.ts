@@ -6,4 +6,3 @@
 import '../cli-output.test.js';
 import '../cli-jitter.test.js';
 import '../sweep-shard.test.js';
-import '../readme-runs.test.js';
