@@ -1,7 +1,8 @@
 // Runs on: main thread (tap). Covers: lib/README.md's layering rule — every
 // relative import under lib/ goes to a lower layer or stays in its folder, so
-// there is no import cycle between folders; every folder is in the table.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+// there is no import cycle between folders; every folder is in the table, every
+// row names a folder that exists, and the files a row says its folder owns exist.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import t from 'tap';
 
@@ -44,6 +45,29 @@ const files = sources(LIB);
 t.test('every folder and top-level file of lib/ has a layer in lib/README.md', async (t) => {
   const units = [...new Set(files.map(unitOf))].sort();
   t.same(units.filter((u) => !table.has(u)), [], 'units without a layer');
+});
+
+t.test("every folder and file in lib/README.md's table exists in lib/", async (t) => {
+  t.same([...table.keys()].filter((u) => !existsSync(join(LIB, u))), [], 'rows naming what is gone');
+});
+
+/** The files and folders (`name.ts`, `name/`) each row's "owns" cell names, as paths under lib/. */
+function owned(): string[] {
+  const out: string[] = [];
+  for (const line of readFileSync(join(LIB, 'README.md'), 'utf8').split('\n')) {
+    const cells = line.split(' | ');
+    const folder = /^\| \d+$/.test(cells[0]) ? /`([^`]+?)\/`/.exec(cells[1])?.[1] : undefined;
+    if (folder === undefined || cells.length < 4) continue;
+    for (const m of cells[3].matchAll(/`([\w.-]+(?:\.ts|\/))`/g)) out.push(`${folder}/${m[1]}`);
+  }
+  return out;
+}
+
+t.test("every file and folder a row of lib/README.md says its folder owns exists there", async (t) => {
+  const names = owned();
+  t.ok(names.length > 0, `the table names files (${names.join(', ')})`);
+  // `topology/` in config/'s row is another row's folder, not one of config/'s.
+  t.same(names.filter((p) => !existsSync(join(LIB, p)) && !table.has(p.slice(p.indexOf('/') + 1, -1))), []);
 });
 
 /** Each import edge that breaks the rule, as a sentence. */

@@ -1,5 +1,5 @@
-// Runs on: the coordinator thread (pure logic over shared views; tested
-// without threads). Owns: deciding that a session is deadlocked, and saying why.
+// Runs on: the coordinator thread (pure logic over shared views;
+// test/find-deadlock.test.ts runs it without threads). Owns: deciding that a session is deadlocked, and saying why.
 //
 // Every wait in kernbench is `ctl[word] >= target`, published by the waiter
 // (ACTOR fields, then STATE, then GEN++) before it parks. The session is

@@ -4,6 +4,8 @@
 // `npx tap dist/test/NAME.test.js`.
 
 import '../dtype.test.js';
+import '../docs.test.js';
+import '../find-deadlock.test.js';
 import '../kernel-math.test.js';
 import '../kernel-simd.test.js';
 import '../scheduler.test.js';
