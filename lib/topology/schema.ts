@@ -26,9 +26,12 @@ export const CORNERS = ['nw', 'ne', 'sw', 'se'] as const;
  * `--set`). The loader (lib/config/load.ts) turns the path into the module's
  * file URL, which is what a loaded topology carries to every thread.
  */
-const SipKindSchema = z.union([z.enum(SIP_TOPOLOGIES as [SipTopologyKind, ...SipTopologyKind[]]), z.string().regex(/[\\/]|\.(?:m?ts|m?js)$/) as unknown as z.ZodType<KindModuleUrl>], {
-  error: (iss) => `unknown SIP topology kind; expected one of ${SIP_TOPOLOGIES.join('|')} or a path to a .ts, .mts, .js or .mjs kind module, got ${JSON.stringify(iss.input)}`,
-});
+const unknownKind = (iss: { input?: unknown }): string =>
+  `unknown SIP topology kind; expected one of ${SIP_TOPOLOGIES.join('|')} or a path to a .ts, .mts, .js or .mjs kind module, got ${JSON.stringify(iss.input)}`;
+const SipKindSchema = z.union(
+  [z.enum(SIP_TOPOLOGIES as [SipTopologyKind, ...SipTopologyKind[]], { error: unknownKind }), z.string({ error: unknownKind }).regex(/[\\/]|\.(?:m?ts|m?js)$/, { error: unknownKind }) as unknown as z.ZodType<KindModuleUrl>],
+  { error: unknownKind },
+);
 
 /** The shipped kinds that take params, and theirs (the JSON Schema's description; each kind's schema checks them). */
 const KIND_PARAMS = sipKinds()
@@ -149,7 +152,12 @@ export const TopologySchema = z
     }
     const params = kind?.params?.strict().safeParse(s.params ?? {}, { reportInput: true });
     if (params !== undefined && !params.success) {
-      for (const i of params.error.issues) ctx.addIssue({ ...i, code: 'custom', path: ['system', 'sips', 'params', ...i.path.map((k) => (typeof k === 'symbol' ? String(k) : k))], message: i.message } as never);
+      for (const i of params.error.issues) {
+        const under = ['system', 'sips', 'params', ...i.path.map((k) => (typeof k === 'symbol' ? String(k) : k))];
+        // An unknown key is reported at the key itself, naming it (as the file's own unknown keys are).
+        if (i.code === 'unrecognized_keys') for (const key of i.keys) ctx.addIssue({ code: 'custom', path: [...under, key], message: `${kind?.name} takes params ${Object.keys(kind?.params?.shape ?? {}).join('|')}, got unknown key '${key}'`, input: key });
+        else ctx.addIssue({ code: 'custom', path: under, message: i.message, input: i.input });
+      }
     }
     if (kind?.fabric && (params === undefined || params.success) && (r === undefined || !('problem' in r))) {
       const f = fabricOrProblem(kind.fabric(s.count, (params?.data ?? {}) as Record<string, unknown>));
