@@ -6,7 +6,6 @@
 import '../config.test.js';
 import '../topology-ccl.test.js';
 import '../topology-links.test.js';
-import '../topology-fabrics.test.js';
 import '../layering.test.js';
 import '../ccl-defaults.test.js';
 import '../link-share.test.js';
