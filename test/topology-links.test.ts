@@ -18,9 +18,9 @@ function machines(): { name: string; m: Machine }[] {
     line_1d: [['system.sips.count=2'], ['system.sips.count=5']],
     torus_2d: [['system.sips.count=4', 'system.sips.w=2', 'system.sips.h=2'], ['system.sips.count=12', 'system.sips.w=4', 'system.sips.h=3'], ['system.sips.count=15', 'system.sips.w=3', 'system.sips.h=5']],
     mesh_2d_no_wrap: [['system.sips.count=6', 'system.sips.w=3', 'system.sips.h=2'], ['system.sips.count=12', 'system.sips.w=4', 'system.sips.h=3']],
-    fully_connected: [['system.sips.count=2'], ['system.sips.count=5']],
-    single_switch: [['system.sips.count=1'], ['system.sips.count=6']],
-    fat_tree_2l: [['system.sips.count=8', 'system.sips.params.sips_per_leaf=2', 'system.sips.params.spines=3'], ['system.sips.count=12']],
+    fully_connected: [['system.sips.count=2'], ['system.sips.count=4']],
+    single_switch: [['system.sips.count=1'], ['system.sips.count=4']],
+    fat_tree_2l: [['system.sips.count=6', 'system.sips.params.sips_per_leaf=2', 'system.sips.params.spines=3'], ['system.sips.count=8']],
   };
   const out: { name: string; m: Machine }[] = [];
   for (const [kind, list] of Object.entries(grids)) {

@@ -32,8 +32,8 @@ if (only !== null && !['ring', 'tree', 'hierarchical'].includes(only)) throw new
 const SIZES = [65536, 1048576];
 const RING_P = quick ? [5, 8] : [5, 8, 16, 32, 64];
 const TORUS = quick ? [[4, 2]] : [[4, 2], [4, 4], [8, 4], [8, 8]];
-const SWITCH_P = quick ? [8] : [8, 16, 64];
-const FAT_TREE = quick ? [[16, 2]] : [[8, 1], [16, 1], [16, 2], [64, 2]]; // [p, oversubscription]
+const SWITCH_P = quick ? [8] : [8, 16, 32];
+const FAT_TREE = quick ? [[16, 2]] : [[8, 1], [16, 1], [16, 2], [32, 4]]; // [p, oversubscription]
 const fabrics = [
   ...SWITCH_P.map((p) => ({ name: `single_switch p=${p}`, sets: ['system.sips.topology=single_switch', `system.sips.count=${p}`] })),
   ...FAT_TREE.map(([p, o]) => ({
@@ -106,9 +106,9 @@ for (const c of cases) {
     const { critNs: k, replayed } = kernbench(c, bytes, 'max_min');
     const { critNs: u } = kernbench(c, bytes, 'none');
     rows.push([c.machine, c.algo, String(bytes), s.toFixed(3), k.toFixed(3), ((k - s) / s).toExponential(2), replayed ? 'yes' : 'no', u.toFixed(3), ((u - s) / s).toExponential(2)]);
-    process.stderr.write('.');
+    // Each row as it comes, on stderr, so a long run that is stopped still says what it found.
+    process.stderr.write(`${rows[rows.length - 1].join(' ')}\n`);
   }
 }
-process.stderr.write('\n');
 const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
 for (const r of rows) console.log(r.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  '));

@@ -19,10 +19,10 @@ export const kind = defineSipTopology({
     return ((y + h) % h) * w + ((x + w) % w);
   },
   diagram: [
-    '0 - 1 - 2 -.    rows and columns wrap:',
-    '|   |   |        a ring along every row',
-    '3 - 4 - 5 -.    and every column',
-    '|   |   |',
-    '\'   \'   \'',
+    '.- 0 - 1 - 2 -.    rows and columns wrap:',
+    '   |   |   |       a ring along every row',
+    '.- 3 - 4 - 5 -.    and every column',
+    '   |   |   |',
+    "   '   '   '",
   ],
 });
