@@ -9,7 +9,8 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { DEFAULT_CCL_FILE, DEFAULT_TOPOLOGY, listTopologies, topologyPath } from '../lib/config/paths.js';
-import { loadCclFile, loadTopology } from '../lib/config/load.js';
+import { loadCclFile } from '../lib/config/load.js';
+import { loadTopologyWithKind } from '../lib/loader/topology-kind.js';
 import { algorithmCatalog } from '../lib/ccl/catalog.js';
 import { checkSessionMemory } from '../lib/config/plan.js';
 import { sipKinds } from '../lib/topology/kind-catalog.js';
@@ -471,7 +472,10 @@ async function cmdList(args: string[]): Promise<number> {
   process.stdout.write('SIP topology kinds (lib/topology/kinds; system.sips.topology):\n');
   const kinds = sipKinds();
   const kindWidth = Math.max(...kinds.map((k) => k.name.length));
-  for (const k of kinds) process.stdout.write(`  ${k.name.padEnd(kindWidth)}  ${k.summary}\n`);
+  for (const k of kinds) {
+    process.stdout.write(`  ${k.name.padEnd(kindWidth)}  ${k.summary}\n`);
+    for (const line of k.diagram ?? []) process.stdout.write(`  ${' '.repeat(kindWidth)}  ${line}\n`);
+  }
   process.stdout.write('algorithms (lib/ccl/algorithms; a ccl.yaml module: names one, or a path to your own):\n');
   const catalog = await algorithmCatalog();
   const cells = catalog.map((a) => [a.name, a.meta.provides, a.meta.topologies.join('|'), a.meta.summary, paramsLine(a.meta)]);
@@ -494,7 +498,7 @@ async function cmdValidate(args: string[]): Promise<number> {
   const v = parse(args, ['topology', 'ccl', 'algorithm', 'set']);
   const sets = (v.set as string[] | undefined) ?? [];
   const name = (v.topology as string | undefined) ?? DEFAULT_TOPOLOGY;
-  const t = loadTopology(topologyPath(name), sets);
+  const t = await loadTopologyWithKind(topologyPath(name), sets);
   const c = await resolveRunCcl((v.ccl as string | undefined) ?? DEFAULT_CCL_FILE, { name, topology: t }, { algorithm: v.algorithm as string | undefined, sets });
   checkSessionMemory(t, c);
   const params = Object.entries(c.params).map(([k, x]) => `${k}=${String(x)}`);

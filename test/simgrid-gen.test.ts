@@ -17,20 +17,23 @@ interface Case {
   program: string[][];
   routes: Map<string, string[]>;
   hosts: number;
+  /** Bandwidth in bytes/s of each declared link. */
+  bandwidths: Map<string, number>;
 }
 
-/** gen.mjs's output for `--algo hierarchical` on the ideal machine with `sets`. */
-function gen(sets: string[], root: string, bytes: number): Case {
+/** gen.mjs's output for `--algo hierarchical` (or `algo`) on the ideal machine with `sets`. */
+function gen(sets: string[], root: string, bytes: number, algo = 'hierarchical'): Case {
   const dir = mkdtempSync(join(tmpdir(), 'kb-simgrid-'));
   try {
     const env = { ...process.env };
     delete env.NODE_OPTIONS; // tap's process tracking: not needed by the script
-    execFileSync('node', [join(ROOT, 'scripts/simgrid/gen.mjs'), '--topology', 'ideal', ...sets.flatMap((s) => ['--set', s]), '--algo', 'hierarchical', '--root', root, '--bytes', String(bytes), '--out', dir], { env });
+    execFileSync('node', [join(ROOT, 'scripts/simgrid/gen.mjs'), '--topology', 'ideal', ...sets.flatMap((s) => ['--set', s]), '--algo', algo, '--root', root, '--bytes', String(bytes), '--out', dir], { env });
     const program = readFileSync(join(dir, 'program.txt'), 'utf8').trim().split('\n').map((l) => l.split(' '));
     const xml = readFileSync(join(dir, 'platform.xml'), 'utf8');
     const routes = new Map<string, string[]>();
     for (const m of xml.matchAll(/<route src="(\w+)" dst="(\w+)"[^>]*>(.*?)<\/route>/g)) routes.set(`${m[1]} ${m[2]}`, [...m[3].matchAll(/id="(\w+)"/g)].map((x) => x[1]));
-    return { program, routes, hosts: [...xml.matchAll(/<host /g)].length };
+    const bandwidths = new Map([...xml.matchAll(/<link id="(\w+)" bandwidth="([\d.e+]+)Bps"/g)].map((m) => [m[1], Number(m[2])]));
+    return { program, routes, hosts: [...xml.matchAll(/<host /g)].length, bandwidths };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -77,4 +80,11 @@ t.test('in the 2 SIPs x 3x2 cubes centre-root case, two tree edges into one PE s
   }
   const shared = [...into.values()].filter((routes) => routes.some((r, i) => routes.some((q, j) => j > i && r.some((l) => q.includes(l)))));
   t.ok(shared.length > 0, `routes by receiver: ${JSON.stringify([...into])}`);
+});
+
+t.test('on a 2:1 fat tree the platform routes a cross-leaf message over 4 links, the middle two (leaf-spine) at half the bandwidth', async (t) => {
+  // 8 SIPs, 4 a leaf, 2 spines, oversubscription 4: leaf-spine links at 100 x 4 / (4 x 2) = 50 GB/s.
+  const c = gen(['system.sips.topology=fat_tree_2l', 'system.sips.count=8', 'system.sips.params.oversubscription=4'], 'corner', 4000, 'ring');
+  const route = (a: number, b: number): number[] => (c.routes.get(`r${a} r${b}`) ?? []).map((l) => (c.bandwidths.get(l) ?? 0) / 1e9);
+  t.same([route(3, 4), route(7, 0), route(0, 1)], [[100, 50, 50, 100], [100, 50, 50, 100], [100, 100]]);
 });

@@ -50,6 +50,7 @@ int main(int argc, char** argv)
   const double alpha_s = std::atof(argv[3]) * 1e-9;
   const double beta_Bs = std::atof(argv[4]) * 1e9;
   e.set_config("network/model:CM02");
+  e.set_config("network/optim:Full"); // an exact max-min solve at every event, not the lazy update
 
   auto* zone = sg4::create_full_zone("ring");
   std::vector<sg4::Host*> hosts;

@@ -1,7 +1,7 @@
 // Runs on: main. Owns: running one bench under one configuration — loading the
 // files, opening sessions on the shared threads, computing each result's digest.
 import { topologyPath, DEFAULT_CCL_FILE } from '../config/paths.js';
-import { loadTopology } from '../config/load.js';
+import { loadTopologyWithKind } from '../loader/topology-kind.js';
 import { resolveRunCcl } from '../ccl/resolve.js';
 import type { Torch } from '../host/torch.js';
 import { buildPlan } from '../config/plan.js';
@@ -29,7 +29,7 @@ export interface RunOutcome {
 
 /** The topology and CCL configuration of `config`, every configuration problem found before any thread starts (lib/ccl/resolve.ts). */
 export async function resolveRunConfig(config: RunConfig) {
-  const topology = loadTopology(topologyPath(config.topology), config.sets);
+  const topology = await loadTopologyWithKind(topologyPath(config.topology), config.sets);
   const ccl = await resolveRunCcl(config.ccl === 'default' ? DEFAULT_CCL_FILE : config.ccl, { name: config.topology, topology }, { algorithm: config.algorithm, sets: config.sets });
   return { topology, ccl };
 }

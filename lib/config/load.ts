@@ -6,6 +6,9 @@
 // problem names the file as given, `line:col`, the dotted path and ends with
 // what was received. What comes back is a plain object validated by the zod
 // schema; its type is the schema's `z.infer`.
+import { existsSync, statSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { ConfigError, UsageError, type ConfigProblem } from '../errors.js';
 import { CclFileSchema, ResolvedCclSchema, TUNABLES, type CclFile, type MergedCcl } from './ccl-schema.js';
@@ -15,6 +18,7 @@ import { dottedPath, type PathKey } from './schema-path.js';
 import { applySets, parseSet, setCovering, SET_SOURCE, splitSets, CCL_SET_PREFIX } from './sets.js';
 import { TopologySchema, type Topology } from './topology-schema.js';
 import { locate, readYamlSource, type YamlSource } from './yaml-source.js';
+import { isKindModulePath } from '../topology/kind-catalog.js';
 
 export { applySets, splitSets } from './sets.js';
 
@@ -41,7 +45,7 @@ function fileLocator(file: string, source: YamlSource | undefined): Locator {
  * Read `file`, apply `sets` (topology sets only: `ccl.` ones are left to the CCL
  * loader), validate, and return the value or throw one ConfigError with every problem.
  */
-function loadYaml<S extends z.ZodType>(file: string, schema: S, sets: readonly string[]): { value: z.infer<S>; source: YamlSource } {
+function loadYaml<S extends z.ZodType>(file: string, schema: S, sets: readonly string[], prepare?: Prepare): { value: z.infer<S>; source: YamlSource } {
   const { source, problems } = readYamlSource(file);
   if (source === undefined) fail(problems);
   const parsedSets = sets.map(parseSet);
@@ -49,19 +53,41 @@ function loadYaml<S extends z.ZodType>(file: string, schema: S, sets: readonly s
   const inFile = fileLocator(file, source);
   const locator: Locator = (path, at) =>
     setCovering(parsedSets, path) ? { file: SET_SOURCE, path: dottedPath(path) } : inFile(path, at);
-  const result = schema.safeParse(source.doc.toJS({ maxAliasCount: 100 }), { reportInput: true });
+  const js: unknown = source.doc.toJS({ maxAliasCount: 100 });
+  if (prepare) problems.push(...prepare(js, (path) => setCovering(parsedSets, path) !== undefined, locator));
+  const result = schema.safeParse(js, { reportInput: true });
   if (!result.success) problems.push(...issueProblems(result.error.issues, schema, locator));
   if (problems.length > 0 || !result.success) fail(problems);
   return { value: result.data, source };
 }
 
+/** Rewrites a file's parsed value before validation (`bySet`: was this path given by a `--set`?); returns problems. */
+type Prepare = (value: unknown, bySet: (path: readonly PathKey[]) => boolean, locator: Locator) => ConfigProblem[];
+
 /**
  * Load a topology file. `sets` may be the run's whole `--set` list: `ccl.` sets
  * are skipped here (resolveCcl takes them); every other set must name a topology
- * field.
+ * field. A kind named by path comes back as its module's file URL; until that
+ * module is loaded on this thread its rules are not checked
+ * (lib/loader/topology-kind.ts loadTopologyWithKind loads it, then checks).
  */
 export function loadTopology(file: string, sets: readonly string[] = []): Topology {
-  return loadYaml(file, TopologySchema, splitSets(sets).topology).value;
+  return loadYaml(file, TopologySchema, splitSets(sets).topology, (v, bySet, locator) => kindPathToUrl(v, file, bySet, locator)).value;
+}
+
+/**
+ * `system.sips.topology: ./my_kind.ts` -> the module's file URL, resolved from the
+ * topology file's folder (from the working directory when a `--set` gave it).
+ */
+function kindPathToUrl(value: unknown, file: string, bySet: (path: readonly PathKey[]) => boolean, locator: Locator): ConfigProblem[] {
+  const sips = (value as { system?: { sips?: { topology?: unknown } } } | null)?.system?.sips;
+  const name = sips?.topology;
+  if (typeof name !== 'string' || name.startsWith('file:') || !isKindModulePath(name)) return [];
+  const path = ['system', 'sips', 'topology'];
+  const abs = isAbsolute(name) ? name : resolve(bySet(path) ? process.cwd() : dirname(resolve(file)), name);
+  if (!existsSync(abs) || !statSync(abs).isFile()) return [{ ...locator(path, 'value'), message: `no such SIP topology kind module ${abs}, got '${name}'` }];
+  (sips as { topology: string }).topology = pathToFileURL(abs).href;
+  return [];
 }
 
 /**

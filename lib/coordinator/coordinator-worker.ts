@@ -10,6 +10,7 @@ import { ABORT_KIND, HEADER } from '../shm/layout.js';
 import { abortSession } from '../sync/scheduler.js';
 import { SharedState } from '../shm/shared-state.js';
 import { Machine } from '../topology/machine.js';
+import { loadSipKindModule, sipKindToLoad } from '../loader/topology-kind.js';
 import { unreachable, type FromCoordinator, type ToCoordinator } from '../sync/messages.js';
 import { findDeadlock } from './deadlock.js';
 import { Arbiter } from './arbiter.js';
@@ -32,13 +33,20 @@ function post(m: FromCoordinator): void {
 
 port.on('message', (m: ToCoordinator) => {
   switch (m.type) {
-    case 'session':
-      try {
-        runSession(m);
-      } catch (e) {
-        post({ type: 'fatal', error: serializeError(e) });
-      }
+    case 'session': {
+      const run = (): void => {
+        try {
+          runSession(m);
+        } catch (e) {
+          post({ type: 'fatal', error: serializeError(e) });
+        }
+      };
+      // A user's kind module (decision 0050) is imported first; a shipped kind starts at once.
+      const kind = sipKindToLoad(m.plan.topology);
+      if (kind === undefined) run();
+      else loadSipKindModule(kind).then(run, (e: unknown) => post({ type: 'fatal', error: serializeError(e) }));
       break;
+    }
     case 'shutdown':
       port.close();
       break;

@@ -9,6 +9,7 @@
 // Errors that escape every promise chain on this thread fail their rank or
 // kernel, or abort the session (./faults.ts): they never end the thread.
 import { importModule } from '../loader/user-module.js';
+import { ensureSipKind } from '../loader/topology-kind.js';
 import { resetSlabs } from '../tile/slab.js';
 import { pathToFileURL } from 'node:url';
 import { AbortError, DeadlockError, KernbenchError, serializeError } from '../errors.js';
@@ -35,6 +36,7 @@ export async function runExecutor(init: ExecutorInit): Promise<ExecutorReport> {
   configureYoungGc(init.epochGc);
   raceLog.reset(init.plan.checkRaces);
   const shared = SharedState.attach(init.dims, init.buffers);
+  await ensureSipKind(init.plan.topology); // a user's kind module, named by path (decision 0050)
   const env = new ThreadEnv(init.plan, shared, init.executor);
   setFaultSession({ shared, executor: init.executor });
   const pes = new Map<number, PeRuntime>();

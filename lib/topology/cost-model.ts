@@ -73,7 +73,9 @@ export class CostModel {
     if (!l) {
       const r = this.machine.route(from, to);
       const c = this.t.links[r.link];
-      l = { gbPerS: c.bandwidth_gb_s, flightPs: r.hops * latencyPs(c.latency_ns) };
+      // A route is as fast as its narrowest link (1 on every link of a uniform fabric).
+      const scale = r.link === 'sip_sip' ? this.machine.routeBandwidthScale(from, to) : 1;
+      l = { gbPerS: scale === 1 ? c.bandwidth_gb_s : c.bandwidth_gb_s * scale, flightPs: r.hops * latencyPs(c.latency_ns) };
       this.links.set(key, l);
     }
     return l;

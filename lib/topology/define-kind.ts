@@ -21,9 +21,23 @@
 //                         its length must be hops(a, b). A kind without it gets
 //                         bfsRoute: the lexicographically smallest shortest
 //                         direction sequence over its neighbours.
+// A switched kind (decision 0050) has links that are not directions: SIPs on
+// switches, or a link per pair. It exports instead
+//   fabric(sips, params)  its physical links and routes (./fabric.ts SipFabric) for
+//                         `sips` SIPs, or a problem; routes give the hops, so
+//                         `hops` and `route` are left out
+//   neighbour             still: a collective's ranks arranged as this kind
+//                         (a ccl.yaml entry naming it) see these neighbours; the
+//                         shipped switched kinds give the ring order over ranks
+// and either kind may export
+//   params                a zod object schema of the file's system.sips.params
+//                         (the kind's own settings: a fat tree's leaf size, ...)
+//   diagram               a picture of the kind, lines of text (`kernbench list`)
 // A kind module imports this file only: the catalog imports the kinds while it
 // loads (top-level await), so a kind that imported the catalog would wait on itself.
+import type { z } from 'zod';
 import { KernbenchError } from '../errors.js';
+import type { SipFabric } from './fabric.js';
 
 /**
  * A kind's name: snake_case with at least one `_` (a shape and its dimension,
@@ -52,7 +66,7 @@ export interface SipCount {
  * with what was received; `at` names the field of system.sips it is about
  * (default: the whole system.sips mapping).
  */
-export type GridProblem = string | { readonly problem: string; readonly at: 'count' | 'w' | 'h' };
+export type GridProblem = string | { readonly problem: string; readonly at: 'count' | 'w' | 'h' | 'params' };
 
 /** Direction indices (lib/shm/layout.ts DIRECTIONS). */
 export const EAST = 0;
@@ -65,10 +79,17 @@ export interface SipTopologyDefinition {
   /** One line for `kernbench list`, docs and errors. */
   readonly summary: string;
   grid(sips: SipCount): SipGrid | GridProblem;
-  hops(a: number, b: number, grid: SipGrid): number;
+  /** Shortest hop count from SIP a to SIP b: a direction kind's (a switched kind's routes give it). */
+  hops?(a: number, b: number, grid: SipGrid): number;
   neighbour(rank: number, dir: number, grid: SipGrid): number;
   /** Optional: the directions of the links from SIP a to SIP b, in order (length hops(a, b)); default bfsRoute. */
   route?(a: number, b: number, grid: SipGrid): number[];
+  /** A switched kind: its links and routes for `sips` SIPs and its parsed params (./fabric.ts), or why not. */
+  fabric?(sips: number, params: Readonly<Record<string, unknown>>): SipFabric | GridProblem;
+  /** Schema of system.sips.params (a zod object); without it the kind takes none. */
+  params?: z.ZodObject;
+  /** A picture of the kind for `kernbench list`: lines of text. */
+  diagram?: readonly string[];
 }
 
 /** A checked, frozen kind. */
@@ -83,10 +104,18 @@ function contractProblems(v: unknown): string[] {
   const bad: string[] = [];
   if (typeof d.name !== 'string' || !NAME.test(d.name)) bad.push(`name: expected snake_case with at least one '_' (ring_1d, mesh_2d_no_wrap), got ${JSON.stringify(d.name)}`);
   if (typeof d.summary !== 'string' || d.summary.length === 0 || d.summary.includes('\n')) bad.push(`summary: expected one non-empty line, got ${JSON.stringify(d.summary)}`);
-  for (const [f, arity] of [['grid', 1], ['hops', 3], ['neighbour', 3]] as const) {
+  for (const [f, arity] of [['grid', 1], ['neighbour', 3]] as const) {
     if (typeof d[f] !== 'function') bad.push(`${f}: expected a function of ${arity} argument(s), got ${typeof d[f]}`);
   }
+  if (d.fabric !== undefined && typeof d.fabric !== 'function') bad.push(`fabric: expected a function of 2 arguments or nothing, got ${typeof d.fabric}`);
+  // A direction kind's hop count is its own; a switched kind's comes from its routes.
+  if (d.fabric === undefined && typeof d.hops !== 'function') bad.push(`hops: expected a function of 3 arguments (or a fabric), got ${typeof d.hops}`);
+  if (d.fabric !== undefined && (d.hops !== undefined || d.route !== undefined)) bad.push(`hops, route: a kind with a fabric takes its hops and routes from it, got ${d.hops !== undefined ? 'hops' : 'route'} too`);
   if (d.route !== undefined && typeof d.route !== 'function') bad.push(`route: expected a function of 3 arguments or nothing, got ${typeof d.route}`);
+  const ps = d.params as { safeParse?: unknown; shape?: unknown } | undefined;
+  if (ps !== undefined && (typeof ps !== 'object' || ps === null || typeof ps.safeParse !== 'function' || typeof ps.shape !== 'object')) bad.push(`params: expected a zod object schema (z.object({...})) or nothing, got ${typeof ps}`);
+  const pic = d.diagram;
+  if (pic !== undefined && (!Array.isArray(pic) || pic.some((l) => typeof l !== 'string' || l.includes('\n')))) bad.push(`diagram: expected an array of one-line strings or nothing, got ${JSON.stringify(pic)}`);
   return bad;
 }
 
@@ -94,8 +123,18 @@ function contractProblems(v: unknown): string[] {
 export function defineSipTopology(def: SipTopologyDefinition): SipTopology {
   const bad = contractProblems(def);
   if (bad.length > 0) throw new KernbenchError('ERR_MODULE_CONTRACT', `defineSipTopology: ${bad.join('; ')}`);
-  const { name, summary, grid, hops, neighbour, route } = def;
-  return Object.freeze({ name: name as SipTopologyKind, summary, grid, hops, neighbour, ...(route ? { route } : {}) });
+  const { name, summary, grid, hops, neighbour, route, fabric, params, diagram } = def;
+  return Object.freeze({
+    name: name as SipTopologyKind,
+    summary,
+    grid,
+    neighbour,
+    ...(hops ? { hops } : {}),
+    ...(route ? { route } : {}),
+    ...(fabric ? { fabric } : {}),
+    ...(params ? { params } : {}),
+    ...(diagram ? { diagram: Object.freeze([...diagram]) } : {}),
+  });
 }
 
 /** Is `v` a kind defineSipTopology would accept (the export check of a kind module)? */
@@ -104,7 +143,7 @@ export function isSipTopology(v: unknown): v is SipTopology {
 }
 
 /** The grid or the problem a grid rule returned, told apart. */
-export function gridOrProblem(r: SipGrid | GridProblem): { grid: SipGrid } | { problem: string; at?: 'count' | 'w' | 'h' } {
+export function gridOrProblem(r: SipGrid | GridProblem): { grid: SipGrid } | { problem: string; at?: 'count' | 'w' | 'h' | 'params' } {
   if (typeof r === 'string') return { problem: r };
   if ('problem' in r) return { problem: r.problem, at: r.at };
   return { grid: r };
@@ -116,6 +155,19 @@ export function gridOrProblem(r: SipGrid | GridProblem): { grid: SipGrid } | { p
 export function rowGrid(kind: string, sips: SipCount): SipGrid | GridProblem {
   if (sips.w !== undefined || sips.h !== undefined) return { problem: `${kind} takes no w/h grid, got w=${sips.w} h=${sips.h}`, at: 'w' };
   return { w: sips.count, h: 1 };
+}
+
+/**
+ * The ranks of a switched kind, arranged as a collective sees them: a ring in
+ * rank order (east = r + 1, west = r - 1, mod n; no north or south). On a switch
+ * every pair is one route apart, so "neighbour" is a choice, not a wire; the
+ * ring is the one today's neighbour collectives run on (decision 0050).
+ */
+export function ringNeighbour(rank: number, dir: number, grid: SipGrid): number {
+  const n = grid.w * grid.h;
+  if (dir === EAST) return (rank + 1) % n;
+  if (dir === WEST) return (rank - 1 + n) % n;
+  return -1;
 }
 
 /** A 2-D kind: the file's explicit w x h grid, which must hold every SIP once. */

@@ -43,6 +43,26 @@ async function loadKind(file: string): Promise<SipTopology> {
 
 const KINDS: ReadonlyMap<string, SipTopology> = new Map((await Promise.all(kindFileNames().map(loadKind))).map((k) => [k.name, k]));
 
+/**
+ * A user's own kind, named by path in a topology file (`system.sips.topology:
+ * ./my_kind.ts`); the loaded topology carries the module's file URL, and each
+ * thread imports it (lib/loader/topology-kind.ts) and registers it here before
+ * it builds a Machine. Keyed by that URL, so two users' kinds of one name
+ * cannot meet.
+ */
+export type KindModuleUrl = `file:${string}`;
+const USER_KINDS = new Map<string, SipTopology>();
+
+/** A kind named by path rather than by name: a relative or absolute file path or URL, or a module file name. */
+export function isKindModulePath(name: string): boolean {
+  return /[\\/]|\.(?:m?ts|m?js)$/.test(name);
+}
+
+/** Record the kind of the module at file URL `url` on this thread (the loader calls this once it checked the module). */
+export function registerSipKind(url: KindModuleUrl, kind: SipTopology): void {
+  USER_KINDS.set(url, kind);
+}
+
 /** Names of the shipped kinds, sorted (the file names of lib/topology/kinds/). */
 export function sipKindNames(): SipTopologyKind[] {
   return [...KINDS.keys()] as SipTopologyKind[];
@@ -53,14 +73,15 @@ export function sipKinds(): SipTopology[] {
   return [...KINDS.values()];
 }
 
-/** Kind `name`, or undefined when there is none. */
+/** Kind `name` (a shipped name, or the URL of a user's kind module loaded on this thread), or undefined when there is none. */
 export function findSipKind(name: string): SipTopology | undefined {
-  return KINDS.get(name);
+  return KINDS.get(name) ?? USER_KINDS.get(name);
 }
 
 /** Kind `name`; ERR_CONFIG listing the known kinds when there is none. */
 export function sipKind(name: string): SipTopology {
-  const k = KINDS.get(name);
-  if (k === undefined) throw new KernbenchError('ERR_CONFIG', `unknown SIP topology kind; expected one of ${sipKindNames().join('|')}, got '${name}'`);
-  return k;
+  const k = findSipKind(name);
+  if (k !== undefined) return k;
+  if (name.startsWith('file:')) throw new KernbenchError('ERR_CONFIG', `the SIP topology kind module ${fileURLToPath(name)} is not loaded on this thread (lib/loader/topology-kind.ts loads it), got '${name}'`);
+  throw new KernbenchError('ERR_CONFIG', `unknown SIP topology kind; expected one of ${sipKindNames().join('|')}, got '${name}'`);
 }

@@ -5,21 +5,25 @@
 //
 // Link ids (dense from 0, so per-link state fits a Float64Array of `count`):
 //
-//   [0, S)        sip_sip    sip * 4 + dir            the link leaving SIP `sip` in
-//                                                     direction dir (0 E, 1 W, 2 N, 3 S)
+//   [0, S)        sip_sip    the SIP fabric's ids     (./fabric.ts) a direction kind's:
+//                                                     sip * 4 + dir, the link leaving SIP
+//                                                     `sip` in direction dir (0 E, 1 W, 2 N, 3 S);
+//                                                     a switched kind's: its own numbering
 //   [S, S + C)    cube_cube  S + cubeG * 4 + dir      the link leaving cube cubeG =
 //                                                     sip * cubesPerSip + cube in dir
 //   [S + C, end)  pe_pe      S + C + (cubeG * P + a) * P + b   PE a -> PE b of cube cubeG
 //                                                     (a, b its local indices; a = b unused)
-//   S = 4 * sips, C = 4 * sips * cubesPerSip, P = PEs per cube.
+//   S = the fabric's linkCount (4 * sips for a direction kind),
+//   C = 4 * sips * cubesPerSip, P = PEs per cube.
 //
 // A few ids name no link (a direction with no neighbour, a PE to itself): they
 // are never on a route, and cost one unused slot each.
 //
 // Routes (the same class and hop count as Machine.route, so today's
 // uncontended cost hops * alpha + bytes / beta is unchanged):
-//   different SIPs   the SIP kind's route (its `route`, else bfsRoute over its
-//                    neighbours): sip_sip links only. The segments inside the
+//   different SIPs   the SIP fabric's route (a direction kind's `route`, else
+//                    bfsRoute over its neighbours; a switched kind's own, through
+//                    its switches): sip_sip links only. The segments inside the
 //                    SIPs (PE to the SIP's edge) are not modelled, as in the cost
 //                    model today: a transfer between SIPs pays the SIP hops only.
 //   same SIP, different cubes   the cube mesh (no wrap), x first then y:
@@ -27,8 +31,7 @@
 //   same cube        one private pe_pe link per ordered pair of PEs (a crossbar):
 //                    a PE's sends to different PEs of its cube never share a link,
 //                    as its DMA channels per direction never share a timeline.
-import { KernbenchError } from '../errors.js';
-import { bfsRoute, dimensionOrderRoute, EAST, NORTH, SOUTH, WEST } from './define-kind.js';
+import { dimensionOrderRoute, EAST, NORTH, SOUTH, WEST } from './define-kind.js';
 import type { Machine } from './machine.js';
 import type { LinkClassName } from './schema.js';
 
@@ -38,7 +41,7 @@ export const LINK_CLASSES: readonly LinkClassName[] = ['sip_sip', 'cube_cube', '
 /** One directed link, decoded (for tests, traces and the SimGrid platform generator). */
 export interface LinkEnds {
   cls: LinkClassName;
-  /** Level-local ends: SIP indices (sip_sip), global cube indices (cube_cube), global PE ids (pe_pe). */
+  /** Level-local ends: fabric nodes (sip_sip: SIPs, then switches), global cube indices (cube_cube), global PE ids (pe_pe). */
   from: number;
   to: number;
 }
@@ -56,16 +59,28 @@ export class Links {
   constructor(readonly machine: Machine) {
     const m = machine;
     this.P = m.pesPerCube;
-    this.cubeBase = 4 * m.sips;
+    this.cubeBase = m.fabric.linkCount;
     this.peBase = this.cubeBase + 4 * m.sips * m.cubesPerSip;
     this.count = this.peBase + m.sips * m.cubesPerSip * this.P * this.P;
   }
 
-  /** GB/s of every link id (its class's timing.links bandwidth): the link model's capacities. */
+  /** GB/s of every link id: the link model's capacities (bandwidthOf each). */
   bandwidths(): Float64Array {
     const gb = new Float64Array(this.count);
-    for (let l = 0; l < this.count; l++) gb[l] = this.machine.topology.timing.links[this.classOf(l)].bandwidth_gb_s;
+    for (let l = 0; l < this.count; l++) gb[l] = this.bandwidthOf(l);
     return gb;
+  }
+
+  /** GB/s of link `id`: its class's timing.links bandwidth, times the fabric's scale for a SIP link that has one. */
+  bandwidthOf(id: number): number {
+    const gb = this.machine.topology.timing.links[this.classOf(id)].bandwidth_gb_s;
+    const scale = this.machine.fabric.bandwidthScale;
+    return id < this.cubeBase && scale !== undefined ? gb * scale(id) : gb;
+  }
+
+  /** The SIP links, in order, a transfer from SIP `a` to SIP `b` crosses: any pair, neighbours or not. */
+  sipRoute(a: number, b: number): readonly number[] {
+    return this.machine.fabric.route(a, b);
   }
 
   /** The class of link `id` (its bandwidth and latency: the topology's timing.links[class]). */
@@ -75,7 +90,7 @@ export class Links {
     return 'pe_pe';
   }
 
-  /** The directed link from SIP `sip` in direction `dir`. */
+  /** The directed link from SIP `sip` in direction `dir` (a direction kind's fabric). */
   sipLink(sip: number, dir: number): number {
     return this.sipBase + sip * 4 + dir;
   }
@@ -95,10 +110,7 @@ export class Links {
   /** Link `id` decoded: its class and its two ends. */
   ends(id: number): LinkEnds {
     const m = this.machine;
-    if (id < this.cubeBase) {
-      const sip = Math.floor(id / 4);
-      return { cls: 'sip_sip', from: sip, to: m.sipTopology.neighbour(sip, id % 4, m.sipGrid) };
-    }
+    if (id < this.cubeBase) return { cls: 'sip_sip', ...m.fabric.ends(id) };
     if (id < this.peBase) {
       const k = id - this.cubeBase;
       const cubeG = Math.floor(k / 4);
@@ -128,18 +140,7 @@ export class Links {
     const m = this.machine;
     if (from === to) return [];
     const a = m.coord(from), b = m.coord(to);
-    if (a.sip !== b.sip) {
-      const kind = m.sipTopology;
-      const dirs = kind.route ? kind.route(a.sip, b.sip, m.sipGrid) : bfsRoute(kind, a.sip, b.sip, m.sipGrid);
-      if (dirs === null) throw new KernbenchError('ERR_NO_ROUTE', `no route from SIP ${a.sip} to SIP ${b.sip} over the ${kind.name} links, got grid ${m.sipGrid.w} x ${m.sipGrid.h}`);
-      const out: number[] = [];
-      let s = a.sip;
-      for (const d of dirs) {
-        out.push(this.sipLink(s, d));
-        s = kind.neighbour(s, d, m.sipGrid);
-      }
-      return out;
-    }
+    if (a.sip !== b.sip) return [...m.fabric.route(a.sip, b.sip)];
     if (a.cube !== b.cube) {
       const base = a.sip * m.cubesPerSip;
       const out: number[] = [];

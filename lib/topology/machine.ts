@@ -5,10 +5,11 @@
 // where `cube` is row-major in the SIP's cube mesh and `pe` is corner-major
 // (corner index * pe_per_corner + k). Every thread derives the same numbering
 // from the same topology, so ids can cross threads as plain integers.
-// How SIPs are laid out and how far apart they are is the SIP topology kind's
-// (lib/topology/kinds/<kind>.ts: its grid rule and hops).
+// How SIPs are laid out and linked is the SIP topology kind's
+// (lib/topology/kinds/<kind>.ts: its grid rule, and its fabric: ./fabric.ts).
 import { KernbenchError, type PeAddress } from '../errors.js';
-import { gridOrProblem, type SipGrid, type SipTopology, type SipTopologyKind } from './define-kind.js';
+import { gridOrProblem, type SipGrid, type SipTopology } from './define-kind.js';
+import { directionFabric, fabricOrProblem, type SipFabric } from './fabric.js';
 import { sipKind } from './kind-catalog.js';
 import type { LinkClassName, Topology } from './schema.js';
 
@@ -21,11 +22,14 @@ export interface Route {
 
 export class Machine {
   readonly sips: number;
-  readonly sipKind: SipTopologyKind;
+  /** The file's system.sips.topology: a shipped kind's name, or the file URL of a user's kind module. */
+  readonly sipKind: Topology['system']['sips']['topology'];
   /** The kind's module (its grid rule, hops and neighbours). */
   readonly sipTopology: SipTopology;
   /** SIP grid from the kind's grid rule: the file's w x h for 2-D kinds; a count x 1 row for 1-D ones. */
   readonly sipGrid: SipGrid;
+  /** The SIPs' physical links and routes (the kind's fabric, or its direction links). */
+  readonly fabric: SipFabric;
   readonly cubeMesh: { w: number; h: number };
   readonly cubesPerSip: number;
   readonly pesPerCube: number;
@@ -41,6 +45,7 @@ export class Machine {
     // The schema ran the same rule; a topology built in code may not have.
     if ('problem' in grid) throw new KernbenchError('ERR_CONFIG', `system.sips: ${grid.problem}`);
     this.sipGrid = Object.freeze({ ...grid.grid });
+    this.fabric = sipFabricOf(this.sipTopology, this.sipGrid, s.count, s.params);
     this.cubeMesh = { ...topology.sip.cube_mesh };
     this.cubesPerSip = this.cubeMesh.w * this.cubeMesh.h;
     this.pesPerCube = topology.cube.pe_layout.corners.length * topology.cube.pe_layout.pe_per_corner;
@@ -70,9 +75,24 @@ export class Machine {
     return `PE (sip ${c.sip}, cube ${c.cube}, pe ${c.pe})`;
   }
 
-  /** Hops between two SIPs on the SIP-level topology: the kind's shortest route. */
+  /** Hops between two SIPs on the SIP-level topology: a direction kind's shortest route, a switched kind's route. */
   sipHops(a: number, b: number): number {
-    return this.sipTopology.hops(a, b, this.sipGrid);
+    const k = this.sipTopology;
+    return k.hops ? k.hops(a, b, this.sipGrid) : this.fabric.route(a, b).length;
+  }
+
+  /**
+   * The bandwidth of the narrowest link a transfer from PE `from` to PE `to`
+   * crosses, as a multiple of its class's (1 but on a fabric whose links differ:
+   * a fat tree's leaf-spine links). Alone, a transfer runs at that link's rate.
+   */
+  routeBandwidthScale(from: number, to: number): number {
+    const scale = this.fabric.bandwidthScale;
+    if (scale === undefined) return 1;
+    const a = this.coord(from).sip, b = this.coord(to).sip;
+    let min = Infinity;
+    for (const l of this.fabric.route(a, b)) min = Math.min(min, scale(l));
+    return a === b ? 1 : min;
   }
 
   /** Manhattan hops between two cubes of one SIP's cube mesh. */
@@ -88,4 +108,15 @@ export class Machine {
     if (a.cube !== b.cube) return { link: 'cube_cube', hops: this.cubeHops(a.cube, b.cube) };
     return { link: 'pe_pe', hops: 1 };
   }
+}
+
+/** The fabric of `kind` for the file's SIPs: its own (a switched kind, params parsed by its schema) or its direction links. */
+function sipFabricOf(kind: SipTopology, grid: SipGrid, count: number, params: Readonly<Record<string, unknown>> | undefined): SipFabric {
+  if (!kind.fabric) return directionFabric(kind, grid);
+  const parsed = kind.params ? kind.params.safeParse(params ?? {}) : { success: true as const, data: {} };
+  if (!parsed.success) throw new KernbenchError('ERR_CONFIG', `system.sips.params: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}, got ${JSON.stringify(params)}`);
+  const r = fabricOrProblem(kind.fabric(count, parsed.data as Record<string, unknown>));
+  // The schema ran the same rule; a topology built in code may not have.
+  if ('problem' in r) throw new KernbenchError('ERR_CONFIG', `system.sips: ${r.problem}`);
+  return r.fabric;
 }

@@ -6,7 +6,8 @@
 // may give and each kind's grid rule), and lib/config sits above lib/topology.
 import { z } from 'zod';
 import { gridOrProblem, type SipTopologyKind } from './define-kind.js';
-import { findSipKind, sipKindNames } from './kind-catalog.js';
+import { fabricOrProblem } from './fabric.js';
+import { findSipKind, sipKindNames, sipKinds, type KindModuleUrl } from './kind-catalog.js';
 
 /** A throughput or bandwidth: a positive number, or `.inf` in YAML for "free" (ideal topologies). */
 export const throughput = z.union([z.number().positive(), z.literal(Infinity)], {
@@ -18,6 +19,25 @@ const positiveInt = z.number().int().positive();
 /** The SIP topology kinds a file may name: the modules of lib/topology/kinds/ (./kind-catalog.ts). */
 export const SIP_TOPOLOGIES: readonly SipTopologyKind[] = Object.freeze(sipKindNames());
 export const CORNERS = ['nw', 'ne', 'sw', 'se'] as const;
+
+/**
+ * `system.sips.topology`: a shipped kind's name, or a path to a user's kind
+ * module (relative to the topology file; to the working directory in a
+ * `--set`). The loader (lib/config/load.ts) turns the path into the module's
+ * file URL, which is what a loaded topology carries to every thread.
+ */
+const unknownKind = (iss: { input?: unknown }): string =>
+  `unknown SIP topology kind; expected one of ${SIP_TOPOLOGIES.join('|')} or a path to a .ts, .mts, .js or .mjs kind module, got ${JSON.stringify(iss.input)}`;
+const SipKindSchema = z.union(
+  [z.enum(SIP_TOPOLOGIES as [SipTopologyKind, ...SipTopologyKind[]], { error: unknownKind }), z.string({ error: unknownKind }).regex(/[\\/]|\.(?:m?ts|m?js)$/, { error: unknownKind }) as unknown as z.ZodType<KindModuleUrl>],
+  { error: unknownKind },
+);
+
+/** The shipped kinds that take params, and theirs (the JSON Schema's description; each kind's schema checks them). */
+const KIND_PARAMS = sipKinds()
+  .filter((k) => k.params)
+  .map((k) => `${k.name}: ${Object.keys(k.params?.shape ?? {}).join(', ')}`)
+  .join('; ');
 
 export const MemorySpaceSchema = z.strictObject({
   /** Capacity in bytes of one instance (one PE's TCM, one cube's SRAM or HBM). */
@@ -59,11 +79,13 @@ export const TopologySchema = z
     system: z.strictObject({
       sips: z.strictObject({
         count: positiveInt,
-        topology: z.enum(SIP_TOPOLOGIES as [SipTopologyKind, ...SipTopologyKind[]]),
+        topology: SipKindSchema,
         /** Grid width, for kinds whose grid rule takes one (2-D kinds: w * h must equal count). */
         w: positiveInt.optional(),
         /** Grid height for 2-D kinds. */
         h: positiveInt.optional(),
+        /** The kind's own settings, checked by its `params` schema (lib/topology/kinds/<kind>.ts). */
+        params: z.record(z.string(), z.unknown()).optional().describe(`The kind's own settings, checked by its params schema. ${KIND_PARAMS}`),
       }),
     }),
     sip: z.strictObject({
@@ -117,13 +139,29 @@ export const TopologySchema = z
     ccl: TopologyCclSchema.optional(),
   })
   .superRefine((t, ctx) => {
-    // The kind's own grid rule (lib/topology/kinds/<kind>.ts).
+    // The kind's own grid rule, params and fabric (lib/topology/kinds/<kind>.ts). A user's
+    // kind not yet loaded on this thread is checked once it is (lib/loader/topology-kind.ts).
     const s = t.system.sips;
     const kind = findSipKind(s.topology);
+    const at = (where: 'count' | 'w' | 'h' | 'params' | undefined): { path: string[]; input: unknown } =>
+      where === undefined ? { path: ['system', 'sips'], input: s } : { path: ['system', 'sips', where], input: s[where] };
     const r = kind === undefined ? undefined : gridOrProblem(kind.grid({ count: s.count, w: s.w, h: s.h }));
-    if (r !== undefined && 'problem' in r) {
-      const path = r.at === undefined ? ['system', 'sips'] : ['system', 'sips', r.at];
-      ctx.addIssue({ code: 'custom', path, message: r.problem, input: r.at === undefined ? s : s[r.at] });
+    if (r !== undefined && 'problem' in r) ctx.addIssue({ code: 'custom', message: r.problem, ...at(r.at) });
+    if (kind !== undefined && !kind.params) {
+      for (const key of Object.keys(s.params ?? {})) ctx.addIssue({ code: 'custom', path: ['system', 'sips', 'params', key], message: `${kind.name} takes no params, got unknown key '${key}'`, input: s.params?.[key] });
+    }
+    const params = kind?.params?.strict().safeParse(s.params ?? {}, { reportInput: true });
+    if (params !== undefined && !params.success) {
+      for (const i of params.error.issues) {
+        const under = ['system', 'sips', 'params', ...i.path.map((k) => (typeof k === 'symbol' ? String(k) : k))];
+        // An unknown key is reported at the key itself, naming it (as the file's own unknown keys are).
+        if (i.code === 'unrecognized_keys') for (const key of i.keys) ctx.addIssue({ code: 'custom', path: [...under, key], message: `${kind?.name} takes params ${Object.keys(kind?.params?.shape ?? {}).join('|')}, got unknown key '${key}'`, input: key });
+        else ctx.addIssue({ code: 'custom', path: under, message: i.message, input: i.input });
+      }
+    }
+    if (kind?.fabric && (params === undefined || params.success) && (r === undefined || !('problem' in r))) {
+      const f = fabricOrProblem(kind.fabric(s.count, (params?.data ?? {}) as Record<string, unknown>));
+      if ('problem' in f) ctx.addIssue({ code: 'custom', message: f.problem, ...at(f.at) });
     }
     const corners = t.cube.pe_layout.corners;
     if (new Set(corners).size !== corners.length) {

@@ -1,8 +1,9 @@
 // Runs on: main (a script). The SimGrid comparison of docs/simgrid.md:
-//   npm run build && node scripts/simgrid/compare.mjs [--quick] [--only ring|tree|hierarchical]
+//   npm run build && node scripts/simgrid/compare.mjs [--quick] [--only ring|tree|hierarchical] [--fabrics]
 // Builds the oracle (scripts/simgrid/oracle.cpp, libsimgrid-dev 3.32) into
 // out/simgrid/, then for each case runs SimGrid (CM02, no TCP-gamma bound, no
-// cross traffic: a message = latency + size / bandwidth share) on the platform
+// cross traffic, an exact max-min solve (network/optim:Full; the default lazy
+// update left a 4.6e-5 residue): a message = latency + size / bandwidth share) on the platform
 // and message program of scripts/simgrid/gen.mjs, and kernbench's
 // allreduce_perf (hierarchical: benches/hierarchical_perf.ts) on the same machine (topologies/ideal.yaml: alpha 1000 ns,
 // beta 100 GB/s, everything else free), and prints one table: SimGrid time,
@@ -23,15 +24,30 @@ execFileSync('g++', ['-O2', '-std=c++17', join(root, 'scripts/simgrid/oracle.cpp
 
 const argv = process.argv.slice(2);
 const quick = argv.includes('--quick');
+// --fabrics: only the switched fabrics' cases (decision 0050): ring and tree all-reduce
+// on single_switch and on fat_tree_2l (4 SIPs a leaf, 2 spines; 1:1 and 2:1 oversubscribed).
+const fabricsOnly = argv.includes('--fabrics');
 const only = argv.includes('--only') ? argv[argv.indexOf('--only') + 1] : null;
 if (only !== null && !['ring', 'tree', 'hierarchical'].includes(only)) throw new Error(`--only: expected ring, tree or hierarchical, got ${only}`);
 const SIZES = [65536, 1048576];
 const RING_P = quick ? [5, 8] : [5, 8, 16, 32, 64];
 const TORUS = quick ? [[4, 2]] : [[4, 2], [4, 4], [8, 4], [8, 8]];
-const machines = [
-  ...RING_P.map((p) => ({ name: `ring_1d p=${p}`, sets: [`system.sips.count=${p}`] })),
-  ...TORUS.map(([w, h]) => ({ name: `torus_2d ${w}x${h}`, sets: ['system.sips.topology=torus_2d', `system.sips.count=${w * h}`, `system.sips.w=${w}`, `system.sips.h=${h}`] })),
+const SWITCH_P = quick ? [8] : [8, 16, 32];
+const FAT_TREE = quick ? [[16, 2]] : [[8, 1], [16, 1], [16, 2], [32, 4]]; // [p, oversubscription]
+const fabrics = [
+  ...SWITCH_P.map((p) => ({ name: `single_switch p=${p}`, sets: ['system.sips.topology=single_switch', `system.sips.count=${p}`] })),
+  ...FAT_TREE.map(([p, o]) => ({
+    name: `fat_tree_2l p=${p} o=${o}`,
+    sets: ['system.sips.topology=fat_tree_2l', `system.sips.count=${p}`, 'system.sips.params.sips_per_leaf=4', 'system.sips.params.spines=2', `system.sips.params.oversubscription=${o}`],
+  })),
 ];
+const machines = fabricsOnly
+  ? fabrics
+  : [
+      ...RING_P.map((p) => ({ name: `ring_1d p=${p}`, sets: [`system.sips.count=${p}`] })),
+      ...TORUS.map(([w, h]) => ({ name: `torus_2d ${w}x${h}`, sets: ['system.sips.topology=torus_2d', `system.sips.count=${w * h}`, `system.sips.w=${w}`, `system.sips.h=${h}`] })),
+      ...fabrics,
+    ];
 const COMMON = ['ccl.n_slots=17'];
 
 // Hierarchical cases (benches/hierarchical_perf.ts: every PE of every cube holds a
@@ -59,14 +75,14 @@ const HIER = quick
 
 const cases = [];
 for (const m of machines) for (const algo of ['ring', 'tree']) if (only === null || only === algo) cases.push({ machine: m.name, sets: m.sets, algo });
-if (only === null || only === 'hierarchical') for (const m of HIER) cases.push({ machine: m.name, sets: m.sets, algo: 'hierarchical', root: m.root });
+if (!fabricsOnly && (only === null || only === 'hierarchical')) for (const m of HIER) cases.push({ machine: m.name, sets: m.sets, algo: 'hierarchical', root: m.root });
 
 function simgrid(c, bytes) {
   const dir = join(outDir, 'case');
   const setArgs = c.sets.flatMap((s) => ['--set', s]);
   const extra = c.algo === 'hierarchical' ? ['--root', c.root] : [];
   execFileSync('node', [join(root, 'scripts/simgrid/gen.mjs'), '--topology', 'ideal', ...setArgs, '--algo', c.algo, ...extra, '--bytes', String(bytes), '--out', dir]);
-  const out = execFileSync(oracle, [join(dir, 'platform.xml'), join(dir, 'program.txt'), '--cfg=network/model:CM02', '--cfg=network/TCP-gamma:0', '--cfg=network/crosstraffic:0', '--cfg=surf/precision:1e-12', '--cfg=maxmin/precision:1e-9', '--log=root.thres:warning'], { encoding: 'utf8' });
+  const out = execFileSync(oracle, [join(dir, 'platform.xml'), join(dir, 'program.txt'), '--cfg=network/model:CM02', '--cfg=network/optim:Full', '--cfg=network/TCP-gamma:0', '--cfg=network/crosstraffic:0', '--cfg=surf/precision:1e-12', '--cfg=maxmin/precision:1e-9', '--log=root.thres:warning'], { encoding: 'utf8' });
   return Number(out.trim().split('\n').pop());
 }
 
@@ -90,9 +106,9 @@ for (const c of cases) {
     const { critNs: k, replayed } = kernbench(c, bytes, 'max_min');
     const { critNs: u } = kernbench(c, bytes, 'none');
     rows.push([c.machine, c.algo, String(bytes), s.toFixed(3), k.toFixed(3), ((k - s) / s).toExponential(2), replayed ? 'yes' : 'no', u.toFixed(3), ((u - s) / s).toExponential(2)]);
-    process.stderr.write('.');
+    // Each row as it comes, on stderr, so a long run that is stopped still says what it found.
+    process.stderr.write(`${rows[rows.length - 1].join(' ')}\n`);
   }
 }
-process.stderr.write('\n');
 const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
 for (const r of rows) console.log(r.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  '));

@@ -11,16 +11,18 @@
 //                  q * L + local as lib/ccl/placement.ts numbers them, wired by
 //                  lib/ccl/hierarchy.ts's hierarchyPlan (the kernel's own plan).
 // Platform: one SimGrid link per directed kernbench link (lib/topology/links.ts)
-// with its class's latency and bandwidth, and a route for every pair that
-// exchanges a message, declared explicitly as kernbench's Links.route, so
-// SimGrid's flows cross exactly the links kernbench's would (CM02 shares them).
+// with its class's latency and its bandwidth (Links.bandwidthOf: a fat tree's
+// leaf-spine links are scaled), and a route for every pair that exchanges a
+// message, declared explicitly as kernbench's Links.route, so SimGrid's flows
+// cross exactly the links kernbench's would (CM02 shares them). A switched
+// fabric's switches are not hosts: a route through one is just its links.
 // Program: the message pattern of lib/ccl/algorithms/<algo>_allreduce.ts (one
 // message per tl.send, its whole payload; f32 elements, chunks cut as lib/ccl/steps.ts).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hierarchyPlan } from '../../dist/lib/ccl/hierarchy.js';
-import { loadTopology } from '../../dist/lib/config/load.js';
 import { topologyPath } from '../../dist/lib/config/paths.js';
+import { loadTopologyWithKind } from '../../dist/lib/loader/topology-kind.js';
 import { Links } from '../../dist/lib/topology/links.js';
 import { Machine } from '../../dist/lib/topology/machine.js';
 
@@ -30,7 +32,7 @@ const opt = (name, dflt) => {
   return i >= 0 ? args[i + 1] : dflt;
 };
 const sets = args.flatMap((a, i) => (a === '--set' ? [args[i + 1]] : []));
-const topo = loadTopology(topologyPath(opt('topology', 'ideal')), sets);
+const topo = await loadTopologyWithKind(topologyPath(opt('topology', 'ideal')), sets);
 const m = new Machine(topo);
 const links = new Links(m);
 const algo = opt('algo', 'ring');
@@ -131,7 +133,7 @@ const routes = [...pairs].map((k) => k.split(' ').map(Number)).sort((x, y) => x[
 });
 const linkXml = [...used].sort((x, y) => x - y).map((l) => {
   const c = topo.timing.links[links.classOf(l)];
-  return `<link id="l${l}" bandwidth="${c.bandwidth_gb_s * 1e9}Bps" latency="${c.latency_ns * 1e-9}s"/>`;
+  return `<link id="l${l}" bandwidth="${links.bandwidthOf(l) * 1e9}Bps" latency="${c.latency_ns * 1e-9}s"/>`;
 });
 const hosts = pes.map((_, r) => `<host id="${host(r)}" speed="1Gf"/>`);
 writeFileSync(join(out, 'platform.xml'), `<?xml version='1.0'?>

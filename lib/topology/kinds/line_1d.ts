@@ -15,4 +15,7 @@ export const kind = defineSipTopology({
     if (dir === WEST) return rank > 0 ? rank - 1 : -1;
     return -1;
   },
+  diagram: [
+    '0 - 1 - 2 - .. - n-1     (no wrap)',
+  ],
 });

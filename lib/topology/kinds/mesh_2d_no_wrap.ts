@@ -17,4 +17,9 @@ export const kind = defineSipTopology({
     const { x, y } = step(rank, dir, { w, h });
     return x < 0 || x >= w || y < 0 || y >= h ? -1 : y * w + x;
   },
+  diagram: [
+    '0 - 1 - 2        a w x h grid,',
+    '|   |   |        no wrap-around',
+    '3 - 4 - 5',
+  ],
 });

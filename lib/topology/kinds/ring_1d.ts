@@ -19,4 +19,8 @@ export const kind = defineSipTopology({
     if (dir === WEST) return (rank - 1 + n) % n;
     return -1;
   },
+  diagram: [
+    '0 - 1 - 2 - .. - n-1',
+    '\'-------------------\'   (the last links back to the first)',
+  ],
 });

@@ -18,4 +18,11 @@ export const kind = defineSipTopology({
     const { x, y } = step(rank, dir, { w, h });
     return ((y + h) % h) * w + ((x + w) % w);
   },
+  diagram: [
+    '.- 0 - 1 - 2 -.    rows and columns wrap:',
+    '   |   |   |       a ring along every row',
+    '.- 3 - 4 - 5 -.    and every column',
+    '   |   |   |',
+    "   '   '   '",
+  ],
 });

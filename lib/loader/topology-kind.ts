@@ -1,0 +1,62 @@
+// Runs on: any thread (main when it loads a topology file; executors and the
+// coordinator before they build a session's Machine). Owns: a user's own SIP
+// topology kind, named by path in a topology file (`system.sips.topology:
+// ./my_kind.ts`): importing its module on this thread, checking its `kind`
+// export, and registering it in the kind catalog, so that the schema, Machine
+// and the CCL worlds find it synchronously like a shipped kind (decision 0050;
+// decision 0018 left this open).
+//
+// A loaded topology carries the module's file URL (lib/config/load.ts); every
+// thread that builds a Machine from it first awaits `ensureSipKind`.
+import { fileURLToPath } from 'node:url';
+import { loadTopology } from '../config/load.js';
+import type { Topology } from '../config/topology-schema.js';
+import { KernbenchError } from '../errors.js';
+import { isSipTopology, type SipTopology } from '../topology/define-kind.js';
+import { findSipKind, registerSipKind, type KindModuleUrl } from '../topology/kind-catalog.js';
+import { importModule } from './user-module.js';
+
+/** One import per module per thread, however many sessions ask. */
+const loading = new Map<string, Promise<SipTopology>>();
+
+/** Import, check and register the kind module at file URL `url` on this thread. ERR_MODULE_LOAD / ERR_MODULE_CONTRACT name the file. */
+export function loadSipKindModule(url: KindModuleUrl): Promise<SipTopology> {
+  let p = loading.get(url);
+  if (p === undefined) {
+    p = importModule(url).then((mod) => {
+      if (!isSipTopology(mod.kind)) {
+        const found = Object.keys(mod).sort();
+        throw new KernbenchError('ERR_MODULE_CONTRACT', `${fileURLToPath(url)} is not a SIP topology kind module: kind: missing or not made with defineSipTopology. Expected exports: kind (defineSipTopology({name, summary, grid, neighbour, hops | fabric})); found: ${found.length ? found.join(', ') : 'none'}`);
+      }
+      registerSipKind(url, mod.kind);
+      return mod.kind;
+    });
+    loading.set(url, p);
+  }
+  return p;
+}
+
+/** The URL of the user's kind module `topology` names and this thread has not loaded, or undefined (a shipped kind, or loaded). */
+export function sipKindToLoad(topology: Topology): KindModuleUrl | undefined {
+  const k = topology.system.sips.topology;
+  return k.startsWith('file:') && findSipKind(k) === undefined ? (k as KindModuleUrl) : undefined;
+}
+
+/** Load `topology`'s kind on this thread if it is a user's module (at once for a shipped kind). */
+export async function ensureSipKind(topology: Topology): Promise<void> {
+  const url = sipKindToLoad(topology);
+  if (url !== undefined) await loadSipKindModule(url);
+}
+
+/**
+ * loadTopology, with a kind named by path loaded first, so that the file is
+ * checked by that kind's rules (grid, params, fabric) with every problem at its
+ * file:line:col, as for a shipped kind.
+ */
+export async function loadTopologyWithKind(file: string, sets: readonly string[] = []): Promise<Topology> {
+  const first = loadTopology(file, sets);
+  const url = sipKindToLoad(first);
+  if (url === undefined) return first;
+  await loadSipKindModule(url);
+  return loadTopology(file, sets);
+}
