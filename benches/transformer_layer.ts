@@ -83,7 +83,7 @@ export async function layerWorker(rank: number, c: TransformerLayerConfig, noDat
 }
 
 /** Per element: |y - ref| <= TOLERANCE_ULPS u (1 + |ref|), u the dtype's unit roundoff (docs/tensor-parallel.md). */
-export const TOLERANCE_ULPS = 64;
+export const TOLERANCE_ULPS = 8;
 
 export interface Check {
   wrong: number;
