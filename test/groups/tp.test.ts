@@ -4,3 +4,4 @@
 // `npx tap dist/test/NAME.test.js`.
 
 import '../tp.test.js';
+import '../tp-layer.test.js';
