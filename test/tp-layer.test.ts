@@ -1,8 +1,8 @@
 // The Megatron transformer layer (issue 25): every preset with data checked
 // against the single-device JS reference in f32, f16 and bf16; sequence
 // parallelism gives tensor parallelism's numbers; the FLOP count is the
-// published formula; the time breakdown's interval arithmetic; determinism of
-// the transformer_layer bench under every thread layout and jitter.
+// published formula; the time breakdown's interval arithmetic. Determinism:
+// test/tp-layer-determinism.test.ts.
 import t from 'tap';
 import { layerWorker, presetConfig, checkRank, TOLERANCE_ULPS, type LayerRankResult } from '../benches/transformer_layer.js';
 import { layerInput, layerParameters, layerReference } from '../lib/tp/layer-reference.js';
@@ -82,16 +82,4 @@ t.test('the layer refuses heads that do not split over the TP ranks, and a bad o
   t.same({ code: e.code, ranks: [...(e.errors ?? new Map()).entries()].map(([r, x]) => [r, x.code]) }, { code: 'ERR_SPAWN', ranks: [[0, 'ERR_INVALID_ARG'], [1, 'ERR_INVALID_ARG']] });
   t.throws(() => layerConfig({ hiddenSize: 64, numAttentionHeads: 8, numQueryGroups: 3, seqLength: 4 }), { code: 'ERR_INVALID_ARG' });
   t.throws(() => layerConfig({ hiddenSize: 64, numAttentionHeads: 8, seqLength: 4, heads: 2 } as never), { code: 'ERR_INVALID_ARG' });
-});
-
-// ---- determinism --------------------------------------------------------------------------
-
-t.test('transformer_layer gives the same digests and crit_ns under --threads 1, rank, pe and under jitter', async (t) => {
-  const sets = ['sip.cube_mesh.w=1', 'sip.cube_mesh.h=1']; // one PE per rank computes: 8 threads under --threads pe, not 32
-  const options = { preset: 'tiny-gqa' };
-  const key = (rs: { algorithm: string; digest: string; critNs: number }[]) => rs.map((r) => `${r.algorithm} ${r.digest} ${r.critNs}`);
-  const ref = key(await rt.bench('transformer_layer', { threads: 1, sets, options }));
-  for (const v of [{ threads: 'rank' as const, jitterSeed: null }, { threads: 'pe' as const, jitterSeed: null }, { threads: 1 as const, jitterSeed: 7 }]) {
-    t.same(key(await rt.bench('transformer_layer', { ...v, sets, options })), ref, `${v.threads}/${v.jitterSeed}`);
-  }
 });

@@ -5,3 +5,4 @@
 
 import '../tp.test.js';
 import '../tp-layer.test.js';
+import '../tp-layer-determinism.test.js';
