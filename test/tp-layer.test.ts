@@ -83,3 +83,11 @@ t.test('the layer refuses heads that do not split over the TP ranks, and a bad o
   t.throws(() => layerConfig({ hiddenSize: 64, numAttentionHeads: 8, numQueryGroups: 3, seqLength: 4 }), { code: 'ERR_INVALID_ARG' });
   t.throws(() => layerConfig({ hiddenSize: 64, numAttentionHeads: 8, seqLength: 4, heads: 2 } as never), { code: 'ERR_INVALID_ARG' });
 });
+
+// ---- gpt3_qkv ---------------------------------------------------------------------------------
+
+t.test('gpt3_qkv matches the JS matmul within 1 ulp on one SIP and over six SIPs, and TP is faster', async (t) => {
+  const rs = await rt.bench('gpt3_qkv', { topology: 'ring_1d_6' });
+  t.same(rs.map((r) => [r.algorithm, r.worldSize, r.ok]), [['one_sip', 1, true], ['tp', 6, true]]);
+  t.ok(rs[1].critNs < rs[0].critNs);
+});
