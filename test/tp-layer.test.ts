@@ -86,8 +86,8 @@ t.test('the layer refuses heads that do not split over the TP ranks, and a bad o
 
 // ---- gpt3_qkv ---------------------------------------------------------------------------------
 
-t.test('gpt3_qkv matches the JS matmul within 1 ulp on one SIP and over six SIPs, and TP is faster', async (t) => {
-  const rs = await rt.bench('gpt3_qkv', { topology: 'ring_1d_6' });
-  t.same(rs.map((r) => [r.algorithm, r.worldSize, r.ok]), [['one_sip', 1, true], ['tp', 6, true]]);
+t.test('gpt3_qkv matches the JS matmul within 1 ulp on one SIP and over two SIPs, and TP is faster', async (t) => {
+  const rs = await rt.bench('gpt3_qkv');
+  t.same(rs.map((r) => [r.algorithm, r.worldSize, r.ok]), [['one_sip', 1, true], ['tp', 2, true]]);
   t.ok(rs[1].critNs < rs[0].critNs);
 });
