@@ -6,3 +6,4 @@
 import '../tp.test.js';
 import '../tp-layer.test.js';
 import '../tp-layer-determinism.test.js';
+import '../tp-user-layer.test.js';
