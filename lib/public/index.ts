@@ -22,3 +22,5 @@ export {
 export { withTorch, type TorchOptions } from '../bench/with-torch.js';
 export type { SessionRun } from '../bench/contract.js';
 export type { SessionReport } from '../session/session.js';
+// Tensor parallelism (lib/tp): Megatron's layers, the layer's time breakdown, the model presets.
+export { parallelState, ColumnParallelLinear, RowParallelLinear, TransformerLayer, LayerTimeline, breakdown, MODEL_PRESETS, type TransformerLayerOptions, type Breakdown } from '../tp/index.js';

@@ -25,3 +25,5 @@ export {
 } from '../ccl/steps.js';
 /** zod, for an algorithm's `meta.params`: the same zod kernbench checks the schema with. */
 export { z } from 'zod';
+/** The tile helpers of the transformer layer's kernels (lib/tp/tile-ops.ts): layout ops and unary functions tl lacks. */
+export { reshape, trans, broadcastCol, broadcastRow, rowsOf, putRows, colsOf, putCols, full, causalMask, unary } from '../tp/tile-ops.js';

@@ -30,6 +30,7 @@ import type { Tensor } from '../host/tensor.js';
 import type { Torch } from '../host/torch.js';
 import { addBias, gemm } from './gemm-kernel.js';
 import { getTensorModelParallelRank, getTensorModelParallelWorldSize } from './parallel-state.js';
+import { elementBytes, type LayerTimeline } from './timeline.js';
 import { tabulateF32 } from '../tabulate.js';
 
 /** Options of both parallel linear layers; defaults are declared here, once. */
@@ -43,6 +44,13 @@ export const ParallelLinearOptionsSchema = z
     bias: z.boolean().default(true),
     /** Element type of weight, bias, input and output (default f16, the seed's). */
     dtype: z.enum(['f16', 'bf16', 'f32']).default('f16'),
+    /**
+     * Megatron's sequence_parallel (Korthikanti et al. 2022), default false:
+     * ColumnParallelLinear takes this rank's rows of x (M / ws) and all-gathers
+     * them before its GEMM; RowParallelLinear reduce-scatters its output by rows
+     * instead of all-reducing it.
+     */
+    sequenceParallel: z.boolean().default(false),
   })
   .strict();
 
@@ -60,17 +68,21 @@ export class ColumnParallelLinear {
   readonly weight: Tensor;
   /** This rank's slice of b: [outputSizePerPartition], or null without bias. */
   readonly bias: Tensor | null;
+  readonly sequenceParallel: boolean;
   private readonly rank: number;
+  private readonly ws: number;
 
   constructor(
     private readonly torch: Torch,
     options: ParallelLinearOptions,
   ) {
     const o = parseOptions('ColumnParallelLinear', options);
+    this.sequenceParallel = o.sequenceParallel;
     const ws = getTensorModelParallelWorldSize(torch);
     this.rank = getTensorModelParallelRank(torch);
     requireOwnDevice('ColumnParallelLinear', torch, this.rank);
     requireDivisible('ColumnParallelLinear', 'outFeatures', o.outFeatures, ws);
+    this.ws = ws;
     this.inFeatures = o.inFeatures;
     this.outFeatures = o.outFeatures;
     this.outputSizePerPartition = o.outFeatures / ws;
@@ -79,11 +91,25 @@ export class ColumnParallelLinear {
     this.bias = o.bias ? torch.zeros([this.outputSizePerPartition], { dtype: o.dtype, name: 'column_parallel_bias' }) : null;
   }
 
-  /** y_r = x @ W_r (+ b_r): x [M, inFeatures] on this layer's PE, y_r [M, outputSizePerPartition]. */
-  async forward(x: Tensor): Promise<Tensor> {
-    const m = checkInput('ColumnParallelLinear', x, this.inFeatures, this.dtype, this.weight);
+  /**
+   * y_r = x @ W_r (+ b_r): x [M, inFeatures] on this layer's PE, y_r [M,
+   * outputSizePerPartition]. With sequenceParallel, x is this rank's M / ws
+   * rows and is all-gathered first (every rank must call forward). Launches are
+   * recorded in `timeline` when one is given.
+   */
+  async forward(x: Tensor, timeline?: LayerTimeline): Promise<Tensor> {
+    let input = x;
+    const rows = checkInput('ColumnParallelLinear', x, this.inFeatures, this.dtype, this.weight);
+    if (this.sequenceParallel) {
+      input = this.torch.empty([rows * this.ws, this.inFeatures], { dtype: this.dtype, name: 'sequence_parallel_gathered' });
+      const work = await this.torch.distributed.allGather(input, x);
+      timeline?.record(work.handle, 'collective', { bytes: input.numel * elementBytes(this.dtype) });
+    }
+    const m = input.shape[0];
     const y = this.torch.empty([m, this.outputSizePerPartition], { dtype: this.dtype, name: 'column_parallel_out' });
-    await this.torch.launch('column_parallel_gemm', gemm, x, this.weight, y, ...(this.bias ? [this.bias] : []));
+    const h = this.torch.launch('column_parallel_gemm', gemm, input, this.weight, y, ...(this.bias ? [this.bias] : []));
+    await h;
+    timeline?.record(h, 'gemm', { flops: 2 * m * this.inFeatures * this.outputSizePerPartition });
     return y;
   }
 
@@ -116,17 +142,21 @@ export class RowParallelLinear {
   readonly weight: Tensor;
   /** The whole bias [outFeatures] (every rank holds it; added once after the reduce), or null. */
   readonly bias: Tensor | null;
+  readonly sequenceParallel: boolean;
   private readonly rank: number;
+  private readonly ws: number;
 
   constructor(
     private readonly torch: Torch,
     options: ParallelLinearOptions,
   ) {
     const o = parseOptions('RowParallelLinear', options);
+    this.sequenceParallel = o.sequenceParallel;
     const ws = getTensorModelParallelWorldSize(torch);
     this.rank = getTensorModelParallelRank(torch);
     requireOwnDevice('RowParallelLinear', torch, this.rank);
     requireDivisible('RowParallelLinear', 'inFeatures', o.inFeatures, ws);
+    this.ws = ws;
     this.inFeatures = o.inFeatures;
     this.outFeatures = o.outFeatures;
     this.inputSizePerPartition = o.inFeatures / ws;
@@ -138,15 +168,33 @@ export class RowParallelLinear {
   /**
    * y = sum over ranks of x_r @ W_r (+ b): x_r [M, inputSizePerPartition] on
    * this layer's PE, y [M, outFeatures], the same on every rank. Every rank of
-   * the group must call it (the all-reduce is collective).
+   * the group must call it (the all-reduce is collective). With
+   * sequenceParallel the sum is reduce-scattered by rows instead: y is this
+   * rank's M / ws rows. Launches are recorded in `timeline` when one is given.
    */
-  async forward(x: Tensor): Promise<Tensor> {
+  async forward(x: Tensor, timeline?: LayerTimeline): Promise<Tensor> {
     const m = checkInput('RowParallelLinear', x, this.inputSizePerPartition, this.dtype, this.weight);
-    const y = this.torch.empty([m, this.outFeatures], { dtype: this.dtype, name: 'row_parallel_out' });
-    await this.torch.launch('row_parallel_gemm', gemm, x, this.weight, y);
-    await this.torch.distributed.allReduce(y, { op: 'sum' });
+    const partial = this.torch.empty([m, this.outFeatures], { dtype: this.dtype, name: 'row_parallel_out' });
+    const h = this.torch.launch('row_parallel_gemm', gemm, x, this.weight, partial);
+    await h;
+    timeline?.record(h, 'gemm', { flops: 2 * m * this.inputSizePerPartition * this.outFeatures });
+    let y = partial;
+    const bytes = partial.numel * elementBytes(this.dtype);
+    if (this.sequenceParallel) {
+      if (m % this.ws !== 0) throw new KernbenchError('ERR_INVALID_ARG', `RowParallelLinear.forward: with sequenceParallel the rows of x must split evenly over ${this.ws} ranks, got ${m} rows`);
+      y = this.torch.empty([m / this.ws, this.outFeatures], { dtype: this.dtype, name: 'sequence_parallel_scattered' });
+      const work = await this.torch.distributed.reduceScatter(y, partial, { op: 'sum' });
+      timeline?.record(work.handle, 'collective', { bytes });
+    } else {
+      const work = await this.torch.distributed.allReduce(partial, { op: 'sum' });
+      timeline?.record(work.handle, 'collective', { bytes });
+    }
     // After the reduce, not inside the gemm: a bias in each partial product would be summed ws times.
-    if (this.bias) await this.torch.launch('row_parallel_bias', addBias, y, this.bias);
+    if (this.bias) {
+      const b = this.torch.launch('row_parallel_bias', addBias, y, this.bias);
+      await b;
+      timeline?.record(b, 'vector');
+    }
     return y;
   }
 

@@ -4,3 +4,6 @@
 // `npx tap dist/test/NAME.test.js`.
 
 import '../tp.test.js';
+import '../tp-layer.test.js';
+import '../tp-layer-determinism.test.js';
+import '../tp-user-layer.test.js';
