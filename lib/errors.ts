@@ -31,6 +31,9 @@ export const ERROR_CODES = {
   ERR_DATA_RACE: 'two actors touched the same device bytes, at least one writing, with nothing ordering them (--check-races)',
   ERR_LINK_REPLAY: 'two flows met on a shared link during an optimistic run; kernbench runs the session again with every piece through the link arbiter (a spawn in the abandoned run rejects with it)',
   ERR_INTERNAL: 'an invariant of kernbench itself was broken',
+  // The command line's own conditions (bin/cli/); each exits 2 like ERR_USAGE.
+  ERR_UNKNOWN_TOPOLOGY: 'a topology was named that is neither shipped (kernbench list) nor a path to a file',
+  ERR_NO_TABLE: '--csv was given for a bench whose results carry no table',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
