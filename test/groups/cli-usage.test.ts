@@ -9,3 +9,4 @@ import '../cli-input-files.test.js';
 import '../cli-validate.test.js';
 import '../cli-bench-options.test.js';
 import '../config-limits.test.js';
+import '../cli-help.test.js';
