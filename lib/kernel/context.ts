@@ -54,7 +54,7 @@ export class RecvFuture {
     /** Where the values land: the receive's `out` tile or a new one. Read it through `tl.wait`. */
     readonly tile: Tile,
   ) {}
-  /** The pieces to acquire when it completes (--check-races only; lib/race/log.ts). */
+  /** @internal The pieces to acquire when it completes (--check-races only; lib/race/log.ts). */
   raceKeys: string[] | null = null;
 }
 
@@ -214,7 +214,7 @@ export class KernelContext {
     raceLog.access(raceLog.kernelOn(this.pe.id), write, t.name, s, bytesPerElement(t.dtype), offset, count, this.clock.nowPs);
   }
 
-  /** Bytes of TCM scratch this kernel holds (released by the runtime at kernel end). */
+  /** @internal Bytes of TCM scratch this kernel holds (released by the runtime at kernel end). */
   scratchBytes = 0;
 
   /** Store `tile` into this PE's shard of `t` at element `offset`. */
@@ -591,7 +591,7 @@ export class KernelContext {
     return (op.value as number) + this.pe.env.costs.flightPs(this.pe.id, portOf(this.ports.send, op.channel).pe);
   }
 
-  /** Wait for a send (what awaiting a SendHandle does). */
+  /** @internal Wait for a send (what awaiting a SendHandle does). */
   waitSend(h: SendHandle): Promise<void> {
     if (h.op === null || h.op.settled) {
       this.waitSendNow(h);
@@ -652,7 +652,7 @@ export class KernelContext {
     if (op.channel >= 4 && issued.length > 0 && issued[issued.length - 1] === op) issued.pop();
   }
 
-  /** Wait for every transfer this flow started (the runtime does this when the kernel returns; tl.parallel when a branch does). */
+  /** @internal Wait for every transfer this flow started (the runtime does this when the kernel returns; tl.parallel when a branch does). */
   async drain(): Promise<void> {
     // Most ops settled long ago: only the others cost an await.
     for (const op of this.flow.issued) {
@@ -754,7 +754,7 @@ export class KernelContext {
     }
   }
 
-  /** A promise-returning operation that settled as it was issued: in flight until its awaiter resumes. */
+  /** @internal A promise-returning operation that settled as it was issued: in flight until its awaiter resumes. */
   settledNow(op: string): void {
     this.flow.begin(op);
     this.flow.end();
@@ -774,7 +774,7 @@ export class KernelContext {
     }
   }
 
-  /** Advance this flow's clock by a local op's cost. */
+  /** @internal Advance this flow's clock by a local op's cost. */
   advance(ps: number, op = 'compute'): void {
     this.enter(op);
     const trace = this.pe.env.trace;
