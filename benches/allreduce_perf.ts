@@ -127,6 +127,7 @@ function fitsInMemory(torch: Torch, sizes: number[], ws: number): void {
 export default defineBench({
   description: 'nccl-tests style all-reduce table over sizes: time (virtual us), algbw, busbw, #wrong',
   options,
+  table: true,
   run,
 });
 

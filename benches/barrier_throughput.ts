@@ -8,24 +8,34 @@
 // one minute to the next, so only runs of the same seconds compare.
 // Wall time is measured here, in a bench, never in a test.
 import type { BenchContext, BenchResult } from '../lib/bench/contract.js';
-import { defineBench } from '../lib/bench/define.js';
+import { defineBench, z } from '../lib/bench/define.js';
+import { intList } from '../lib/bench/options.js';
 import { median } from '../lib/bench/stats.js';
-import { KernbenchError } from '../lib/errors.js';
 import type { Torch } from '../lib/host/torch.js';
 import { bareBarrier } from './barrier/bare-barriers.js';
 
+export const options = z.object({
+  sizes: intList(2).prefault('2,4,8,16').describe('participants, e.g. 2,4 for fewer sizes'),
+  runs: z
+    .string()
+    .regex(/^[1-9][0-9]*,[1-9][0-9]*$/, 'takes barriers,rounds (positive integers)')
+    .transform((text) => text.split(',').map(Number) as [number, number])
+    .optional()
+    .describe('barriers per timed run and timed rounds, one count for every size, e.g. 1000,5 (default: 16000/n barriers, 5 rounds)'),
+});
+
 export default defineBench({
   description: 'barrier latency: the host barrier (one thread per rank) vs the same Atomics counter on bare threads vs a postMessage barrier, 2/4/8/16 participants',
+  options,
   evaluate,
 });
 
-const SIZES = [2, 4, 8, 16];
 /**
  * Barriers per timed run (each contender) at 16 participants, and timed rounds after one
  * warm-up round. Smaller sizes run proportionally more barriers (COUNT * 16 / n), so every
  * round lasts about as long: at n = 2 a barrier takes ~20 us, and 1 000 of them (20 ms) left
  * the rounds to start-up and the JIT (the host barrier measured 0.60-0.94 of the bare one
- * with 1 000, 1.03-1.11 with 10 000; docs/benchmarks.md). KERNBENCH_BARRIER_RUNS sets
+ * with 1 000, 1.03-1.11 with 10 000; docs/benchmarks.md). The option --runs sets
  * one count for every size.
  */
 const COUNT = 1000;
@@ -39,17 +49,6 @@ const ROUNDS = 5;
  */
 const WARMUP_ROUNDS = 3;
 const countFor = (n: number): number => Math.round((COUNT * 16) / n);
-
-/** A comma-separated list of positive integers from the environment, or the default. */
-function intsFromEnv(name: string, fallback: number[], min: number): number[] {
-  const set = process.env[name];
-  if (set === undefined) return fallback;
-  const xs = set.split(',').map(Number);
-  if (!xs.every((x) => Number.isInteger(x) && x >= min)) {
-    throw new KernbenchError('ERR_CONFIG', `${name} must be integers >= ${min} separated by commas, got '${set}'`);
-  }
-  return xs;
-}
 
 export interface RankWindow {
   /** Wall clock (ms since the epoch) before this rank's first timed barrier and after its last. */
@@ -69,10 +68,9 @@ export async function worker(rank: number, count: number, torch: Torch): Promise
 
 const us = (ms: number, count: number): number => (ms * 1000) / count;
 
-async function evaluate(ctx: BenchContext): Promise<BenchResult[]> {
-  const sizes = intsFromEnv('KERNBENCH_BARRIER_SIZES', SIZES, 2);
-  const [given, rounds] = intsFromEnv('KERNBENCH_BARRIER_RUNS', [0, ROUNDS], 1);
-  if (rounds === undefined) throw new KernbenchError('ERR_CONFIG', `KERNBENCH_BARRIER_RUNS must be "barriers,rounds", got '${process.env.KERNBENCH_BARRIER_RUNS}'`);
+async function evaluate(ctx: BenchContext<z.output<typeof options>>): Promise<BenchResult[]> {
+  const { sizes } = ctx.options;
+  const [given, rounds] = ctx.options.runs ?? [0, ROUNDS];
   const results: BenchResult[] = [];
   for (const n of sizes) {
     const count = given > 0 ? given : countFor(n);

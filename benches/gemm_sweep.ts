@@ -17,6 +17,7 @@ const options = z.object({
 export default defineBench({
   description: 'GEMM sweep: (M, N, K) in {16,64,256} x {64,256} x {64,256} x f16/bf16/f32 on one PE, and 256^3 split over 4 PEs; crit_ns, GFLOP/s, % of peak',
   options,
+  table: true,
   run,
 });
 

@@ -5,11 +5,12 @@
 // buffer-kind sweep (tcm/sram/hbm) on torus_2d 3x2, all through the public
 // spawn -> initProcessGroup -> allReduce path. Writes summary.csv, one latency
 // plot per topology, the buffer-kind plot and topology diagrams (SVG) into
-// out/milestone_ccl/ (git-ignored). KERNBENCH_FAST=1 reuses cached points.
+// out/milestone_ccl/ (git-ignored). --fast reuses cached points.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BenchContext, BenchResult } from '../lib/bench/contract.js';
-import { defineBench } from '../lib/bench/define.js';
+import { defineBench, z } from '../lib/bench/define.js';
+import { intList } from '../lib/bench/options.js';
 import { latencyChart, topologyDiagram } from '../lib/bench/plots.js';
 import { loadTopology } from '../lib/config/load.js';
 import { PROJECT_ROOT, topologyPath } from '../lib/config/paths.js';
@@ -19,8 +20,15 @@ import { worker } from './ccl_allreduce.js';
 
 export { worker };
 
+export const options = z.object({
+  sizes: intList(1).optional().describe('n_elem values to run, e.g. 8,64 (default: all twelve; the buffer-kind sweep keeps those of its four among them)'),
+  fast: z.boolean().default(false).describe('reuse the points cached in out/milestone_ccl/points/ by an earlier run'),
+});
+
 export default defineBench({
   description: 'seed milestone harness: all-reduce latency sweep (ring_1d 6, torus 2x3, mesh 2x3) and buffer-kind sweep (torus 3x2) -> out/milestone_ccl/ summary.csv + SVG plots',
+  options,
+  table: true,
   evaluate,
 });
 
@@ -45,14 +53,14 @@ interface Point {
 
 export const OUT_DIR = join(PROJECT_ROOT, 'out', 'milestone_ccl');
 
-async function evaluate(ctx: BenchContext): Promise<BenchResult[]> {
-  const sizes = process.env.KERNBENCH_MILESTONE_SIZES ? process.env.KERNBENCH_MILESTONE_SIZES.split(',').map(Number) : N_ELEMS;
-  const fast = process.env.KERNBENCH_FAST === '1';
+async function evaluate(ctx: BenchContext<z.output<typeof options>>): Promise<BenchResult[]> {
+  const sizes = ctx.options.sizes ?? N_ELEMS;
+  const { fast } = ctx.options;
   const pointsDir = join(OUT_DIR, 'points');
   mkdirSync(pointsDir, { recursive: true });
   const plan = [
     ...LATENCY.flatMap((l) => sizes.map((nElem) => ({ ...l, bufferKind: 'tcm', nElem }))),
-    ...BUFFER.kinds.flatMap((bufferKind) => BUFFER.nElems.filter((n) => sizes.includes(n) || !process.env.KERNBENCH_MILESTONE_SIZES).map((nElem) => ({ topology: BUFFER.topology, algorithm: BUFFER.algorithm, bufferKind, nElem }))),
+    ...BUFFER.kinds.flatMap((bufferKind) => BUFFER.nElems.filter((n) => sizes.includes(n)).map((nElem) => ({ topology: BUFFER.topology, algorithm: BUFFER.algorithm, bufferKind, nElem }))),
   ];
   const tty = process.stderr.isTTY === true;
   const points: Point[] = [];
@@ -60,7 +68,8 @@ async function evaluate(ctx: BenchContext): Promise<BenchResult[]> {
   for (const [i, p] of plan.entries()) {
     const key = `${p.topology}-${p.algorithm}-${p.bufferKind}-${p.nElem}-${ctx.config.noData ? 'nodata' : 'data'}`;
     const file = join(pointsDir, `${key}.json`);
-    if (tty) process.stderr.write(`\r  [${i + 1}/${plan.length}] ${p.topology} ${p.algorithm} ${p.bufferKind} n_elem=${p.nElem}      `);
+    // \x1b[K erases the rest of the line: no characters of a longer earlier line stay behind.
+    if (tty) process.stderr.write(`\r\x1b[K  [${i + 1}/${plan.length}] ${p.topology} ${p.algorithm} ${p.bufferKind} n_elem=${p.nElem}`);
     if (fast && existsSync(file)) {
       points.push(JSON.parse(readFileSync(file, 'utf8')) as Point);
       cached++;
@@ -75,7 +84,7 @@ async function evaluate(ctx: BenchContext): Promise<BenchResult[]> {
     writeFileSync(file, `${JSON.stringify(point)}\n`);
     points.push(point);
   }
-  if (tty) process.stderr.write('\n');
+  if (tty) process.stderr.write('\r\x1b[K');
 
   const csv = ['topology,algorithm,buffer_kind,n_elem,world_size,crit_ns,ok,digest', ...points.map((p) => [p.topology, p.algorithm, p.bufferKind, p.nElem, p.worldSize, p.critNs, p.ok, p.digest].join(','))];
   writeFileSync(join(OUT_DIR, 'summary.csv'), `${csv.join('\n')}\n`);

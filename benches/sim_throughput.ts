@@ -12,21 +12,31 @@
 // minute to the next, so only runs of the same seconds compare.
 // Wall time is measured here, in a bench, never in a test.
 import type { BenchContext, BenchResult } from '../lib/bench/contract.js';
-import { defineBench } from '../lib/bench/define.js';
+import { defineBench, z } from '../lib/bench/define.js';
+import { intList } from '../lib/bench/options.js';
 import { median } from '../lib/bench/stats.js';
-import { KernbenchError } from '../lib/errors.js';
 import type { Torch } from '../lib/host/torch.js';
 import type { ThreadLayout } from '../lib/config/plan.js';
 import { bareRing } from './sim/bare-ring.js';
 import { modelFloor } from './sim/model-floor.js';
 
+export const options = z.object({
+  sizes: intList(2).prefault('8,64,256').describe('ring sizes (PEs), e.g. 64 for one'),
+  spawns: z
+    .string()
+    .regex(/^[0-9]+,[1-9][0-9]*$/, 'takes warm-up,timed (integers, timed >= 1)')
+    .transform((text) => text.split(',').map(Number) as [number, number])
+    .optional()
+    .describe('spawns per layout as warm-up,timed, e.g. 1,1 for a quick check (default: 2,7, and 1,1 from 256 PEs on)'),
+});
+
 export default defineBench({
   description: 'simulator speed: ring all-reduce on an ideal ring of 8/64/256 PEs, 64 KiB per rank, IPCQ messages per wall-second under --threads 1, 2 and rank, against a bare Atomics ring and a one-thread model',
+  options,
   evaluate,
 });
 
 const BYTES_PER_RANK = 64 * 1024;
-const RING_SIZES = [8, 64, 256];
 const LAYOUTS: ThreadLayout[] = [1, 2, 'rank'];
 /**
  * Spawns per layout: the first `warmUp` warm the threads up (modules, JIT), the next
@@ -34,15 +44,8 @@ const LAYOUTS: ThreadLayout[] = [1, 2, 'rank'];
  * thread per rank, the third and later spawns there hit V8's compile storm (every
  * isolate optimising the same code; ~250 s per spawn, docs/benchmarks.md).
  */
-function spawnsFor(p: number): { warmUp: number; timed: number } {
-  const set = process.env.KERNBENCH_SIM_SPAWNS; // "warm-up,timed", e.g. 1,1 for a quick check
-  if (set) {
-    const [warmUp, timed] = set.split(',').map(Number);
-    if (!(Number.isInteger(warmUp) && warmUp >= 0 && Number.isInteger(timed) && timed >= 1)) {
-      throw new KernbenchError('ERR_CONFIG', `KERNBENCH_SIM_SPAWNS must be "warm-up,timed" (integers, timed >= 1), got '${set}'`);
-    }
-    return { warmUp, timed };
-  }
+function spawnsFor(p: number, given: [number, number] | undefined): { warmUp: number; timed: number } {
+  if (given) return { warmUp: given[0], timed: given[1] };
   return p >= 256 ? { warmUp: 1, timed: 1 } : { warmUp: 2, timed: 7 };
 }
 
@@ -108,16 +111,13 @@ interface PairedRun {
   floorMs: number;
 }
 
-async function evaluate(ctx: BenchContext): Promise<BenchResult[]> {
-  const sizes = process.env.KERNBENCH_SIM_SIZES ? process.env.KERNBENCH_SIM_SIZES.split(',').map(Number) : RING_SIZES;
-  if (!sizes.every((p) => Number.isInteger(p) && p >= 2)) {
-    throw new KernbenchError('ERR_CONFIG', `KERNBENCH_SIM_SIZES must be ring sizes (integers >= 2) separated by commas, got '${process.env.KERNBENCH_SIM_SIZES}'`);
-  }
+async function evaluate(ctx: BenchContext<z.output<typeof options>>): Promise<BenchResult[]> {
+  const { sizes } = ctx.options;
   const results: BenchResult[] = [];
   const nElem = BYTES_PER_RANK / 4;
   const pieceElems = Math.floor(ctx.ccl.vc_chunk_size / 4);
   for (const p of sizes) {
-    const { warmUp, timed } = spawnsFor(p);
+    const { warmUp, timed } = spawnsFor(p, ctx.options.spawns);
     const messages = ringMessages(p, nElem, pieceElems);
     const rates: Record<string, number> = {};
     const bests: Record<string, number> = {};

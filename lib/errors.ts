@@ -74,6 +74,9 @@ export const ERROR_CODES = {
   ERR_CHANNEL_SETS_EXHAUSTED: 'a process group needs more IPCQ channel sets than ccl.channel_sets provides',
   ERR_NO_BIAS: 'a bias was loaded into a tensor-parallel layer built with bias: false',
   ERR_NO_NEIGHBOUR: "a kernel sent or received in a direction in which its collective's world gives it no neighbour",
+  // The command line's own conditions (bin/cli/); each exits 2 like ERR_USAGE.
+  ERR_UNKNOWN_TOPOLOGY: 'a topology was named that is neither shipped (kernbench list) nor a path to a file',
+  ERR_NO_TABLE: '--csv was given for a bench whose results carry no table',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

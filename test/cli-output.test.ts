@@ -2,6 +2,7 @@
 // --csv) and `kernbench sweep` over a grid of --set values.
 import { readFileSync } from 'node:fs';
 import t from 'tap';
+import { VERSION } from '../lib/config/paths.js';
 import { assertUsageError, kernbench } from './helpers/cli.js';
 
 t.test('--trace writes a Chrome trace file and the run still exits by itself', async (t) => {
@@ -17,7 +18,8 @@ t.test("--csv writes a sweep bench's table as CSV with the table's columns", asy
   const r = await kernbench(['run', '--bench', 'allreduce_perf', '--min-bytes', '64', '--max-bytes', '256', '--csv', file]);
   t.equal(r.exitCode, 0);
   const lines = readFileSync(file, 'utf8').trim().split('\n');
-  t.equal(lines[0], 'size_bytes,count,type,redop,time_us,algbw_GBs,busbw_GBs,wrong');
+  t.equal(lines[0], 'size_bytes,count,type,redop,time_us,algbw_GBs,busbw_GBs,wrong,kernbench_version', 'the table\'s columns, then the version that wrote them');
+  t.ok(lines.slice(1).every((l) => l.endsWith(`,${VERSION}`)), `every row ends with the version, ${VERSION}`);
   t.same(lines.slice(1).map((l) => l.split(',')[0]), ['64', '128', '256']);
 });
 

@@ -54,8 +54,13 @@ export default defineBench({ description: 'a user bench: scaled all-reduce', opt
 // The old contract (named description and run, no default export): refused.
 writeFileSync(join(DIR, 'old-style.ts'), `export const description = 'not a defineBench bench';\nexport async function run() { return []; }\n`);
 
-interface Extra {
+/** The --json line's fields this test reads: the bench's own figures are under `extra`. */
+interface Line {
   worldSize: number;
+  extra: Extra;
+}
+
+interface Extra {
   sums: string;
   mainThread: number;
   threads: string;
@@ -67,8 +72,9 @@ for (const threads of ['1', 'rank', 'pe']) {
     const small = ['--set', 'sip.cube_mesh.w=1', '--set', 'sip.cube_mesh.h=1'];
     const r = await kernbench(['run', '--bench', './scaled.ts', '--scale', '5', '--threads', threads, ...small, '--json'], { cwd: DIR });
     t.equal(r.exitCode, 0, `exit 0 (stderr: ${r.stderr})`);
-    const x = JSON.parse(r.stdout) as Extra;
-    const ws = x.worldSize;
+    const line = JSON.parse(r.stdout) as Line;
+    const ws = line.worldSize;
+    const x = line.extra;
     const want = (5 * ws * (ws + 1)) / 2; // sum over ranks of (rank + 1) * scale
     t.same(x.sums.split(',').map(Number), Array.from({ length: ws }, () => want), 'every rank holds the scaled sum');
     t.ok(x.threads.split(',').every((id) => Number(id) !== x.mainThread), 'every rank ran on an executor thread, not the main thread');

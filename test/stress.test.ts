@@ -1,6 +1,6 @@
 // Runs on: main thread (tap). Covers: `kernbench stress` — the matrix of jitter
 // seeds x thread layouts compared with the --threads 1 reference: a deterministic
-// bench passes (exit 0, TAP 14 a TAP parser accepts); a bench whose result reads
+// bench passes (exit 0, TAP 13 that tap-parser --strict and Perl's prove accept); a bench whose result reads
 // wall-clock time diverges (exit 1, every run reported with a `kernbench run`
 // line that really reruns it); a deadlock and a hang are reported as such; bad
 // flag values are usage errors.
@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { execa } from 'execa';
 import { Parser, type Result } from 'tap-parser';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { assertUsageError, BIN, kernbench, ROOT } from './helpers/cli.js';
 import { formatTap, parseCount, parseLayouts, parseSeconds, runStress, shellQuote } from '../lib/bench/stress.js';
 import { loadBench } from '../lib/bench/registry.js';
@@ -58,7 +58,7 @@ const SMALL = ['--set', 'ccl.n_elem=64', '--set', 'sip.cube_mesh.w=1', '--set', 
 async function parseTap(text: string): Promise<{ final: { ok: boolean; count: number; pass: number; fail: number; plan: { start: number; end: number } }; asserts: Result[]; version: number | undefined }> {
   const asserts: Result[] = [];
   let version: number | undefined;
-  const p = new Parser();
+  const p = new Parser({ strict: true });
   p.on('assert', (a: Result) => asserts.push(a));
   p.on('version', (v: number) => (version = v));
   const done = new Promise<unknown>((r) => p.on('complete', r));
@@ -67,17 +67,36 @@ async function parseTap(text: string): Promise<{ final: { ok: boolean; count: nu
   return { final, asserts, version };
 }
 
-t.test('stress of a deterministic bench runs the reference and every seed under every layout, all the same: TAP 14 with a passing plan, exit 0', async (t) => {
+/**
+ * The two consumers the TAP is written for read `text` as TAP version 13 without a
+ * parse error: `tap-parser --strict` (non-TAP lines are failures) and Perl's
+ * `prove`, which refuses any version above 13. Both exit 0 exactly when `passing`.
+ */
+async function consumersAccept(t: Test, text: string, passing: boolean): Promise<void> {
+  const parser = await execa(join(ROOT, 'node_modules', '.bin', 'tap-parser'), ['--strict'], { input: text, reject: false });
+  t.equal(parser.exitCode, passing ? 0 : 1, `tap-parser --strict exits ${passing ? 0 : 1}`);
+  t.notMatch(String(parser.stdout), /tapError: '/, 'tap-parser --strict finds no TAP error');
+  const file = join(DIR, `stream-${++streams}.tap`);
+  writeFileSync(file, text);
+  const prove = await execa('prove', ['--exec', 'cat', file], { reject: false, all: true });
+  t.equal(prove.exitCode, passing ? 0 : 1, `prove exits ${passing ? 0 : 1} (output: ${String(prove.all)})`);
+  t.notMatch(String(prove.all), 'Parse errors', 'prove finds no parse error');
+  t.match(String(prove.all), passing ? /Result: PASS/ : /Failed: [1-9]/, 'prove reads the test points as passing or failing');
+}
+let streams = 0;
+
+t.test('stress of a deterministic bench runs the reference and every seed under every layout, all the same: TAP 13 with a passing plan, exit 0', async (t) => {
   const r = await kernbench(['stress', '--bench', 'ccl_allreduce', '--seeds', '2', '--threads', '2', '--tap', '--dtype', 'f32', ...SMALL]);
   t.equal(r.exitCode, 0, `exit 0 (stderr: ${r.stderr})`);
   t.equal(r.stderr, '', 'no progress when stderr is not a TTY');
-  t.match(r.stdout, /^TAP version 14\n1\.\.3\n/, 'starts with the version line and the plan');
+  t.match(r.stdout, /^TAP version 13\n1\.\.3\n/, 'starts with the version line and the plan');
   const { final, asserts, version } = await parseTap(r.stdout);
-  t.equal(version, 14);
+  t.equal(version, 13);
   t.equal(final.ok, true, 'the TAP parser finds the run passing');
   t.match(final.plan, { start: 1, end: 3 });
   t.equal(final.count, 3, 'one test point per run: the reference plus 2 seeds x 1 layout');
   t.same(asserts.map((a) => a.name), ['reference: --threads 1, no jitter', 'seed 1, --threads 2', 'seed 2, --threads 2']);
+  await consumersAccept(t, r.stdout, true);
 });
 
 t.test('a bench whose result is random diverges: exit 1, every run but the reference reported with the command that reproduces it', async (t) => {
@@ -112,6 +131,7 @@ t.test('in TAP the divergent runs are not ok with the reproduce command in their
   t.equal(bad.name, 'seed 1, --threads rank');
   t.match(bad.diag, { outcome: 'diverged', seed: 1, threads: 'rank', command: 'KERNBENCH_JITTER=1 kernbench run --bench ./wallclock.mjs --threads rank' });
   t.match((bad.diag as { details: string[] }).details[0], /^digest [0-9a-f]{16}, reference [0-9a-f]{16}$/);
+  await consumersAccept(t, formatTap('wallclock', report), false);
 });
 
 t.test('a deadlock is reported as one, with its code, for the reference and the runs left to compare are skipped', async (t) => {
@@ -121,6 +141,7 @@ t.test('a deadlock is reported as one, with its code, for the reference and the 
   t.equal(asserts[0].ok, false);
   t.match(asserts[0].diag, { outcome: 'deadlock', code: 'ERR_DEADLOCK', command: 'kernbench run --bench ./deadlock.mjs --topology ring_1d_6 --threads 1' });
   t.equal(asserts[1].skip !== false, true, 'the seeded run is skipped: there is no reference to compare with');
+  await consumersAccept(t, r.stdout, false);
 });
 
 t.test('a run that outlives --timeout is reported as timed out, and stress still finishes', async (t) => {

@@ -6,7 +6,7 @@
 // whose bare barriers check that no thread passes a barrier early.
 import { execa } from 'execa';
 import './helpers/cli.js'; // the node processes started here run without tap's NODE_OPTIONS hooks
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { bareBarrier } from '../benches/barrier/bare-barriers.js';
 import { bareRing } from '../benches/sim/bare-ring.js';
 import { modelFloor } from '../benches/sim/model-floor.js';
@@ -16,22 +16,9 @@ import { TestRuntime } from './helpers/run.js';
 const rt = new TestRuntime({ modules: [new URL('../benches/sim_throughput.js', import.meta.url).href, new URL('../benches/barrier_throughput.js', import.meta.url).href] });
 t.teardown(() => rt.close());
 
-/** Set environment variables for the rest of test `tt` (restored at its end). */
-function setEnv(tt: Test, vars: Record<string, string>): void {
-  for (const [k, v] of Object.entries(vars)) {
-    const before = process.env[k];
-    process.env[k] = v;
-    tt.teardown(() => {
-      if (before === undefined) delete process.env[k];
-      else process.env[k] = before;
-    });
-  }
-}
-
 t.test('sim_throughput at p = 4: correct on every rank, one crit_ns across layouts, every rate reported', async (t) => {
   // One ring size, one warm-up and two timed spawns per layout (two, so the crit_ns sequence check compares spawns).
-  setEnv(t, { KERNBENCH_SIM_SIZES: '4', KERNBENCH_SIM_SPAWNS: '1,2' });
-  const [r, ...rest] = await rt.bench('sim_throughput');
+  const [r, ...rest] = await rt.bench('sim_throughput', { options: { sizes: '4', spawns: '1,2' } });
   t.equal(rest.length, 0, 'one ring size');
   t.equal(r.worldSize, 4);
   t.equal(r.ok, true, 'every rank holds p on every element, and crit_ns is the same under --threads 1, 2 and rank');
@@ -89,8 +76,7 @@ t.test('the one-thread model all-reduces correctly, whatever the sizes (chunks a
 });
 
 t.test('barrier_throughput at n = 2 and 3: no thread passes a barrier early, every figure reported', async (t) => {
-  setEnv(t, { KERNBENCH_BARRIER_SIZES: '2,3', KERNBENCH_BARRIER_RUNS: '50,1' });
-  const results = await rt.bench('barrier_throughput');
+  const results = await rt.bench('barrier_throughput', { options: { sizes: '2,3', runs: '50,1' } });
   t.same(results.map((r) => r.worldSize), [2, 3], 'one result per size');
   for (const r of results) {
     t.equal(r.ok, true, `n = ${r.worldSize}: ok`);
@@ -117,17 +103,18 @@ t.test('the bare barriers and wake-up patterns hold every thread at every barrie
   t.ok(none.violations > 0, `no barrier: ${none.violations} threads seen short of a barrier another had passed`);
 });
 
-t.test('the wall-clock benches refuse a malformed environment variable, naming it', async (t) => {
-  for (const [bench, k, v] of [
-    ['sim_throughput', 'KERNBENCH_SIM_SIZES', '1,a'],
-    ['sim_throughput', 'KERNBENCH_SIM_SPAWNS', '2'],
-    ['barrier_throughput', 'KERNBENCH_BARRIER_SIZES', '1,4'],
-    ['barrier_throughput', 'KERNBENCH_BARRIER_RUNS', '100'],
-    ['barrier_throughput', 'KERNBENCH_BARRIER_RUNS', '100,x'],
+t.test('the wall-clock benches refuse a malformed option before running, naming its flag', async (t) => {
+  for (const [bench, flag, v] of [
+    ['sim_throughput', 'sizes', '1,a'],
+    ['sim_throughput', 'sizes', '1,4'],
+    ['sim_throughput', 'spawns', '2'],
+    ['sim_throughput', 'spawns', '1,0'],
+    ['barrier_throughput', 'sizes', '1,4'],
+    ['barrier_throughput', 'runs', '100'],
+    ['barrier_throughput', 'runs', '100,x'],
   ] as const) {
-    await t.test(`${bench}: ${k}=${v}`, async (tt) => {
-      setEnv(tt, { [k]: v });
-      await tt.rejects(rt.bench(bench), { code: 'ERR_CONFIG', message: new RegExp(`^${k} must be .*got '${v}'`) });
+    await t.test(`${bench}: --${flag} ${v}`, async (tt) => {
+      await tt.rejects(rt.bench(bench, { options: { [flag]: v } }), { code: 'ERR_USAGE', message: new RegExp(`^${bench}: --${flag}: .*got '${v}'$`) });
     });
   }
 });

@@ -11,6 +11,7 @@ import type { Torch } from '../host/torch.js';
 import type { ThreadLayout } from '../config/plan.js';
 import type { Session, SessionReport } from '../session/session.js';
 import type { RunStats } from '../trace/stats.js';
+import type { RunProgress } from './progress.js';
 
 export interface BenchResult {
   bench: string;
@@ -57,6 +58,12 @@ export interface RunConfig {
    * lines when it ends, a failed one too (before its error is thrown).
    */
   eventLog?: (lines: string[]) => void;
+  /**
+   * Called every PROGRESS_INTERVAL_MS (lib/bench/progress.ts) while a session
+   * runs, with how far it has got: the CLI's progress line on a terminal.
+   * Reading it changes no result.
+   */
+  progress?: (p: RunProgress) => void;
   /** Timing-only mode (--no-data): same virtual times, no data moved or computed; benches skip their checks. */
   noData?: boolean;
   /** Check for data races (--check-races): the session fails with ERR_DATA_RACE at its end if two actors touched the same bytes unordered. */

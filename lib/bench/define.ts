@@ -31,6 +31,12 @@ export interface BenchSpec<S extends BenchOptionsSchema> {
   description: string;
   /** The bench's options; each field is a flag of `kernbench run` (camelCase field, kebab-case flag). */
   options?: S;
+  /**
+   * Its results carry a table (`BenchResult.table`, a sweep over sizes or shapes)
+   * that `--csv FILE` writes. Declared, so that `--csv` on a bench without one is
+   * refused before the run, not after it. Default false.
+   */
+  table?: boolean;
   /** One session: the bench drives torch like a PyTorch script (spawn -> initProcessGroup -> allReduce). */
   run?: (torch: Torch, ctx: BenchContext<z.output<S>>) => Promise<BenchResult[]>;
   /** An evaluation that opens its own sessions (sweeps, layout comparisons) through ctx.session(...). */
@@ -41,6 +47,8 @@ export interface Bench<S extends BenchOptionsSchema = BenchOptionsSchema> {
   readonly [BENCH]: true;
   readonly description: string;
   readonly options: S;
+  /** Its results carry a table for --csv (BenchSpec.table). */
+  readonly table: boolean;
   readonly run?: (torch: Torch, ctx: BenchContext<z.output<S>>) => Promise<BenchResult[]>;
   readonly evaluate?: (ctx: BenchContext<z.output<S>>) => Promise<BenchResult[]>;
 }
@@ -57,7 +65,8 @@ export function defineBench<S extends BenchOptionsSchema = z.ZodObject<Record<ne
   const options = spec.options ?? (z.object({}) as unknown as S);
   if (!isObjectSchema(options)) bad('options must be a zod object schema (z.object({...}))', typeof options);
   for (const key of Object.keys(options.shape)) if (!OPTION_NAME.test(key)) bad('option names are camelCase identifiers (minBytes is the flag --min-bytes)', `'${key}'`);
-  return Object.freeze({ [BENCH]: true as const, description: spec.description, options, run: spec.run, evaluate: spec.evaluate });
+  if (spec.table !== undefined && typeof spec.table !== 'boolean') bad('table must be true or false (its results carry a table for --csv)', typeof spec.table);
+  return Object.freeze({ [BENCH]: true as const, description: spec.description, options, table: spec.table === true, run: spec.run, evaluate: spec.evaluate });
 }
 
 /** Is `x` a bench made with defineBench (by this or another copy of kernbench)? */

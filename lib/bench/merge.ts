@@ -4,7 +4,7 @@
 // different sweeps, a shard given twice and a shard missing, naming the files.
 import { readFileSync } from 'node:fs';
 import { UsageError } from '../errors.js';
-import { SHARD_COLUMNS, type Cell } from './sweep.js';
+import { inShard, SHARD_COLUMNS, type Cell } from './sweep.js';
 
 export interface MergedSweep {
   columns: string[];
@@ -105,7 +105,7 @@ function readShard(file: string): ShardFile {
   if (!m) return notShard(`its shard column holds '${shard}', not I/N`);
   for (const r of rows) {
     if (String(r[0]) !== sweep || String(r[1]) !== shard) notShard('its rows name more than one sweep or shard');
-    if (!/^\d+$/.test(String(r[2])) || Number(r[2]) % Number(m[2]) !== Number(m[1])) notShard(`a point column holds '${String(r[2])}', not a point of shard ${shard}`);
+    if (!/^\d+$/.test(String(r[2])) || !inShard(Number(r[2]), { index: Number(m[1]), count: Number(m[2]) })) notShard(`a point column holds '${String(r[2])}', not a point of shard ${shard}`);
   }
   return { file, format, columns, rows, sweep, index: Number(m[1]), count: Number(m[2]) };
 }
@@ -130,9 +130,9 @@ export function mergeShards(files: string[]): MergedSweep {
     if (other) throw new UsageError(`merge: ${other.file} and ${s.file} are both shard ${s.index}/${s.count}, got it twice`);
     byIndex.set(s.index, s);
   }
-  const missing = Array.from({ length: first.count }, (_, i) => i).filter((i) => !byIndex.has(i));
+  const missing = Array.from({ length: first.count }, (_, i) => i + 1).filter((i) => !byIndex.has(i));
   if (missing.length > 0) throw new UsageError(`merge: shard${missing.length > 1 ? 's' : ''} ${missing.map((i) => `${i}/${first.count}`).join(', ')} of sweep ${first.sweep} missing; given ${files.join(', ')}, got ${shards.length} of ${first.count}`);
-  // Point k is in shard k mod n: the rows in order of point; a point's rows keep their order.
+  // Point k is in shard (k mod n) + 1: the rows in order of point; a point's rows keep their order.
   const tagged = shards.flatMap((s) => s.rows.map((r, i) => ({ point: Number(r[2]), i, r })));
   tagged.sort((a, b) => a.point - b.point || a.i - b.i);
   return { columns: first.columns.slice(SHARD_COLUMNS.length), rows: tagged.map((t) => t.r.slice(SHARD_COLUMNS.length)), format: first.format };

@@ -101,6 +101,19 @@ function formatValue(v: unknown): string {
   return typeof v === 'string' ? v : JSON.stringify(v);
 }
 
+/**
+ * A bench option's schema for integers written `8,64,256` on the command line
+ * (`--sizes 8,64`), each at least `min`. Give it a default written the same way
+ * with `.prefault('8,64,256')` (help shows it as written), or `.optional()`.
+ */
+export function intList(min: number) {
+  return z
+    .string()
+    .regex(/^[0-9]+(,[0-9]+)*$/, 'takes integers separated by commas')
+    .transform((text) => text.split(',').map(Number))
+    .pipe(z.array(z.number().int().min(min, `each must be at least ${min}`)));
+}
+
 /** A number as written on a command line: decimal or scientific notation; no hex, no Infinity, no blanks. */
 const NUMBER_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 

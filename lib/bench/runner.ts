@@ -1,6 +1,6 @@
 // Runs on: main. Owns: running one bench under one configuration — loading the
 // files, opening sessions on the shared threads, computing each result's digest.
-import { topologyPath, DEFAULT_CCL_FILE } from '../config/paths.js';
+import { topologyPath, DEFAULT_CCL_FILE, VERSION } from '../config/paths.js';
 import { loadTopologyWithKind } from '../loader/topology-kind.js';
 import { resolveRunCcl } from '../ccl/resolve.js';
 import type { Torch } from '../host/torch.js';
@@ -17,6 +17,7 @@ import type { SessionReport } from '../session/session.js';
 import { Machine } from '../topology/machine.js';
 import { KernbenchError } from '../errors.js';
 import { parseBenchOptions } from './options.js';
+import { PROGRESS_INTERVAL_MS, sessionProgress } from './progress.js';
 import { loadBench, type LoadedBench } from './registry.js';
 
 export interface RunOutcome {
@@ -59,9 +60,14 @@ async function sessionOnce<T>(resources: ThreadResources, config: RunConfig, spa
   const session = await Session.open(resources, plan);
   session.spawnModules.push(...spawnModules);
   let value: T;
+  // Progress for a person watching (--threads and jitter do not change what is read, only when).
+  const progress = config.progress;
+  const ticker = progress ? setInterval(() => progress(sessionProgress(session)), PROGRESS_INTERVAL_MS) : undefined;
+  ticker?.unref();
   try {
     value = await fn(session.torch, session);
   } catch (e) {
+    clearInterval(ticker);
     const report = await session.end().catch(() => undefined);
     if (session.linkOverlap) return { linkOverlap: true, settle: () => unreachableRun() };
     return {
@@ -72,6 +78,7 @@ async function sessionOnce<T>(resources: ThreadResources, config: RunConfig, spa
       },
     };
   }
+  clearInterval(ticker);
   const report = await session.end();
   if (session.linkOverlap) return { linkOverlap: true, settle: () => unreachableRun() };
   return {
@@ -82,7 +89,7 @@ async function sessionOnce<T>(resources: ThreadResources, config: RunConfig, spa
       const stats = config.stats === true ? sumStats(epochs.map((r) => runStats(mergeTraceData(r.trace), machine))) : undefined;
       if (config.trace !== undefined) {
         const hosts = [...Array.from({ length: plan.dims.hosts - 1 }, (_, r) => `rank ${r} host`), 'main host'];
-        writeChromeTrace(config.trace, report.trace, machine, hosts);
+        writeChromeTrace(config.trace, report.trace, machine, hosts, { kernbench_version: VERSION });
       }
       return { value, report: { ...report, linkReplayed: replayed }, digest: runDigest([], report.records), ...(stats ? { stats } : {}) };
     },

@@ -1,7 +1,7 @@
 // Runs on: main. Owns: `kernbench stress` — one bench run at every point of a
 // matrix of jitter seeds x thread layouts, each compared (digest and crit_ns of
 // every result) with the reference run (--threads 1, no jitter); the report of
-// what differed, deadlocked, failed or timed out (text or TAP 14), each with the
+// what differed, deadlocked, failed or timed out (text or TAP version 13, which Perl's prove and tap-parser both read), each with the
 // command that reproduces it.
 //
 // The runs are in-process, on one set of threads reused across the points
@@ -197,11 +197,17 @@ export function formatStress(bench: string, report: StressReport): string {
 }
 
 /** A YAML double-quoted scalar (a JSON string is one). */
-const yamlString = (s: string): string => JSON.stringify(s);
+/**
+ * A YAML double-quoted scalar that TAP's YAMLish readers parse too. Perl's
+ * (prove) takes a list item whose first word ends in a colon (`- "deadlock: ..."`)
+ * for a mapping and fails, so every colon is written as the escape \x3a, which
+ * both YAML 1.2 and YAMLish read back as ':'.
+ */
+const yamlString = (s: string): string => JSON.stringify(s).replace(/:/g, '\\x3a');
 
-/** TAP version 14: a plan, one test point per run, YAML diagnostics for each that is not ok. */
+/** TAP version 13: a plan, one test point per run, YAML diagnostics for each that is not ok. */
 export function formatTap(bench: string, report: StressReport): string {
-  const lines = ['TAP version 14', `1..${report.points.length}`];
+  const lines = ['TAP version 13', `1..${report.points.length}`];
   for (const [i, p] of report.points.entries()) {
     const desc = p.label.replace(/#/g, '\\#');
     if (p.outcome === 'same') {

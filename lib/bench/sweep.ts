@@ -3,8 +3,11 @@
 // one set of threads reused across the points, gathered into one table; its
 // three renderings (the text table, CSV, JSON lines), shared with `kernbench
 // merge` (./merge.ts) so a merged sweep prints byte for byte what the unsharded
-// one does; and --shard i/n, which runs grid point k only on shard k mod n.
+// one does; and --shard i/n (counted from 1, as jest, vitest, playwright and
+// `node --test-shard` count), which runs grid point k (from 0) only on shard
+// (k mod n) + 1.
 import { createHash } from 'node:crypto';
+import { VERSION } from '../config/paths.js';
 import { UsageError } from '../errors.js';
 import type { BenchResult, RunConfig } from './contract.js';
 import { runBench } from './runner.js';
@@ -30,18 +33,23 @@ export function gridPoints(axes: SweepAxis[]): string[][] {
   return axes.reduce<string[][]>((acc, a) => acc.flatMap((p) => a.values.map((v) => [...p, v])), [[]]);
 }
 
-/** One shard of a sweep: grid point k belongs to shard k mod count; index is 0-based. */
+/** One shard of a sweep: `index` counts from 1; grid point k (from 0) belongs to shard (k mod count) + 1. */
 export interface Shard {
   index: number;
   count: number;
 }
 
-/** `--shard i/n`: 0 <= i < n, plain decimal digits (so `$SLURM_ARRAY_TASK_ID/4` with --array=0-3). */
+/** Does grid point `k` (from 0) belong to `shard`? */
+export function inShard(k: number, shard: Shard): boolean {
+  return k % shard.count === shard.index - 1;
+}
+
+/** `--shard i/n`: 1 <= i <= n, plain decimal digits (so `$SLURM_ARRAY_TASK_ID/4` with --array=1-4). */
 export function parseShard(text: string): Shard {
-  const m = /^(0|[1-9][0-9]*)\/([1-9][0-9]*)$/.exec(text);
+  const m = /^([1-9][0-9]*)\/([1-9][0-9]*)$/.exec(text);
   const index = m ? Number(m[1]) : NaN;
   const count = m ? Number(m[2]) : NaN;
-  if (!m || !Number.isSafeInteger(count) || index >= count) throw new UsageError(`--shard takes I/N with 0 <= I < N (shard I of N, counted from 0), got '${text}'`);
+  if (!m || !Number.isSafeInteger(count) || index > count) throw new UsageError(`--shard takes I/N with 1 <= I <= N (shard I of N, counted from 1), got '${text}'`);
   return { index, count };
 }
 
@@ -72,7 +80,7 @@ export function sweepId(bench: string, options: Record<string, unknown>, config:
 
 export async function runSweep(resources: ThreadResources, bench: string | LoadedBench, base: RunConfig, axes: SweepAxis[], progress: (line: string) => void, shard?: Shard): Promise<SweepTable> {
   const all = gridPoints(axes);
-  const mine = all.map((p, k) => ({ p, k })).filter(({ k }) => shard === undefined || k % shard.count === shard.index);
+  const mine = all.map((p, k) => ({ p, k })).filter(({ k }) => shard === undefined || inShard(k, shard));
   const rows: Cell[][] = [];
   const points: number[] = [];
   for (const [i, { p: point, k }] of mine.entries()) {
@@ -121,4 +129,19 @@ export function shardTable(table: SweepTable, id: string, shard: Shard): { colum
     columns: [...SHARD_COLUMNS, ...table.columns],
     rows: table.rows.map((r, i) => [id, `${shard.index}/${shard.count}`, table.points[i], ...r]),
   };
+}
+
+/** The column a table's CSV and JSON end with: the kernbench version that wrote them (not in the text table). */
+export const VERSION_COLUMN = 'kernbench_version';
+
+/** `t` with the version column added, for CSV and JSON output. */
+export function withVersion(t: { columns: string[]; rows: Cell[][] }): { columns: string[]; rows: Cell[][] } {
+  return { columns: [...t.columns, VERSION_COLUMN], rows: t.rows.map((r) => [...r, VERSION]) };
+}
+
+/** `t` without the version column (merge's text table, which prints what the sweep's does). */
+export function withoutVersion(t: { columns: string[]; rows: Cell[][] }): { columns: string[]; rows: Cell[][] } {
+  const c = t.columns.lastIndexOf(VERSION_COLUMN);
+  if (c < 0) return t;
+  return { columns: t.columns.filter((_, i) => i !== c), rows: t.rows.map((r) => r.filter((_, i) => i !== c)) };
 }

@@ -21,6 +21,7 @@ import { ThreadResources } from '../session/thread-resources.js';
 import { DEFAULT_THREADS } from '../config/plan.js';
 import type { RunConfig, SessionRun } from './contract.js';
 import { withSession } from './runner.js';
+import { sourceUrl } from '../loader/user-module.js';
 
 const TorchOptionsSchema = z.strictObject({
   /** Modules whose exported functions spawn may run: file URLs (`import.meta.url`) or paths (relative to the working directory). */
@@ -64,7 +65,8 @@ export async function withTorch<T>(options: TorchOptions, fn: (torch: Torch) => 
   }
   const { modules, ...rest } = parsed.data;
   const config: RunConfig = { ...rest, algorithm: rest.algorithm, dtype: undefined };
-  const urls = modules.map((m) => (m.startsWith('file:') ? m : pathToFileURL(isAbsolute(m) ? m : resolve(m)).href));
+  // A TypeScript user names workers.ts as './workers.js', as their imports do (sourceUrl).
+  const urls = modules.map((m) => sourceUrl(m.startsWith('file:') ? m : pathToFileURL(isAbsolute(m) ? m : resolve(m)).href));
   const resources = new ThreadResources();
   try {
     return await withSession(resources, config, urls, (torch) => fn(torch));

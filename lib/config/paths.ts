@@ -33,6 +33,9 @@ function findProjectRoot(start: string): string {
 
 export const PROJECT_ROOT: string = findProjectRoot(dirname(fileURLToPath(import.meta.url)));
 
+/** kernbench's version, from its package.json: `--version`, and recorded in JSON, CSV and trace output. */
+export const VERSION: string = (JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+
 /** Shipped topologies and the CCL file. */
 export const TOPOLOGIES_DIR = join(PROJECT_ROOT, 'topologies');
 
@@ -48,12 +51,17 @@ export const DEFAULT_TOPOLOGY = 'default';
 const YAML_SUFFIX = /\.ya?ml$/;
 
 /**
- * A bare name (`ideal`) is a shipped topology: `<root>/topologies/ideal.yaml`.
+ * A bare name (`ideal`) is a shipped topology: `<root>/topologies/ideal.yaml`;
+ * a bare name that is not one is ERR_UNKNOWN_TOPOLOGY, listing the shipped ones.
  * Anything with a path separator or a `.yaml`/`.yml` suffix is a path and is
  * returned as given, so problems name it the way the user typed it.
  */
 export function topologyPath(nameOrPath: string): string {
   if (nameOrPath.includes('/') || nameOrPath.includes('\\') || YAML_SUFFIX.test(nameOrPath)) return nameOrPath;
+  const known = listTopologies();
+  if (!known.includes(nameOrPath)) {
+    throw new KernbenchError('ERR_UNKNOWN_TOPOLOGY', `unknown topology (or give a path to a topology file, F.yaml or ./F); known: ${known.join(', ')}, got '${nameOrPath}'`);
+  }
   return join(TOPOLOGIES_DIR, `${nameOrPath}.yaml`);
 }
 

@@ -62,7 +62,7 @@ export class KernelContext extends TileOps implements SendWaiter {
   private readonly race: RaceHooks;
   /** The pieces of the receive last issued (--check-races only). */
   private raceKeys: string[] | null = null;
-  /** Bytes of TCM scratch this kernel holds (released by the runtime at kernel end). */
+  /** @internal Bytes of TCM scratch this kernel holds (released by the runtime at kernel end). */
   scratchBytes = 0;
 
   constructor(
@@ -371,7 +371,7 @@ export class KernelContext extends TileOps implements SendWaiter {
     }
   }
 
-  /** Wait for a send (what awaiting a SendHandle does). */
+  /** @internal Wait for a send (what awaiting a SendHandle does). */
   waitSend(h: SendHandle): Promise<void> {
     if (h.op === null || h.op.settled) {
       this.waitSendNow(h);
@@ -389,7 +389,7 @@ export class KernelContext extends TileOps implements SendWaiter {
     );
   }
 
-  /** Wait for every transfer this flow started (the runtime does this when the kernel returns; tl.parallel when a branch does). */
+  /** @internal Wait for every transfer this flow started (the runtime does this when the kernel returns; tl.parallel when a branch does). */
   drain(): Promise<void> {
     return this.transfers.drain();
   }
@@ -437,7 +437,7 @@ export class KernelContext extends TileOps implements SendWaiter {
     }
   }
 
-  /** A promise-returning operation that settled as it was issued: in flight until its awaiter resumes. */
+  /** @internal A promise-returning operation that settled as it was issued: in flight until its awaiter resumes. */
   settledNow(op: string): void {
     this.flow.begin(op);
     this.flow.end();
@@ -450,7 +450,7 @@ export class KernelContext extends TileOps implements SendWaiter {
     if (clash !== null) throw this.error('ERR_KERNEL_CONCURRENCY', clash);
   }
 
-  /** Advance this flow's clock by a local op's cost. */
+  /** @internal Advance this flow's clock by a local op's cost. */
   advance(ps: number, op = 'compute'): void {
     this.enter(op);
     const trace = this.pe.env.trace;

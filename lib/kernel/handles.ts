@@ -48,6 +48,6 @@ export class RecvFuture {
     /** Where the values land: the receive's `out` tile or a new one. Read it through `tl.wait`. */
     readonly tile: Tile,
   ) {}
-  /** The pieces to acquire when it completes (--check-races only; lib/race/log.ts). */
+  /** @internal The pieces to acquire when it completes (--check-races only; lib/race/log.ts). */
   raceKeys: string[] | null = null;
 }

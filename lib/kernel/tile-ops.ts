@@ -27,7 +27,7 @@ export abstract class TileOps {
     this.values = valuesFor(noData, run, (op, out, dtype, count) => this.checkOut(op, out, dtype, count));
   }
 
-  /** Advance this flow's clock by a local op's cost. */
+  /** @internal Advance this flow's clock by a local op's cost. */
   abstract advance(ps: number, op?: string): void;
 
   /** The kernel's error: names the kernel, its PE and its virtual time. */

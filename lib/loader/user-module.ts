@@ -104,6 +104,24 @@ export function userModuleUrl(path: string, baseDir: string, what: string): stri
   return pathToFileURL(file).href;
 }
 
+/** The TypeScript source a missing `.js`/`.mjs` file stands for, as TypeScript's NodeNext imports name it. */
+const SOURCE_OF: Record<string, string> = { '.js': '.ts', '.mjs': '.mts' };
+
+/**
+ * The module a file URL names, read as a TypeScript user's imports are: a `.js`
+ * (`.mjs`) URL whose file does not exist, with a `.ts` (`.mts`) file beside it,
+ * names that file. So `new URL('./workers.js', import.meta.url)` works in
+ * main.ts as `import './workers.js'` does. Any other URL is returned as it is.
+ */
+export function sourceUrl(url: string): string {
+  if (!url.startsWith('file:')) return url;
+  const file = fileURLToPath(url);
+  const source = SOURCE_OF[extname(file)];
+  if (source === undefined || existsSync(file)) return url;
+  const ts = file.slice(0, -extname(file).length) + source;
+  return existsSync(ts) ? pathToFileURL(ts).href : url;
+}
+
 /** Does `name` look like a path (as opposed to the name of a shipped module)? */
 export function isPathLike(name: string): boolean {
   return name.includes('/') || name.includes('\\') || LOADABLE.has(extname(name));

@@ -118,6 +118,10 @@ export function chromeTrace(parts: ThreadTraceData[], m: Machine, hostNames: str
   return { traceEvents: [...meta, ...events], displayTimeUnit: 'ns' };
 }
 
-export function writeChromeTrace(file: string, parts: ThreadTraceData[], m: Machine, hostNames: string[]): void {
-  writeFileSync(file, `${JSON.stringify(chromeTrace(parts, m, hostNames))}\n`);
+/**
+ * Write the trace to `file`. `otherData` is the trace's metadata (the format's
+ * top-level `otherData` object: the kernbench version that wrote it, ...).
+ */
+export function writeChromeTrace(file: string, parts: ThreadTraceData[], m: Machine, hostNames: string[], otherData: Record<string, string> = {}): void {
+  writeFileSync(file, `${JSON.stringify({ ...chromeTrace(parts, m, hostNames), otherData })}\n`);
 }

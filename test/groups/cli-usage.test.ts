@@ -10,3 +10,4 @@ import '../cli-validate.test.js';
 import '../cli-bench-options.test.js';
 import '../config-limits.test.js';
 import '../readme.test.js';
+import '../cli-help.test.js';

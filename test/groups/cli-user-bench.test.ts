@@ -4,3 +4,4 @@
 // `npx tap dist/test/NAME.test.js`.
 
 import '../cli-user-bench.test.js';
+import '../readme-snippets.test.js';

@@ -5,3 +5,4 @@
 
 import '../host-api.test.js';
 import '../kernel-ops.test.js';
+import '../declared-types.test.js';
