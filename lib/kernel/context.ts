@@ -688,10 +688,20 @@ export class KernelContext {
     const kids = branches.map((_, i) => new KernelContext(this.pe, this.name, this.ports, this.rank, Flow.branch(start, L.branchActor(this.pe.id, i), region, i)));
     // A branch's pieces, like this flow's, enter their links after the sends it waited for arrived.
     for (const k of kids) k.linkHorizonPs = this.linkHorizonPs;
-    // The main flow waits for its branches, which are actors of their own meanwhile.
+    // The main flow waits for its branches, which are actors of their own meanwhile. The
+    // hand-overs leave no instant in which none of them is active: the deadlock detector
+    // and the arbiters' lower bounds (decision 0047) would otherwise see a PE whose flow of
+    // control is about to run as one that cannot run.
     this.flow.begin('parallel');
-    env.sched.setState(this.flow.actor, ACTOR_STATE.IDLE);
     for (const k of kids) env.sched.setState(k.flow.actor, ACTOR_STATE.RUNNING);
+    env.sched.setState(this.flow.actor, ACTOR_STATE.IDLE);
+    let live = kids.length;
+    let resumed = false;
+    const resume = (): void => {
+      if (resumed) return;
+      resumed = true;
+      env.sched.setState(this.flow.actor, ACTOR_STATE.RUNNING);
+    };
     try {
       const values = await Promise.all(
         kids.map(async (k, i) => {
@@ -700,6 +710,8 @@ export class KernelContext {
             await k.drain();
             return v;
           } finally {
+            // The last branch to end makes the main flow RUNNING before it goes idle itself.
+            if (--live === 0) resume();
             env.sched.setState(k.flow.actor, ACTOR_STATE.IDLE);
           }
         }),
@@ -707,7 +719,8 @@ export class KernelContext {
       for (const k of kids) this.clock.advanceTo(k.clock.nowPs);
       return values;
     } finally {
-      env.sched.setState(this.flow.actor, ACTOR_STATE.RUNNING);
+      // Also when a branch failed and the others still run.
+      resume();
       this.flow.end();
     }
   }
