@@ -21,10 +21,20 @@ export interface Branch {
  * `parent`'s clock then moves to the latest branch's end.
  */
 export async function runBranches<K extends Branch, T>(sched: Scheduler, parent: Flow, kids: readonly K[], branches: readonly ((tl: K) => Promise<T>)[]): Promise<T[]> {
-  // The main flow waits for its branches, which are actors of their own meanwhile.
+  // The main flow waits for its branches, which are actors of their own meanwhile. The
+  // hand-overs leave no instant in which none of them is active: the deadlock detector
+  // and the arbiters' lower bounds (decision 0047) would otherwise see a PE whose flow of
+  // control is about to run as one that cannot run.
   parent.begin('parallel');
-  sched.setState(parent.actor, ACTOR_STATE.IDLE);
   for (const k of kids) sched.setState(k.flow.actor, ACTOR_STATE.RUNNING);
+  sched.setState(parent.actor, ACTOR_STATE.IDLE);
+  let live = kids.length;
+  let resumed = false;
+  const resume = (): void => {
+    if (resumed) return;
+    resumed = true;
+    sched.setState(parent.actor, ACTOR_STATE.RUNNING);
+  };
   try {
     const values = await Promise.all(
       kids.map(async (k, i) => {
@@ -33,6 +43,8 @@ export async function runBranches<K extends Branch, T>(sched: Scheduler, parent:
           await k.drain();
           return v;
         } finally {
+          // The last branch to end makes the main flow RUNNING before it goes idle itself.
+          if (--live === 0) resume();
           sched.setState(k.flow.actor, ACTOR_STATE.IDLE);
         }
       }),
@@ -40,7 +52,8 @@ export async function runBranches<K extends Branch, T>(sched: Scheduler, parent:
     for (const k of kids) parent.clock.advanceTo(k.flow.clock.nowPs);
     return values;
   } finally {
-    sched.setState(parent.actor, ACTOR_STATE.RUNNING);
+    // Also when a branch failed and the others still run.
+    resume();
     parent.end();
   }
 }
