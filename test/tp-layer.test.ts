@@ -74,6 +74,11 @@ t.test('without overlap every collective of the layer is exposed', async (t) => 
   t.same(b.collectives.map((k) => `${k.block} ${k.name} ${k.bytes}`), ['attention all_gather 2048', 'attention reduce_scatter 2048', 'mlp all_gather 2048', 'mlp reduce_scatter 2048']);
 });
 
+t.test("a SwiGLU layer with sequence parallelism all-gathers the MLP's input once, as Megatron's fused linear_fc1", async (t) => {
+  const ranks = await runLayer(presetConfig('tiny-gqa', 1, 'f16', 'tp+sp'), { noData: true });
+  t.same(breakdown(ranks[0].spans).collectives.map((k) => `${k.block} ${k.name}`), ['attention all_gather', 'attention reduce_scatter', 'mlp all_gather', 'mlp reduce_scatter']);
+});
+
 // ---- refusals -----------------------------------------------------------------------------
 
 t.test('the layer refuses heads that do not split over the TP ranks, and a bad option, with ERR_INVALID_ARG', async (t) => {

@@ -101,11 +101,17 @@ export const gelu = defineKernel(import.meta.url, 'gelu', async (tl, t: TensorDe
   await tl.store(t, tl.to(y, t.dtype));
 });
 
-/** out = silu(gate) * up = gate / (1 + exp(-gate)) * up (Llama's SwiGLU). */
-export const swiglu = defineKernel(import.meta.url, 'swiglu', async (tl, gate: TensorDesc, up: TensorDesc, out: TensorDesc) => {
-  const g = tl.to(await tl.load(gate), 'f32');
+/**
+ * out = silu(gate) * up = gate / (1 + exp(-gate)) * up (Llama's SwiGLU), from
+ * fc1 [rows, 2n]: columns [0, n) are the gate, [n, 2n) the up projection
+ * (Megatron's fused linear_fc1 on one rank); out is [rows, n].
+ */
+export const swiglu = defineKernel(import.meta.url, 'swiglu', async (tl, fc1: TensorDesc, out: TensorDesc) => {
+  const both = await tl.load(fc1);
+  const n = both.shape[1] / 2;
+  const g = tl.to(colsOf(tl, both, 0, n), 'f32');
   const silu = tl.div(g, tl.add(unary(tl, g, (v) => Math.exp(-v)), 1));
-  await tl.store(out, tl.to(tl.mul(silu, await tl.load(up)), out.dtype));
+  await tl.store(out, tl.to(tl.mul(silu, colsOf(tl, both, n, n)), out.dtype));
 });
 
 /** out = a + b (the residual connections), rounded once to out's dtype. */

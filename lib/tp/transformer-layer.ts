@@ -10,8 +10,8 @@
 //                  rank's query heads, then its key and value heads),
 //                  coreAttention (causal, grouped-query), linearProj
 //                  (RowParallelLinear nq d -> h: all-reduce, or reduce-scatter)
-//   mlp:           linearFc1 (h -> ffn) + GeLU, or linearFc1Gate and
-//                  linearFc1Up + SwiGLU; linearFc2 (RowParallelLinear ffn -> h)
+//   mlp:           linearFc1 (h -> ffn) + GeLU, or linearFc1 (gate and up
+//                  fused, h -> 2 ffn) + SwiGLU; linearFc2 (RowParallelLinear ffn -> h)
 //
 // Activations are [s b, h] with row = position * b + sequence (Megatron's
 // [s, b, h]), on PE 0 of cube 0 of the rank's SIP, as the parallel linear
@@ -201,30 +201,34 @@ export function fuseQkv(q: Float32Array, k: Float32Array, v: Float32Array, rows:
   });
 }
 
-/** Megatron's MLP: linearFc1 (or gate and up), the activation, linearFc2. */
+/**
+ * Megatron's MLP: linearFc1, the activation, linearFc2. With SwiGLU, linearFc1
+ * is the gate and up projections fused (h -> 2 ffn), laid out rank by rank
+ * (each rank's gate columns, then its up columns) as Megatron does, so that a
+ * rank's block holds both halves and sequence parallelism all-gathers once.
+ */
 export class Mlp {
   readonly linearFc1: ColumnParallelLinear;
-  /** SwiGLU's second projection (Megatron fuses it into linear_fc1; kept apart here so each output is one tensor). */
-  readonly linearFc1Up: ColumnParallelLinear | null;
   readonly linearFc2: RowParallelLinear;
+  private readonly ws: number;
 
   constructor(
     private readonly torch: Torch,
     private readonly c: TransformerLayerConfig,
   ) {
+    this.ws = getTensorModelParallelWorldSize(torch);
     const common = { bias: c.addBias, dtype: c.dtype, sequenceParallel: c.sequenceParallel };
-    this.linearFc1 = new ColumnParallelLinear(torch, { inFeatures: c.hiddenSize, outFeatures: c.ffnHiddenSize, ...common });
-    this.linearFc1Up = c.activation === 'swiglu' ? new ColumnParallelLinear(torch, { inFeatures: c.hiddenSize, outFeatures: c.ffnHiddenSize, ...common }) : null;
+    const fc1Out = c.activation === 'swiglu' ? 2 * c.ffnHiddenSize : c.ffnHiddenSize;
+    this.linearFc1 = new ColumnParallelLinear(torch, { inFeatures: c.hiddenSize, outFeatures: fc1Out, ...common });
     this.linearFc2 = new RowParallelLinear(torch, { inFeatures: c.ffnHiddenSize, outFeatures: c.hiddenSize, ...common });
   }
 
   async forward(x: Tensor, timeline?: LayerTimeline): Promise<Tensor> {
     const h = await this.linearFc1.forward(x, timeline);
     let act = h;
-    if (this.linearFc1Up) {
-      const up = await this.linearFc1Up.forward(x, timeline);
-      act = this.torch.empty(h.shape, { dtype: this.c.dtype, name: 'swiglu_out' });
-      const k = this.torch.launch('swiglu', swiglu, h, up, act);
+    if (this.c.activation === 'swiglu') {
+      act = this.torch.empty([h.shape[0], h.shape[1] / 2], { dtype: this.c.dtype, name: 'swiglu_out' });
+      const k = this.torch.launch('swiglu', swiglu, h, act);
       await k;
       timeline?.record(k, 'vector');
     } else {
@@ -236,15 +240,31 @@ export class Mlp {
   }
 
   async load(p: LayerParameters): Promise<void> {
-    await this.linearFc1.loadFullWeight(p.w1);
-    if (this.c.addBias && p.b1) await this.linearFc1.loadFullBias(p.b1);
-    if (this.linearFc1Up && p.w1Up) {
-      await this.linearFc1Up.loadFullWeight(p.w1Up);
-      if (this.c.addBias && p.b1Up) await this.linearFc1Up.loadFullBias(p.b1Up);
+    const c = this.c;
+    const h = c.hiddenSize, f = c.ffnHiddenSize;
+    if (c.activation === 'swiglu' && p.w1Up) {
+      await this.linearFc1.loadFullWeight(fuseGateUp(p.w1, p.w1Up, h, f, this.ws));
+      if (c.addBias && p.b1 && p.b1Up) await this.linearFc1.loadFullBias(fuseGateUp(p.b1, p.b1Up, 1, f, this.ws));
+    } else {
+      await this.linearFc1.loadFullWeight(p.w1);
+      if (c.addBias && p.b1) await this.linearFc1.loadFullBias(p.b1);
     }
     await this.linearFc2.loadFullWeight(p.w2);
-    if (this.c.addBias && p.b2) await this.linearFc2.loadFullBias(p.b2);
+    if (c.addBias && p.b2) await this.linearFc2.loadFullBias(p.b2);
   }
+}
+
+/** [rows, 2 ffn] with, for each rank in turn, its ffn/ws gate columns then its ffn/ws up columns. */
+export function fuseGateUp(gate: Float32Array, up: Float32Array, rows: number, ffn: number, ws: number): Float32Array {
+  const n = ffn / ws;
+  return tabulateF32(rows * 2 * ffn, (e) => {
+    const row = Math.floor(e / (2 * ffn));
+    const col = e % (2 * ffn);
+    const rank = Math.floor(col / (2 * n));
+    const within = col % (2 * n);
+    const src = within < n ? gate : up;
+    return src[row * ffn + rank * n + (within % n)];
+  });
 }
 
 /** Megatron's TransformerLayer (pre-norm, as GPT and Llama). */
