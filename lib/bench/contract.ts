@@ -30,6 +30,12 @@ export interface BenchResult {
   table?: { columns: string[]; rows: (string | number)[][] };
   /** Bench-specific figures (throughput, ratios), printed and kept in --json. */
   extra?: Record<string, number | string | boolean>;
+  /**
+   * `lines` are the bench's whole text output, in a layout other tools parse
+   * (nccl-tests' tables): the CLI prints nothing after them on stdout, and its
+   * summary of the result (crit_ns, digest, extras) goes to stderr.
+   */
+  verbatim?: boolean;
 }
 
 export interface RunConfig {
