@@ -10,7 +10,6 @@
 //   then twice (out-of-place, in-place) "  %7s  %6s  %6s  %6g" time algbw busbw #wrong
 // where time/algbw/busbw go through getFloatStr: two decimals if they fit the
 // width, then one, then none, then exponent notation.
-import { z } from 'zod';
 import type { DType } from '../../lib/dtype/index.js';
 
 /** nccl-tests' type names for kernbench's dtypes (src/common.cu test_typenames). */
@@ -38,36 +37,6 @@ export function kernbenchDType(name: PerfDType): DType {
   }
 }
 
-const SIZE_TEXT = /^(\d+\.?\d*|\.\d+)(e[+-]?\d+)?([kmg]?)$/i;
-const UNIT: Record<string, number> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
-
-/**
- * A byte count as nccl-tests reads -b/-e: a number with an optional K, M or G
- * suffix (powers of 1024, either case). undefined when the text is not one, or not
- * a whole number of bytes.
- */
-export function parseByteSize(text: string): number | undefined {
-  const m = SIZE_TEXT.exec(text.trim());
-  if (!m) return undefined;
-  const bytes = Number(`${m[1]}${m[2] ?? ''}`) * UNIT[m[3].toLowerCase()];
-  return Number.isSafeInteger(bytes) ? bytes : undefined;
-}
-
-/** A byte-size option: a number, or text such as 64K or 1M (checked by parseByteSize), then `rule` on the bytes. */
-export function byteSizeOption(rule: z.ZodNumber) {
-  return z
-    .union([z.number(), z.string()])
-    .transform((v, ctx) => {
-      const bytes = typeof v === 'number' ? v : parseByteSize(v);
-      if (bytes === undefined) {
-        ctx.issues.push({ code: 'custom', message: 'takes a whole number of bytes, with an optional K, M or G suffix (x1024)', input: v });
-        return z.NEVER;
-      }
-      return bytes;
-    })
-    .pipe(rule);
-}
-
 /**
  * C's `%g` (six significant digits, trailing zeros dropped, exponent form below
  * 1e-4 and from 1e6 on, at least two exponent digits).
@@ -78,10 +47,11 @@ export function formatG(v: number): string {
   const [mantissa, exp] = v.toExponential(5).split('e');
   const x = Number(exp);
   if (x < -4 || x >= 6) {
-    const digits = mantissa.replace(/\.?0+$/, '');
+    const digits = mantissa.includes('.') ? mantissa.replace(/\.?0+$/, '') : mantissa;
     return `${digits}e${x < 0 ? '-' : '+'}${String(Math.abs(x)).padStart(2, '0')}`;
   }
-  return v.toFixed(5 - x).replace(/\.?0+$/, '');
+  const fixed = v.toFixed(5 - x);
+  return fixed.includes('.') ? fixed.replace(/\.?0+$/, '') : fixed;
 }
 
 /** nccl-tests' getFloatStr: `value` right-aligned in `width` with two decimals, else one, else none, else exponent form. */

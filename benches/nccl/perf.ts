@@ -13,13 +13,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BenchContext, BenchResult } from '../../lib/bench/contract.js';
 import { defineBench, z, type Bench } from '../../lib/bench/define.js';
+import { BYTE_SIZE } from '../../lib/bench/options.js';
 import { PROJECT_ROOT } from '../../lib/config/paths.js';
 import { REDUCE_OPS } from '../../lib/ccl/reduce-op.js';
 import { bytesPerElement } from '../../lib/dtype/index.js';
 import { UsageError } from '../../lib/errors.js';
 import type { Torch } from '../../lib/host/torch.js';
 import { DEFAULT_ARENA_BYTES } from '../../lib/sync/plan.js';
-import { avgBusBw, byteSizeOption, footerLines, headerLines, kernbenchDType, NCCL_TYPE_NAMES, parameterLine, PERF_DTYPES, rowLine, type Measured, type PerfRow } from './format.js';
+import { avgBusBw, footerLines, headerLines, kernbenchDType, NCCL_TYPE_NAMES, parameterLine, PERF_DTYPES, rowLine, type Measured, type PerfRow } from './format.js';
 import { perfWorker, type CollectiveName, type PerfPlan } from './workers.js';
 
 /** The largest --max-bytes: the session's arena, the host memory that backs every device (lib/sync/plan.ts). */
@@ -53,8 +54,8 @@ export const COLLECTIVES: Record<CollectiveName, Collective> = {
 function optionsFor(c: Collective) {
   return z
     .object({
-      minBytes: byteSizeOption(z.number().int().positive()).default(8).describe('smallest size in bytes (K, M, G suffixes: x1024)'),
-      maxBytes: byteSizeOption(z.number().int().positive().max(MAX_BYTES_CAP, `at most ${MAX_BYTES_CAP} (1 GiB, the session's memory arena)`)).default(1 << 20).describe('largest size in bytes (K, M, G suffixes: x1024)'),
+      minBytes: z.number().int().positive().meta(BYTE_SIZE).default(8).describe('smallest size in bytes (K, M, G suffixes: x1024)'),
+      maxBytes: z.number().int().positive().max(MAX_BYTES_CAP, `at most ${MAX_BYTES_CAP} (1 GiB, the session's memory arena)`).meta(BYTE_SIZE).default(1 << 20).describe('largest size in bytes (K, M, G suffixes: x1024)'),
       stepFactor: z.number().gt(1).default(2).describe('multiply the size by this between rows'),
       ...(c.reduces ? { op: z.enum(REDUCE_OPS).default('sum').describe('reduction') } : {}),
       ...(c.rooted ? { root: z.number().int().min(0).default(0).describe('the rank that broadcasts') } : {}),
