@@ -27,6 +27,7 @@ import { DEFAULT_THREADS, parseThreadLayout } from '../lib/sync/plan.js';
 import { jitterSeedFromEnv } from '../lib/sync/jitter.js';
 import { ThreadResources } from '../lib/session/session.js';
 import { statsTable, type RunStats } from '../lib/trace/stats.js';
+import { cmdReport, REPORT_HELP, sweepHtmlTarget, traceDirOf, writeSweepHtml } from './report-cli.js';
 
 const HELP = `kernbench — a deterministic, multi-threaded simulator of a multi-chip AI accelerator
 
@@ -42,7 +43,7 @@ Usage:
   kernbench stress --bench B [--seeds N] [--threads 1,rank,pe,2] [--timeout S] [--tap] [options]
                                          run every jitter seed under every layout; compare each run's digest and
                                          crit_ns with --threads 1 without jitter; exit 1 on any difference
-  kernbench list                         list benches (with their options), topologies and algorithms
+${REPORT_HELP}  kernbench list                         list benches (with their options), topologies and algorithms
   kernbench validate [--topology F] [--ccl F] [--set k=v ...]
                                          check configuration files and report every problem
   kernbench --help
@@ -65,6 +66,7 @@ Options for run:
   --no-data           timing only: kernels move and compute no data (same crit_ns; results are not checked)
   --check-races       fail (exit 1) if two PEs or hosts touch the same bytes with nothing ordering them (docs/determinism.md)
   --csv FILE          write the table of a sweep bench (allreduce_perf, gemm_sweep, milestone_ccl) as CSV
+  --out DIR           where a bench that writes files (milestone_ccl) puts them (default: ./out)
   --trace FILE        write a Chrome trace (open in ui.perfetto.dev): a track per PE, IPCQ flow arrows, host spans,
                       credit and receive waits, ring occupancy, barriers (docs/trace.md)
   --stats             (run) backpressure statistics per IPCQ ring and barrier, in virtual time (docs/backpressure.md);
@@ -101,6 +103,9 @@ const RUN_OPTIONS = {
   timeout: { type: 'string' },
   tap: { type: 'boolean' },
   'check-races': { type: 'boolean' },
+  out: { type: 'string' },
+  html: { type: 'string' },
+  'trace-dir': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -108,8 +113,8 @@ type CommonFlag = keyof typeof RUN_OPTIONS;
 type FlagTable = Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }>;
 type Values = Partial<Record<string, string | string[] | boolean>>;
 
-const RUN_FLAGS: CommonFlag[] = ['bench', 'topology', 'ccl', 'algorithm', 'threads', 'set', 'json', 'trace', 'stats', 'log', 'csv', 'no-data', 'check-races', 'help'];
-const SWEEP_FLAGS: CommonFlag[] = ['bench', 'over', 'topology', 'ccl', 'algorithm', 'threads', 'set', 'json', 'csv', 'no-data', 'check-races', 'shard', 'help'];
+const RUN_FLAGS: CommonFlag[] = ['bench', 'topology', 'ccl', 'algorithm', 'threads', 'set', 'json', 'trace', 'stats', 'log', 'csv', 'no-data', 'check-races', 'out', 'help'];
+const SWEEP_FLAGS: CommonFlag[] = ['bench', 'over', 'topology', 'ccl', 'algorithm', 'threads', 'set', 'json', 'csv', 'no-data', 'check-races', 'shard', 'out', 'html', 'trace-dir', 'help'];
 const STRESS_FLAGS: CommonFlag[] = ['bench', 'topology', 'ccl', 'algorithm', 'threads', 'set', 'no-data', 'check-races', 'seeds', 'timeout', 'tap', 'help'];
 
 /**
@@ -137,8 +142,10 @@ export async function main(argv: string[], threads?: ThreadResources): Promise<n
       return cmdMerge(rest);
     case 'validate':
       return cmdValidate(rest);
+    case 'report':
+      return cmdReport(rest);
     default:
-      throw new UsageError(`unknown command; known: run, sweep, stress, merge, list, validate, --help, got '${command}'`);
+      throw new UsageError(`unknown command; known: run, sweep, stress, merge, report, list, validate, --help, got '${command}'`);
   }
 }
 
@@ -259,6 +266,7 @@ function configFrom(v: Values, options: Record<string, unknown>, threadList = fa
     options,
     noData: v['no-data'] === true,
     checkRaces: v['check-races'] === true,
+    outDir: v.out as string | undefined,
   };
 }
 
@@ -322,16 +330,18 @@ async function cmdSweep(args: string[], threads: ThreadResources | undefined): P
   const gridSize = axes.reduce((n, a) => n * a.values.length, 1);
   if (shard && shard.count > gridSize) throw new UsageError(`--shard: ${shard.count} shards for a grid of ${gridSize} points would leave shards empty; use at most ${gridSize}, got '${v.shard as string}'`);
   preflight(b, config);
+  const html = sweepHtmlTarget(v.html);
   const resources = threads ?? new ThreadResources();
   try {
     const tty = process.stderr.isTTY === true;
-    const table = await runSweep(resources, b.loaded, config, axes, (line) => tty && process.stderr.write(`\r  ${line}   `), shard);
+    const table = await runSweep(resources, b.loaded, config, axes, (line) => tty && process.stderr.write(`\r  ${line}   `), shard, traceDirOf(v['trace-dir']));
     if (tty) process.stderr.write('\n');
     // A shard's CSV and JSON carry the sweep's identity, the shard and each row's grid point (for merge).
     const out = shard ? shardTable(table, sweepId(b.loaded.name, benchOptions(b.loaded, config), config, axes), shard) : table;
     if (v.json === true) process.stdout.write(toJsonLines(out.columns, out.rows));
     else process.stdout.write(shard ? formatTable(['point', ...table.columns], table.rows.map((r, i) => [table.points[i], ...r])) : formatTable(table.columns, table.rows));
     if (typeof v.csv === 'string') writeFileSync(v.csv, toCsv(out.columns, out.rows.map((r) => r.map(String))));
+    if (html !== undefined) await writeSweepHtml(html, { bench: b.loaded.name, config, axes, table });
     return table.ok ? 0 : 1;
   } finally {
     if (threads === undefined) await resources.close();
@@ -504,7 +514,7 @@ async function cmdValidate(args: string[]): Promise<number> {
 }
 
 /** Errors of the invocation or its inputs (flags, configuration files, user modules): exit 2, one message, no stack. */
-const EXIT_2: ReadonlySet<string> = new Set(['ERR_USAGE', 'ERR_CONFIG', 'ERR_MODULE_LOAD', 'ERR_MODULE_CONTRACT']);
+const EXIT_2: ReadonlySet<string> = new Set(['ERR_USAGE', 'ERR_CONFIG', 'ERR_MODULE_LOAD', 'ERR_MODULE_CONTRACT', 'ERR_OPTIONAL_DEPENDENCY', 'ERR_REPORT_INPUT']);
 
 /**
  * A message as safe to print on a terminal: control characters (from a binary file

@@ -4,7 +4,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { OUT_DIR } from '../benches/milestone_ccl.js';
 import { TestRuntime } from './helpers/run.js';
 
 const rt = new TestRuntime();
@@ -17,7 +16,9 @@ t.test('the sweep writes summary.csv and SVG figures, and fast mode reuses cache
     delete process.env.KERNBENCH_MILESTONE_SIZES;
     delete process.env.KERNBENCH_FAST;
   });
-  const [first] = await rt.bench('milestone_ccl', { threads: 1 });
+  const out = t.testdir();
+  const OUT_DIR = join(out, 'milestone_ccl');
+  const [first] = await rt.bench('milestone_ccl', { threads: 1, outDir: out });
   t.ok(first.ok, first.lines.join('\n'));
   const csv = readFileSync(join(OUT_DIR, 'summary.csv'), 'utf8').trim().split('\n');
   t.equal(csv[0], 'topology,algorithm,buffer_kind,n_elem,world_size,crit_ns,ok,digest');
@@ -30,7 +31,7 @@ t.test('the sweep writes summary.csv and SVG figures, and fast mode reuses cache
   t.ok(kinds[0] < kinds[1] && kinds[1] < kinds[2], `staging in tcm < sram < hbm: ${kinds.join(' < ')}`);
 
   process.env.KERNBENCH_FAST = '1';
-  const [again] = await rt.bench('milestone_ccl', { threads: 1 });
+  const [again] = await rt.bench('milestone_ccl', { threads: 1, outDir: out });
   t.match(again.lines[0], /\(9 from cache\)/);
   t.equal(readFileSync(join(OUT_DIR, 'summary.csv'), 'utf8').trim().split('\n').length, csv.length);
   t.equal(again.digest, first.digest);
@@ -40,9 +41,10 @@ t.test('milestone_ccl points are identical under --threads 1 and rank and under 
   process.env.KERNBENCH_MILESTONE_SIZES = '32';
   delete process.env.KERNBENCH_FAST;
   t.teardown(() => delete process.env.KERNBENCH_MILESTONE_SIZES);
-  const [a] = await rt.bench('milestone_ccl', { threads: 1 });
-  const [b] = await rt.bench('milestone_ccl', { threads: 'rank' });
-  const [c] = await rt.bench('milestone_ccl', { threads: 'pe', jitterSeed: 12 });
+  const outDir = t.testdir();
+  const [a] = await rt.bench('milestone_ccl', { threads: 1, outDir });
+  const [b] = await rt.bench('milestone_ccl', { threads: 'rank', outDir });
+  const [c] = await rt.bench('milestone_ccl', { threads: 'pe', jitterSeed: 12, outDir });
   // Each row carries its point's run digest (outputs and every PE's virtual times).
   t.same(b.table?.rows, a.table?.rows);
   t.same(c.table?.rows, a.table?.rows);

@@ -1,15 +1,39 @@
 // Runs on: main. Owns: the evaluation figures, as SVG rendered headless from
 // Vega-Lite specs (vega-lite compiles, vega renders with no canvas), so
 // plotting is a maintained library's job, not hand-drawn SVG.
+//
+// vega and vega-lite are optional (peer) dependencies: a plain install has no
+// plotting, and they load with the first figure (decision 0057). Types only are
+// imported statically; they vanish from the JavaScript.
 import type { TopLevelSpec } from 'vega-lite';
+import { KernbenchError } from '../errors.js';
 import type { Machine } from '../topology/machine.js';
+
+/** The packages plotting needs, as a user would install them. */
+export const PLOT_PACKAGES = ['vega', 'vega-lite'] as const;
 
 // vega and vega-lite take ~0.5 s to import here; they load with the first figure, so
 // that importing this module (every bench is imported by `kernbench list`) costs nothing.
 let libraries: Promise<[typeof import('vega'), typeof import('vega-lite')]> | undefined;
 
+/**
+ * vega and vega-lite, imported once. ERR_OPTIONAL_DEPENDENCY, with the command
+ * that installs them, when either is missing. A bench that plots calls this
+ * before its runs, so a missing package is found before the work, not after.
+ */
+export function loadPlotting(): Promise<[typeof import('vega'), typeof import('vega-lite')]> {
+  libraries ??= Promise.all([import('vega'), import('vega-lite')]).catch((e: unknown) => {
+    libraries = undefined; // installing them and calling again works
+    const err = e as NodeJS.ErrnoException;
+    if (err.code !== 'ERR_MODULE_NOT_FOUND') throw e;
+    const missing = PLOT_PACKAGES.find((p) => err.message.includes(`'${p}'`)) ?? PLOT_PACKAGES.join(' and ');
+    throw new KernbenchError('ERR_OPTIONAL_DEPENDENCY', `plots need the optional packages ${PLOT_PACKAGES.join(' and ')}; install them with: npm install ${PLOT_PACKAGES.join(' ')}, got no package '${missing}'`);
+  });
+  return libraries;
+}
+
 export async function renderSvg(spec: TopLevelSpec): Promise<string> {
-  const [vega, vegaLite] = await (libraries ??= Promise.all([import('vega'), import('vega-lite')]));
+  const [vega, vegaLite] = await loadPlotting();
   const view = new vega.View(vega.parse(vegaLite.compile(spec).spec), { renderer: 'none' });
   const svg = await view.toSVG();
   view.finalize();
