@@ -48,12 +48,13 @@ export const REPORT_SCRIPT = String.raw`
     return out;
   }
 
+  // Decimal prefixes: on a log axis the ticks are powers of ten (1k, 10k, 1M).
   function label(v) {
     if (v === 0) return '0';
     var a = Math.abs(v);
-    if (a >= 1e9) return +(v / 1073741824).toPrecision(3) + 'G';
-    if (a >= 1e6) return +(v / 1048576).toPrecision(3) + 'M';
-    if (a >= 1e4) return +(v / 1024).toPrecision(3) + 'K';
+    if (a >= 1e9) return +(v / 1e9).toPrecision(3) + 'G';
+    if (a >= 1e6) return +(v / 1e6).toPrecision(3) + 'M';
+    if (a >= 1e3) return +(v / 1e3).toPrecision(3) + 'k';
     return +v.toPrecision(3) + '';
   }
 

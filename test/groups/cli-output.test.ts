@@ -6,3 +6,4 @@
 import '../cli-output.test.js';
 import '../cli-jitter.test.js';
 import '../sweep-shard.test.js';
+import '../report.test.js';
