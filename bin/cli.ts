@@ -341,7 +341,7 @@ async function cmdSweep(args: string[], threads: ThreadResources | undefined): P
     if (v.json === true) process.stdout.write(toJsonLines(out.columns, out.rows));
     else process.stdout.write(shard ? formatTable(['point', ...table.columns], table.rows.map((r, i) => [table.points[i], ...r])) : formatTable(table.columns, table.rows));
     if (typeof v.csv === 'string') writeFileSync(v.csv, toCsv(out.columns, out.rows.map((r) => r.map(String))));
-    if (html !== undefined) await writeSweepHtml(html, { bench: b.loaded.name, config, axes, table });
+    if (html !== undefined) await writeSweepHtml(html, { bench: b.loaded.name, config, axes, table, argv: args });
     return table.ok ? 0 : 1;
   } finally {
     if (threads === undefined) await resources.close();

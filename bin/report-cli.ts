@@ -52,7 +52,7 @@ function tracesOf(page: string, columns: string[], rows: Cell[][]): ReportData['
 }
 
 /** `sweep --html FILE`: the page of the table the sweep just printed. */
-export async function writeSweepHtml(file: string, s: { bench: string; config: RunConfig; axes: SweepAxis[]; table: SweepTable }): Promise<void> {
+export async function writeSweepHtml(file: string, s: { bench: string; config: RunConfig; axes: SweepAxis[]; table: SweepTable; argv: string[] }): Promise<void> {
   const { config, table } = s;
   const topoCol = table.columns.indexOf('topology');
   const data: ReportData = {
@@ -69,7 +69,7 @@ export async function writeSweepHtml(file: string, s: { bench: string; config: R
       ['threads', String(config.threads)],
       ['data', config.noData ? 'timing only (--no-data)' : 'moved and checked'],
       ['bench options', JSON.stringify(config.options ?? {})],
-      ['command', `kernbench ${process.argv.slice(2).join(' ')}`],
+      ['command', `kernbench sweep ${s.argv.join(' ')}`],
     ],
     version: version(),
     traces: tracesOf(file, table.columns, table.rows),

@@ -54,37 +54,42 @@ export function chartPoints(columns: string[], rows: Cell[][]): { points: ChartP
 
 /**
  * A SIP-level topology as SVG: SIPs on their grid, a straight line per link
- * between neighbours, and each wrap-around link as an arc outside the grid (above
- * a row it closes, left of a column), so no link crosses another.
+ * between neighbours, and each wrap-around link as two dashed stubs leaving the
+ * ends of its row (column) outward, out of the grid: "out one edge, in at the
+ * opposite", crossing no other link and never drawn between two columns.
  */
 export function topologySvg(name: string, m: Machine): string {
   const { w, h } = m.sipGrid;
-  const step = 90, pad = 50;
+  const step = 90, pad = 50, stub = 34;
   const at = (s: number): [number, number] => [pad + (s % w) * step, pad + Math.floor(s / w) * step];
-  const width = pad * 2 + (w - 1) * step, height = pad * 2 + (h - 1) * step + 30;
+  const width = pad * 2 + (w - 1) * step, height = pad * 2 + (h - 1) * step;
   const parts: string[] = [];
+  const line = (x1: number, y1: number, x2: number, y2: number, cls: string): number => parts.push(`<line x1="${x1}" y1="${y1}" x2="${x2}" y2="${y2}" class="${cls}"/>`);
   for (let a = 0; a < m.sips; a++) {
     for (let b = a + 1; b < m.sips; b++) {
       if (m.sipHops(a, b) !== 1) continue;
       const [ax, ay] = at(a), [bx, by] = at(b);
-      const adjacent = Math.abs(ax - bx) + Math.abs(ay - by) === step;
-      if (adjacent) parts.push(`<line x1="${ax}" y1="${ay}" x2="${bx}" y2="${by}" class="link"/>`);
-      else if (ay === by) parts.push(`<path d="M${ax},${ay - 14} C${ax},${ay - 44} ${bx},${by - 44} ${bx},${by - 14}" class="link wrap"/>`);
-      else parts.push(`<path d="M${ax - 14},${ay} C${ax - 44},${ay} ${bx - 44},${by} ${bx - 14},${by}" class="link wrap"/>`);
+      if (Math.abs(ax - bx) + Math.abs(ay - by) === step) {
+        line(ax, ay, bx, by, 'link');
+        continue;
+      }
+      // a is the lower-numbered end: the left end of a row, the top end of a column.
+      const [ux, uy] = ay === by ? [1, 0] : [0, 1];
+      line(ax, ay, ax - ux * stub, ay - uy * stub, 'link wrap');
+      line(bx, by, bx + ux * stub, by + uy * stub, 'link wrap');
     }
   }
   for (let s = 0; s < m.sips; s++) {
     const [x, y] = at(s);
     parts.push(`<circle cx="${x}" cy="${y}" r="16" class="sip"/><text x="${x}" y="${y + 4}" text-anchor="middle" class="sip-label">${s}</text>`);
   }
-  parts.push(`<text x="8" y="${height - 8}" class="note">SIPs 0..${m.sips - 1}; dashed arcs: wrap-around links</text>`);
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${escape(name)}">${parts.join('')}</svg>`;
 }
 
 function diagram(name: string, sets: string[]): string {
   try {
     const t = loadTopology(topologyPath(name), sets.filter((s) => !s.startsWith('ccl.')));
-    return `<figure><figcaption>${escape(name)}: ${t.system.sips.count} SIPs, ${escape(t.system.sips.topology)}</figcaption>${topologySvg(name, new Machine(t))}</figure>`;
+    return `<figure><figcaption>${escape(name)}: ${t.system.sips.count} SIPs, ${escape(t.system.sips.topology)}</figcaption>${topologySvg(name, new Machine(t))}<figcaption class="note">SIPs numbered by rank; solid: a link between neighbours; dashed stubs: a wrap-around link, out one edge and in at the opposite one</figcaption></figure>`;
   } catch (e) {
     // A topology the page cannot draw (a file moved since the run) is said, not hidden.
     return `<figure><figcaption>${escape(name)}: no diagram (${escape(e instanceof Error ? e.message.split('\n')[0] : String(e))})</figcaption></figure>`;
@@ -104,7 +109,7 @@ path.series { fill: none; stroke-width: 2; }
 .legend { display: flex; flex-wrap: wrap; gap: 4px 16px; max-width: 640px; font-size: 12px; }
 .key i { display: inline-block; width: 14px; height: 3px; margin: 0 6px 3px 0; vertical-align: middle; }
 .link { stroke: #555; stroke-width: 2; fill: none; } .wrap { stroke-dasharray: 5 4; }
-.sip { fill: #1f4e79; } .sip-label { fill: #fff; font-size: 11px; } .note { font-size: 11px; fill: #555; }
+.sip { fill: #1f4e79; } .sip-label { fill: #fff; font-size: 11px; } .note { font-size: 11px; color: #555; max-width: 260px; }
 figure { display: inline-block; margin: 0 24px 12px 0; vertical-align: top; }
 dl { display: grid; grid-template-columns: max-content auto; gap: 2px 16px; } dt { font-weight: bold; } dd { margin: 0; font-family: monospace; }
 `;
