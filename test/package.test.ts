@@ -112,12 +112,23 @@ let ran: { exampleTests: Promise<Ran>; cli: Promise<Ran>; broken: Promise<Ran>; 
 /** What the install put in node_modules, before this test links tap into it. */
 let installed: { bytes: number; packages: string[] };
 
-/** Bytes of every file under `dir` (symbolic links not followed: each counts its own few bytes). */
-function treeBytes(dir: string): number {
+/**
+ * Bytes of every file under `dir`, each file once as `du` counts it: symbolic links
+ * not followed (each counts its own few bytes), and a file with several hard links
+ * counted once (esbuild's install links its 10 MB binary into a second package).
+ */
+function treeBytes(dir: string, seen = new Set<string>()): number {
   let bytes = 0;
   for (const e of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, e.name);
-    bytes += e.isDirectory() ? treeBytes(path) : lstatSync(path).size;
+    if (e.isDirectory()) {
+      bytes += treeBytes(path, seen);
+      continue;
+    }
+    const st = lstatSync(path);
+    const id = `${st.dev}:${st.ino}`;
+    if (!seen.has(id)) bytes += st.size;
+    seen.add(id);
   }
   return bytes;
 }
