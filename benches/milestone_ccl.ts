@@ -5,15 +5,17 @@
 // buffer-kind sweep (tcm/sram/hbm) on torus_2d 3x2, all through the public
 // spawn -> initProcessGroup -> allReduce path. Writes summary.csv, one latency
 // plot per topology, the buffer-kind plot and topology diagrams (SVG) into
-// out/milestone_ccl/ (git-ignored). --fast reuses cached points.
+// milestone_ccl/ under --out (default ./out, in the current folder).
+// --fast reuses cached points. The plots need the optional packages
+// vega and vega-lite: checked before the first point runs.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BenchContext, BenchResult } from '../lib/bench/contract.js';
+import { outputDir, type BenchContext, type BenchResult } from '../lib/bench/contract.js';
 import { defineBench, z } from '../lib/bench/define.js';
 import { intList } from '../lib/bench/options.js';
-import { latencyChart, topologyDiagram } from '../lib/bench/plots.js';
+import { latencyChart, loadPlotting, topologyDiagram } from '../lib/bench/plots.js';
 import { loadTopology } from '../lib/config/load.js';
-import { PROJECT_ROOT, topologyPath } from '../lib/config/paths.js';
+import { topologyPath } from '../lib/config/paths.js';
 import type { Torch } from '../lib/host/torch.js';
 import { Machine } from '../lib/topology/machine.js';
 import { worker } from './ccl_allreduce.js';
@@ -26,7 +28,7 @@ export const options = z.object({
 });
 
 export default defineBench({
-  description: 'seed milestone harness: all-reduce latency sweep (ring_1d 6, torus 2x3, mesh 2x3) and buffer-kind sweep (torus 3x2) -> out/milestone_ccl/ summary.csv + SVG plots',
+  description: 'seed milestone harness: all-reduce latency sweep (ring_1d 6, torus 2x3, mesh 2x3) and buffer-kind sweep (torus 3x2) -> milestone_ccl/ under --out (default ./out): summary.csv + SVG plots (needs vega, vega-lite)',
   options,
   table: true,
   evaluate,
@@ -51,9 +53,9 @@ interface Point {
   digest: string;
 }
 
-export const OUT_DIR = join(PROJECT_ROOT, 'out', 'milestone_ccl');
-
 async function evaluate(ctx: BenchContext<z.output<typeof options>>): Promise<BenchResult[]> {
+  await loadPlotting();
+  const OUT_DIR = outputDir(ctx.config, 'milestone_ccl');
   const sizes = ctx.options.sizes ?? N_ELEMS;
   const { fast } = ctx.options;
   const pointsDir = join(OUT_DIR, 'points');

@@ -53,7 +53,7 @@ interface Measured {
 interface Contender {
   name: string;
   argv: string[];
-  /** The virtual time (ns) in the process's stdout. */
+  /** The virtual time (ns) in the process's output (stdout, then stderr: allreduce_perf's summary line is there, after its nccl-tests table). */
   parse(stdout: string): number;
 }
 
@@ -138,7 +138,7 @@ async function measure(c: Contender): Promise<Measured> {
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));
       child.stderr.on('data', (d: Buffer) => (err += d.toString()));
       child.on('error', reject);
-      child.on('close', (code) => (code === 0 ? resolve(out) : reject(new UsageError(`${c.name} exited with ${code}: ${err.trim().split('\n').slice(-3).join(' / ')}`))));
+      child.on('close', (code) => (code === 0 ? resolve(`${out}${err}`) : reject(new UsageError(`${c.name} exited with ${code}: ${err.trim().split('\n').slice(-3).join(' / ')}`))));
     });
     const wallS = (performance.now() - t0) / 1000;
     const virtualNs = c.parse(stdout);

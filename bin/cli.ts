@@ -13,6 +13,7 @@ import { cmdList, cmdValidate } from './cli/info.js';
 import { cmdRun } from './cli/run.js';
 import { cmdStress } from './cli/stress.js';
 import { cmdMerge, cmdSweep } from './cli/sweep.js';
+import { cmdReport } from './cli/report.js';
 import { COMMANDS, isCommand, type CommandName } from './cli/table.js';
 
 /** Each command of the table and the function that runs it (the type makes the list exhaustive). */
@@ -21,6 +22,7 @@ const HANDLERS: Record<CommandName, (args: string[], threads: ThreadResources | 
   sweep: cmdSweep,
   stress: cmdStress,
   merge: cmdMerge,
+  report: cmdReport,
   list: cmdList,
   validate: cmdValidate,
 };
@@ -58,7 +60,7 @@ function unknownCommand(got: string): UsageError {
 }
 
 /** Errors of the invocation or its inputs (flags, configuration files, user modules): exit 2, one message, no stack. */
-const EXIT_2: ReadonlySet<string> = new Set(['ERR_USAGE', 'ERR_CONFIG', 'ERR_MODULE_LOAD', 'ERR_MODULE_CONTRACT', 'ERR_UNKNOWN_TOPOLOGY', 'ERR_NO_TABLE']);
+const EXIT_2: ReadonlySet<string> = new Set(['ERR_USAGE', 'ERR_CONFIG', 'ERR_MODULE_LOAD', 'ERR_MODULE_CONTRACT', 'ERR_UNKNOWN_TOPOLOGY', 'ERR_NO_TABLE', 'ERR_OPTIONAL_DEPENDENCY', 'ERR_REPORT_INPUT']);
 
 /**
  * A message as safe to print on a terminal: control characters (from a binary file

@@ -32,6 +32,9 @@ export const ERROR_CODES = {
   ERR_EXECUTOR_LOST: 'an executor thread stopped while it served a session',
   ERR_DATA_RACE: 'two actors touched the same device bytes, at least one writing, with nothing ordering them (--check-races)',
   ERR_LINK_REPLAY: 'two flows met on a shared link during an optimistic run; kernbench runs the session again with every piece through the link arbiter (a spawn in the abandoned run rejects with it)',
+  // Outputs people look at (plots, the HTML report).
+  ERR_OPTIONAL_DEPENDENCY: 'a feature needs an optional package that is not installed (plots need vega and vega-lite)',
+  ERR_REPORT_INPUT: 'a file given to kernbench report is not a saved result of kernbench (--json output)',
   ERR_INTERNAL: 'an invariant of kernbench itself was broken',
 
   // Bad arguments to the host API and the extension points, one code per

@@ -9,8 +9,8 @@ import { assertUsageError, kernbench } from './helpers/cli.js';
 t.test("run --bench allreduce_perf --help lists the bench's options from its schema, with defaults", async (t) => {
   const r = await kernbench(['run', '--bench', 'allreduce_perf', '--help']);
   t.equal(r.exitCode, 0);
-  for (const flag of ['--min-bytes N', '--max-bytes N', '--step-factor X', '--op sum|prod|min|max|avg', '--dtype']) t.match(r.stdout, flag, flag);
-  t.match(r.stdout, /--dtype \S+ +.*\(default: f32\)/, "allreduce_perf's dtype defaults to f32");
+  for (const flag of ['--min-bytes N[K|M|G]', '--max-bytes N[K|M|G]', '--step-factor X', '--op sum|prod|min|max|avg', '--dtype']) t.match(r.stdout, flag, flag);
+  t.match(r.stdout, /--dtype \S+ +.*\(default: float\)/, "allreduce_perf's dtype defaults to nccl-tests' float");
 });
 
 t.test('list shows each bench with its options', async (t) => {

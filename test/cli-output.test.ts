@@ -18,7 +18,7 @@ t.test("--csv writes a sweep bench's table as CSV with the table's columns", asy
   const r = await kernbench(['run', '--bench', 'allreduce_perf', '--min-bytes', '64', '--max-bytes', '256', '--csv', file]);
   t.equal(r.exitCode, 0);
   const lines = readFileSync(file, 'utf8').trim().split('\n');
-  t.equal(lines[0], 'size_bytes,count,type,redop,time_us,algbw_GBs,busbw_GBs,wrong,kernbench_version', 'the table\'s columns, then the version that wrote them');
+  t.equal(lines[0], 'size_bytes,count,type,redop,root,oop_time_us,oop_algbw_GBs,oop_busbw_GBs,oop_wrong,ip_time_us,ip_algbw_GBs,ip_busbw_GBs,ip_wrong,kernbench_version', 'the table\'s columns, then the version that wrote them');
   t.ok(lines.slice(1).every((l) => l.endsWith(`,${VERSION}`)), `every row ends with the version, ${VERSION}`);
   t.same(lines.slice(1).map((l) => l.split(',')[0]), ['64', '128', '256']);
 });

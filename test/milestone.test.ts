@@ -4,14 +4,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { OUT_DIR } from '../benches/milestone_ccl.js';
 import { TestRuntime } from './helpers/run.js';
 
 const rt = new TestRuntime();
 t.teardown(() => rt.close());
 
 t.test('the sweep writes summary.csv and SVG figures, and fast mode reuses cached points', async (t) => {
-  const [first] = await rt.bench('milestone_ccl', { threads: 1, options: { sizes: '8,64' } });
+  const out = t.testdir();
+  const OUT_DIR = join(out, 'milestone_ccl');
+  const [first] = await rt.bench('milestone_ccl', { threads: 1, outDir: out, options: { sizes: '8,64' } });
   t.ok(first.ok, first.lines.join('\n'));
   const csv = readFileSync(join(OUT_DIR, 'summary.csv'), 'utf8').trim().split('\n');
   t.equal(csv[0], 'topology,algorithm,buffer_kind,n_elem,world_size,crit_ns,ok,digest');
@@ -23,7 +24,7 @@ t.test('the sweep writes summary.csv and SVG figures, and fast mode reuses cache
   const kinds = csv.slice(1).filter((r) => r.startsWith('torus_2d_3x2')).map((r) => Number(r.split(',')[5]));
   t.ok(kinds[0] < kinds[1] && kinds[1] < kinds[2], `staging in tcm < sram < hbm: ${kinds.join(' < ')}`);
 
-  const [again] = await rt.bench('milestone_ccl', { threads: 1, options: { sizes: '8,64', fast: true } });
+  const [again] = await rt.bench('milestone_ccl', { threads: 1, outDir: out, options: { sizes: '8,64', fast: true } });
   t.match(again.lines[0], /\(9 from cache\)/);
   t.equal(readFileSync(join(OUT_DIR, 'summary.csv'), 'utf8').trim().split('\n').length, csv.length);
   t.equal(again.digest, first.digest);
@@ -31,9 +32,10 @@ t.test('the sweep writes summary.csv and SVG figures, and fast mode reuses cache
 
 t.test('milestone_ccl points are identical under --threads 1 and rank and under jitter', async (t) => {
   const options = { sizes: '32' };
-  const [a] = await rt.bench('milestone_ccl', { threads: 1, options });
-  const [b] = await rt.bench('milestone_ccl', { threads: 'rank', options });
-  const [c] = await rt.bench('milestone_ccl', { threads: 'pe', jitterSeed: 12, options });
+  const outDir = t.testdir();
+  const [a] = await rt.bench('milestone_ccl', { threads: 1, outDir, options });
+  const [b] = await rt.bench('milestone_ccl', { threads: 'rank', outDir, options });
+  const [c] = await rt.bench('milestone_ccl', { threads: 'pe', jitterSeed: 12, outDir, options });
   // Each row carries its point's run digest (outputs and every PE's virtual times).
   t.same(b.table?.rows, a.table?.rows);
   t.same(c.table?.rows, a.table?.rows);

@@ -6,7 +6,7 @@ import { TestRuntime } from './helpers/run.js';
 const rt = new TestRuntime();
 t.teardown(() => rt.close());
 
-const timesOf = (lines: string[]): string[] => lines.filter((l) => /^\s+\d/.test(l)).map((l) => l.trim().split(/\s+/).slice(0, 7).join(' '));
+const timesOf = (lines: string[]): string[] => lines.filter((l) => /^\s+\d/.test(l)).map((l) => [...l.trim().split(/\s+/).slice(0, 8), ...l.trim().split(/\s+/).slice(9, 12)].join(' '));
 
 t.test('ccl_allreduce: same crit_ns with and without data, on several topologies and sizes', async (t) => {
   for (const over of [{}, { topology: 'ring_1d_6' }, { topology: 'ring_1d_6', sets: ['ccl.world_size=5', 'ccl.n_elem=3001', 'ccl.n_slots=2'] }]) {

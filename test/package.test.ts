@@ -18,7 +18,7 @@
 // dropped from the copy's package.json and this checkout's own are used: tap
 // linked into the copy's node_modules, the example's test file run with node (tsx
 // loads the TypeScript), and this checkout's tsc.
-import { cpSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import t from 'tap';
 import { ROOT, npmInstall, pack, run, tempDir, type Packed, type Ran } from './helpers/packed.js';
@@ -108,7 +108,30 @@ const TSC_FLAGS = ['--noEmit', '--strict', '--skipLibCheck', '--target', 'es2022
 let packed: Packed;
 // Every command below starts as soon as the install is done and runs alongside the others;
 // each test awaits its own.
-let ran: { exampleTests: Promise<Ran>; cli: Promise<Ran>; broken: Promise<Ran>; script: Promise<Ran>; typed: Promise<Ran> };
+let ran: { exampleTests: Promise<Ran>; cli: Promise<Ran>; broken: Promise<Ran>; script: Promise<Ran>; typed: Promise<Ran>; plot: Promise<Ran> };
+/** What the install put in node_modules, before this test links tap into it. */
+let installed: { bytes: number; packages: string[] };
+
+/**
+ * Bytes of every file under `dir`, each file once as `du` counts it: symbolic links
+ * not followed (each counts its own few bytes), and a file with several hard links
+ * counted once (esbuild's install links its 10 MB binary into a second package).
+ */
+function treeBytes(dir: string, seen = new Set<string>()): number {
+  let bytes = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) {
+      bytes += treeBytes(path, seen);
+      continue;
+    }
+    const st = lstatSync(path);
+    const id = `${st.dev}:${st.ino}`;
+    if (!seen.has(id)) bytes += st.size;
+    seen.add(id);
+  }
+  return bytes;
+}
 
 t.before(async () => {
   // What a user copies: the example's own files, none of a local install of it.
@@ -121,6 +144,8 @@ t.before(async () => {
   const userFiles = { 'broken_bench.ts': BROKEN_BENCH, 'workers.mjs': WORKERS, 'script.mjs': SCRIPT, 'typed.ts': TYPED };
   for (const [name, text] of Object.entries(userFiles)) writeFileSync(join(project, name), text);
   await npmInstall(project);
+  const modules = join(project, 'node_modules');
+  installed = { bytes: treeBytes(modules), packages: readdirSync(modules).filter((n) => !n.startsWith('.')).flatMap((n) => (n.startsWith('@') ? readdirSync(join(modules, n)).map((m) => `${n}/${m}`) : [n])) };
   symlinkSync(join(ROOT, 'node_modules', 'tap'), join(project, 'node_modules', 'tap'), 'dir');
   ran = {
     exampleTests: run(project, process.execPath, ['--import', 'tsx', join('test', 'bidir.test.ts')]),
@@ -128,6 +153,7 @@ t.before(async () => {
     broken: run(project, process.execPath, [join(project, 'node_modules', '.bin', 'kernbench'), 'run', '--bench', './broken_bench.ts']),
     script: run(project, process.execPath, ['script.mjs']),
     typed: run(project, process.execPath, [TSC, ...TSC_FLAGS, 'typed.ts', ...EXAMPLE_SOURCES]),
+    plot: run(project, process.execPath, [join(project, 'node_modules', '.bin', 'kernbench'), 'run', '--bench', 'milestone_ccl']),
   };
 });
 
@@ -144,6 +170,9 @@ t.test('the tarball holds the build, the declarations, the CLI and the data file
     'topologies/ideal.yaml',
     'schemas/ccl.schema.json',
     'README.md',
+    'LICENSE',
+    'examples/custom-allreduce/package.json',
+    'examples/custom-allreduce/bidir_ring.ts',
   ]) {
     t.ok(packed.files.includes(file), file);
   }
@@ -197,4 +226,21 @@ t.test('the example\'s own tests pass in the copy, with kernbench installed from
     [],
     'none failed',
   );
+});
+
+// Issue 27 item 2: plotting is an optional peer dependency, so a plain install is light.
+const MAX_INSTALL_BYTES = 25_000_000;
+
+t.test('a plain install of the tarball weighs at most 25 MB and has no plotting packages', async (t) => {
+  t.ok(installed.bytes <= MAX_INSTALL_BYTES, `node_modules holds ${installed.bytes} bytes in ${installed.packages.length} packages: ${installed.packages.join(', ')}`);
+  t.notOk(installed.packages.includes('vega') || installed.packages.includes('vega-lite'), 'vega and vega-lite are not installed');
+});
+
+t.test('a bench that plots, without vega installed, exits 2 with one line naming the packages to install, before any run and writing nothing', async (t) => {
+  const r = await ran.plot;
+  t.equal(r.exitCode, 2, r.stderr);
+  t.equal(r.stderr.trim().split('\n').length, 1, `one line: ${r.stderr}`);
+  t.match(r.stderr, 'npm install vega vega-lite');
+  t.notOk(existsSync(join(project, 'out')), 'no output folder made');
+  t.notOk(existsSync(join(project, 'node_modules', 'kernbench', 'out')), 'nothing written inside the package');
 });

@@ -25,6 +25,7 @@ export function configFrom(v: Values, options: Record<string, unknown>, threadLi
     options,
     noData: v['no-data'] === true,
     checkRaces: v['check-races'] === true,
+    outDir: v.out as string | undefined,
   };
 }
 

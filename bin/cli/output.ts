@@ -16,7 +16,8 @@ export function printResult(r: BenchResult & { digest: string }, json: boolean, 
   }
   for (const line of r.lines) process.stdout.write(`${line}\n`);
   const extra = r.extra ? Object.entries(r.extra).map(([k, x]) => `  ${k}: ${x}\n`).join('') : '';
-  process.stdout.write(`${extra}  crit_ns: ${r.critNs.toFixed(3)}  (topology ${r.topology}, ws=${r.worldSize}, n_elem=${r.nElem}, ${r.dtype}, digest ${r.digest})\n`);
+  // A verbatim table (nccl-tests' layout) ends stdout; the summary goes beside it.
+  (r.verbatim === true ? process.stderr : process.stdout).write(`${extra}  crit_ns: ${r.critNs.toFixed(3)}  (topology ${r.topology}, ws=${r.worldSize}, n_elem=${r.nElem}, ${r.dtype}, digest ${r.digest})\n`);
 }
 
 /** The tables of a run as one CSV (results of one bench share their columns), with the version column. */

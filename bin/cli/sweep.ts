@@ -9,6 +9,7 @@ import { UsageError } from '../../lib/errors.js';
 import { ThreadResources } from '../../lib/session/thread-resources.js';
 import { benchHelp, commandHelp } from './help.js';
 import { checkWritable, configFrom, preflight } from './inputs.js';
+import { sweepHtmlTarget, traceDirOf, writeSweepHtml } from './report.js';
 import { statusLine } from './output.js';
 import { parseBenchArgs, parseCommand } from './parse.js';
 
@@ -26,15 +27,17 @@ export async function cmdSweep(args: string[], threads: ThreadResources | undefi
   const gridSize = axes.reduce((n, a) => n * a.values.length, 1);
   if (shard && shard.count > gridSize) throw new UsageError(`--shard: ${shard.count} shards for a grid of ${gridSize} points would leave shards empty; use at most ${gridSize}, got '${v.shard as string}'`);
   preflight(b, config, false);
+  const html = sweepHtmlTarget(v.html);
   const resources = threads ?? new ThreadResources();
   const status = statusLine();
   try {
-    const table = await runSweep(resources, b.loaded, config, axes, (line) => status?.show(line), shard).finally(() => status?.clear());
+    const table = await runSweep(resources, b.loaded, config, axes, (line) => status?.show(line), shard, traceDirOf(v['trace-dir'])).finally(() => status?.clear());
     // A shard's CSV and JSON carry the sweep's identity, the shard and each row's grid point (for merge).
     const out = withVersion(shard ? shardTable(table, sweepId(b.loaded.name, benchOptions(b.loaded, config), config, axes), shard) : table);
     if (v.json === true) process.stdout.write(toJsonLines(out.columns, out.rows));
     else process.stdout.write(shard ? formatTable(['point', ...table.columns], table.rows.map((r, i) => [table.points[i], ...r])) : formatTable(table.columns, table.rows));
     if (typeof v.csv === 'string') writeFileSync(v.csv, toCsv(out.columns, out.rows.map((r) => r.map(String))));
+    if (html !== undefined) await writeSweepHtml(html, { bench: b.loaded.name, config, axes, table, argv: args });
     return table.ok ? 0 : 1;
   } finally {
     if (threads === undefined) await resources.close();

@@ -41,6 +41,9 @@ export const FLAGS = {
   log: { type: 'boolean', help: 'the event log: one line per IPCQ piece and kernel start/end, in virtual-time order\n(stderr with --json)' },
   'no-data': { type: 'boolean', help: 'timing only: kernels move and compute no data (same crit_ns; results are not checked)' },
   'check-races': { type: 'boolean', help: 'fail (exit 1) if two PEs or hosts touch the same bytes with nothing ordering them (docs/determinism.md)' },
+  out: { type: 'string', value: 'DIR', help: 'where a bench that writes files (milestone_ccl) puts them (default: ./out)' },
+  html: { type: 'string', value: 'FILE', help: 'also write one self-contained HTML page: table, charts, topologies, parameters, version' },
+  'trace-dir': { type: 'string', value: 'DIR', help: "with --html: a Chrome trace per point in DIR, linked from the page (open in ui.perfetto.dev)" },
   help: { type: 'boolean', short: 'h', help: 'this help' },
 } as const satisfies Record<string, FlagSpec>;
 
@@ -75,7 +78,7 @@ export const COMMANDS = {
   run: {
     summary: 'run a bench and print its results',
     usage: ['--bench B [options] [bench options]', "--bench B --help          the bench's own options, with their defaults"],
-    flags: [...RUN_CONFIG, 'json', 'csv', 'trace', 'stats', 'log', 'no-data', 'check-races', 'help'],
+    flags: [...RUN_CONFIG, 'json', 'csv', 'trace', 'stats', 'log', 'no-data', 'check-races', 'out', 'help'],
     notes: { help: BENCH_HELP },
     benchOptions: true,
     more: [BENCH_OPTIONS_NOTE, JITTER_NOTE, 'On a terminal, a run that takes a while shows its progress on stderr (virtual time, messages, ranks done).'],
@@ -83,7 +86,7 @@ export const COMMANDS = {
   sweep: {
     summary: 'run a bench at every point of a grid of --set values; one table',
     usage: ['--bench B --over PATH=V1,V2,... [--over ...] [options] [bench options]', '... --shard I/N --csv F    run shard I of N (counted from 1) of the grid'],
-    flags: ['bench', 'over', 'topology', 'ccl', 'algorithm', 'threads', 'set', 'shard', 'json', 'csv', 'no-data', 'check-races', 'help'],
+    flags: ['bench', 'over', 'topology', 'ccl', 'algorithm', 'threads', 'set', 'shard', 'json', 'csv', 'no-data', 'check-races', 'out', 'html', 'trace-dir', 'help'],
     notes: { json: 'one JSON object per row on stdout', csv: "write the sweep's table as CSV", help: BENCH_HELP },
     benchOptions: true,
     more: [BENCH_OPTIONS_NOTE, JITTER_NOTE],
@@ -101,6 +104,13 @@ export const COMMANDS = {
     usage: ['FILE... [--csv F] [--json]'],
     flags: ['csv', 'json', 'help'],
     notes: { csv: 'write the merged table as CSV', json: "one JSON object per row (needs the shards' --json files: CSV cells have no types)" },
+    positionals: true,
+  },
+  report: {
+    summary: "one self-contained HTML page (default report.html) from saved 'sweep --json' or 'run --json' results",
+    usage: ['FILE.json... [--html FILE]'],
+    flags: ['html', 'help'],
+    notes: { html: 'the page to write (default: report.html in the current folder)' },
     positionals: true,
   },
   list: {

@@ -5,6 +5,7 @@
 //                       script (spawn -> initProcessGroup -> allReduce), or
 //   evaluate(ctx)       an evaluation bench that opens its own sessions (sweeps,
 //                       layout comparisons) through ctx.session(...).
+import { resolve } from 'node:path';
 import type { ResolvedCcl } from '../config/ccl-schema.js';
 import type { DType } from '../dtype/index.js';
 import type { Torch } from '../host/torch.js';
@@ -31,6 +32,12 @@ export interface BenchResult {
   table?: { columns: string[]; rows: (string | number)[][] };
   /** Bench-specific figures (throughput, ratios), printed and kept in --json. */
   extra?: Record<string, number | string | boolean>;
+  /**
+   * `lines` are the bench's whole text output, in a layout other tools parse
+   * (nccl-tests' tables): the CLI prints nothing after them on stdout, and its
+   * summary of the result (crit_ns, digest, extras) goes to stderr.
+   */
+  verbatim?: boolean;
 }
 
 export interface RunConfig {
@@ -45,6 +52,11 @@ export interface RunConfig {
    */
   dtype?: DType | undefined;
   jitterSeed: number | null;
+  /**
+   * The folder a bench writes its files into (--out; relative to the current
+   * folder). Default: `out` in the current folder (outputDir), never the package's own.
+   */
+  outDir?: string;
   /** Write a Chrome trace of the (last) session here (--trace). */
   trace?: string;
   /**
@@ -74,6 +86,11 @@ export interface RunConfig {
    * bench's schema (lib/bench/options.ts) when it runs; unknown names are refused.
    */
   options?: Record<string, unknown>;
+}
+
+/** Where a bench that writes files puts them: `<--out or ./out>/<sub>`, resolved against the current folder. */
+export function outputDir(config: Pick<RunConfig, 'outDir'>, sub: string): string {
+  return resolve(config.outDir ?? 'out', sub);
 }
 
 export interface SessionRun<T> {

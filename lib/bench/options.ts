@@ -10,8 +10,29 @@
 import { UsageError } from '../errors.js';
 import { z, type BenchOptionsSchema } from './define.js';
 
-/** What kind of value a flag takes on the command line. */
-export type OptionKind = 'boolean' | 'integer' | 'number' | 'enum' | 'string';
+/** What kind of value a flag takes on the command line ('bytes': an integer, optionally with a K, M or G suffix). */
+export type OptionKind = 'boolean' | 'integer' | 'bytes' | 'number' | 'enum' | 'string';
+
+/**
+ * Marks an integer option as a byte count, written on the command line as
+ * nccl-tests' -b/-e take it: `z.number().int().meta(BYTE_SIZE)`; `--max-bytes 1M`.
+ */
+export const BYTE_SIZE = { byteSize: true } as const;
+
+const SIZE_TEXT = /^(\d+\.?\d*|\.\d+)(e[+-]?\d+)?([kmg]?)$/i;
+const UNIT: Record<string, number> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
+
+/**
+ * A byte count as nccl-tests reads -b/-e: a number with an optional K, M or G
+ * suffix (powers of 1024, either case). undefined when the text is not one, or
+ * not a whole number of bytes.
+ */
+export function parseByteSize(text: string): number | undefined {
+  const m = SIZE_TEXT.exec(text.trim());
+  if (!m) return undefined;
+  const bytes = Number(`${m[1]}${m[2] ?? ''}`) * UNIT[m[3].toLowerCase()];
+  return Number.isSafeInteger(bytes) ? bytes : undefined;
+}
 
 export interface OptionInfo {
   /** The schema field, camelCase. */
@@ -40,6 +61,7 @@ export function fieldName(flagOrField: string): string {
 
 interface JsonField {
   type?: string | string[];
+  byteSize?: boolean;
   enum?: unknown[];
   description?: string;
   default?: unknown;
@@ -56,7 +78,7 @@ export function optionInfos(schema: BenchOptionsSchema): OptionInfo[] {
   const required = new Set(json.required ?? []);
   const infos = Object.keys(schema.shape).map((field): OptionInfo => {
     const p = json.properties?.[field] ?? {};
-    const kind: OptionKind = p.enum ? 'enum' : p.type === 'boolean' ? 'boolean' : p.type === 'integer' ? 'integer' : p.type === 'number' ? 'number' : 'string';
+    const kind: OptionKind = p.enum ? 'enum' : p.type === 'boolean' ? 'boolean' : p.type === 'integer' ? (p.byteSize === true ? 'bytes' : 'integer') : p.type === 'number' ? 'number' : 'string';
     return {
       field,
       flag: flagName(field),
@@ -78,6 +100,8 @@ export function valueHint(o: OptionInfo): string {
       return '';
     case 'integer':
       return 'N';
+    case 'bytes':
+      return 'N[K|M|G]';
     case 'number':
       return 'X';
     case 'enum':
@@ -157,6 +181,11 @@ export function parseBenchOptions<S extends BenchOptionsSchema>(bench: string, s
 /** A value given as text (argv): numbers parsed strictly, switches from true/false; the schema checks the rest. */
 function fromText(bench: string, o: OptionInfo, text: string): unknown {
   switch (o.kind) {
+    case 'bytes': {
+      const bytes = parseByteSize(text);
+      if (bytes === undefined) throw new UsageError(`${bench}: --${o.flag} takes a whole number of bytes, with an optional K, M or G suffix (x1024), got '${text}'`);
+      return bytes;
+    }
     case 'integer':
     case 'number':
       if (!NUMBER_TEXT.test(text)) throw new UsageError(`${bench}: --${o.flag} takes ${o.kind === 'integer' ? 'an integer' : 'a number'} (decimal or scientific notation), got '${text}'`);

@@ -8,6 +8,7 @@
 // (k mod n) + 1.
 import { createHash } from 'node:crypto';
 import { VERSION } from '../config/paths.js';
+import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import type { BenchResult, RunConfig } from './contract.js';
 import { runBench } from './runner.js';
@@ -78,7 +79,12 @@ export function sweepId(bench: string, options: Record<string, unknown>, config:
   return createHash('sha256').update(JSON.stringify(what)).digest('hex').slice(0, 12);
 }
 
-export async function runSweep(resources: ThreadResources, bench: string | LoadedBench, base: RunConfig, axes: SweepAxis[], progress: (line: string) => void, shard?: Shard): Promise<SweepTable> {
+/**
+ * Run the grid (or shard `shard` of it). With `traceDir`, each point's last
+ * session writes a Chrome trace there (point-K.json, K its grid point) and each
+ * row ends with a `trace` column holding that file's path.
+ */
+export async function runSweep(resources: ThreadResources, bench: string | LoadedBench, base: RunConfig, axes: SweepAxis[], progress: (line: string) => void, shard?: Shard, traceDir?: string): Promise<SweepTable> {
   const all = gridPoints(axes);
   const mine = all.map((p, k) => ({ p, k })).filter(({ k }) => shard === undefined || inShard(k, shard));
   const rows: Cell[][] = [];
@@ -86,13 +92,14 @@ export async function runSweep(resources: ThreadResources, bench: string | Loade
   for (const [i, { p: point, k }] of mine.entries()) {
     const sets = point.map((v, j) => `${axes[j].path}=${v}`);
     progress(`[${i + 1}/${mine.length}] ${sets.join(' ')}`);
-    const out = await runBench(resources, bench, { ...base, sets: [...base.sets, ...sets] }, () => undefined);
+    const trace = traceDir === undefined ? undefined : join(traceDir, `point-${k}.json`);
+    const out = await runBench(resources, bench, { ...base, sets: [...base.sets, ...sets], ...(trace ? { trace } : {}) }, () => undefined);
     for (const r of out.results) {
-      rows.push([...point, ...SWEEP_COLUMNS.map((c) => (r as BenchResult & { digest: string })[c])]);
+      rows.push([...point, ...SWEEP_COLUMNS.map((c) => (r as BenchResult & { digest: string })[c]), ...(trace ? [trace] : [])]);
       points.push(k);
     }
   }
-  const columns = [...axes.map((a) => a.path), ...SWEEP_COLUMNS];
+  const columns = [...axes.map((a) => a.path), ...SWEEP_COLUMNS, ...(traceDir === undefined ? [] : ['trace'])];
   return { columns, rows, points, ok: rowsOk(columns, rows) };
 }
 

@@ -7,3 +7,4 @@ import '../cli-output.test.js';
 import '../cli-jitter.test.js';
 import '../sweep-shard.test.js';
 import '../cli-habits.test.js';
+import '../report.test.js';
