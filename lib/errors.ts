@@ -13,7 +13,6 @@
 export const ERROR_CODES = {
   ERR_CONFIG: 'a topology or CCL configuration file is invalid',
   ERR_USAGE: 'a CLI invocation is malformed (unknown bench, flag or value)',
-  ERR_INVALID_ARG: 'retiring (decision 0043): a kernel-side check raised through tl.error, until its code parameter takes the codes below',
   ERR_DEADLOCK: 'every live PE and rank waits and nothing can make progress',
   ERR_ABORTED: 'the run was aborted because another rank or PE failed',
   ERR_KERNEL: 'a kernel threw on a PE',
@@ -22,6 +21,7 @@ export const ERROR_CODES = {
   ERR_OUT_OF_MEMORY: 'an allocation does not fit its memory space',
   ERR_OUT_OF_BOUNDS: 'a load or store touches bytes outside its tensor shard',
   ERR_IPCQ_WIRING: 'an IPCQ message arrived from an unexpected sender',
+  ERR_IPCQ_PIECES: "a receive's size does not match the pieces its sender sent",
   ERR_NOT_EXPORTED: 'a function handed to another thread is not exported from a module',
   ERR_HOST_READ_PENDING: 'a synchronous host read found kernels still running',
   ERR_MODULE_LOAD: 'a user module (algorithm, bench, kernel) could not be found or compiled',
@@ -42,6 +42,7 @@ export const ERROR_CODES = {
   // (ERR_OUT_OF_RANGE, ERR_INVALID_ARG_VALUE, ERR_INVALID_BUFFER_SIZE, ...).
   //   values and types
   ERR_INVALID_ARG_VALUE: 'an argument is not one of the values it may take (a split mode, a reduce op, a backend)',
+  ERR_INVALID_ARG_TYPE: 'an argument is not of the type the call takes (a function, an array, a tile)',
   ERR_OUT_OF_RANGE: 'a number is outside its range (a device index, nprocs, a size that must be a positive integer, an i32 value)',
   ERR_INDEX_OUT_OF_RANGE: 'an element index or slice reaches past the end of a tensor or tile',
   ERR_UNKNOWN_OPTION: 'an options object has a key the call does not take',
@@ -52,6 +53,7 @@ export const ERROR_CODES = {
   ERR_DTYPE_MISMATCH: 'two tensors that must share a dtype do not',
   ERR_INVALID_SHAPE: 'a shape is not 1-D or 2-D with positive integer sizes',
   ERR_SHAPE_MISMATCH: 'a tensor has a different shape or size from the one the call needs',
+  ERR_TILE_MISMATCH: 'a tile operand or out tile has a different size, dtype or inner dimension from the one the op needs',
   ERR_VALUE_COUNT_MISMATCH: 'an array of values does not hold one value per element of its shape',
   ERR_PARTIAL_ELEMENT: 'a byte offset or byte length falls inside an element of its dtype',
   ERR_INVALID_BUFFER_SIZE: 'a destination buffer does not hold exactly one slot per element',
@@ -64,6 +66,7 @@ export const ERROR_CODES = {
   ERR_UNEVEN_SPLIT: 'a tensor or a size cannot be split into equal parts over the PEs or ranks',
   ERR_SHARED_PE: 'two shards of one tensor sit on one PE where each PE must hold one',
   ERR_TENSOR_PLACEMENT: 'a tensor lives on a SIP or PE other than the one the call needs',
+  ERR_SHARD_LAYOUT: "a kernel's shard of a tensor does not cover the rows or columns the kernel needs on its PE",
   ERR_NEEDS_DEVICE_TENSOR: 'a host tensor (no device shards) was given where a device tensor is needed',
   ERR_STALE_TENSOR: 'a tensor was allocated in device memory that a failed spawn discarded',
   //   sessions, launches and process groups
@@ -77,6 +80,7 @@ export const ERROR_CODES = {
   ERR_CHANNEL_SETS_EXHAUSTED: 'a process group needs more IPCQ channel sets than ccl.channel_sets provides',
   ERR_NO_BIAS: 'a bias was loaded into a tensor-parallel layer built with bias: false',
   ERR_NO_NEIGHBOUR: "a kernel sent or received in a direction in which its collective's world gives it no neighbour",
+  ERR_WRONG_WORLD: 'a collective algorithm was launched on a world it does not run on (its kind or size)',
   // The command line's own conditions (bin/cli/); each exits 2 like ERR_USAGE.
   ERR_UNKNOWN_TOPOLOGY: 'a topology was named that is neither shipped (kernbench list) nor a path to a file',
   ERR_NO_TABLE: '--csv was given for a bench whose results carry no table',

@@ -2,6 +2,7 @@
 // rank 1, which checks every element and stores it. No bench: the ranks are
 // spawned directly and run the kernel as a collective over every rank.
 import t from 'tap';
+import { SpawnError } from '../lib/errors.js';
 import { helloValue } from '../lib/ccl/algorithms/hello_send.js';
 import { CCL_FIXTURES, helloWorker, everyRank } from './fixtures/ccl.js';
 import { TestRuntime } from './helpers/run.js';
@@ -34,4 +35,12 @@ t.test('the same data and virtual times under --threads 1, rank, pe and jitter',
   };
   const ref = await run(1, null);
   t.same([await run('rank', null), await run('pe', null), await run('rank', 9)], [ref, ref, ref]);
+});
+
+t.test('hello_send on a world of one rank is refused with ERR_WRONG_WORLD', async (t) => {
+  await rt.session({ topology: 'ring_1d_6', threads: 1 }, async (torch) => {
+    const e = await torch.multiprocessing.spawn(helloWorker, { args: [N, 'f32'], nprocs: 1 }).catch((x: unknown) => x);
+    t.ok(e instanceof SpawnError);
+    t.same([...(e as SpawnError).errors.values()].map((err) => [(err as { code?: string }).code, (err as { cause?: { code?: string } }).cause?.code]), [['ERR_KERNEL', 'ERR_WRONG_WORLD']]);
+  });
 });

@@ -12,14 +12,12 @@ import { END, ERRORS_DOC, errorCodeTable, ROOT, tableInDoc } from './helpers/err
 
 /**
  * Files another change is rewriting now: their throws get their codes when it
- * lands (ERRORS-TODO.md lists each site and its code). Until then they are left
- * out of the raw-throw scan and of the per-code count, but their raises still
- * count as a code's use.
+ * lands. Until then they are left out of the per-code count, but their raises
+ * still count as a code's use. bin/cli.ts maps exit status 2 to ERR_USAGE,
+ * ERR_CONFIG, ERR_MODULE_LOAD and ERR_MODULE_CONTRACT by code.
  */
-const PENDING_THE_ENGINE_SPLIT = ['lib/kernel/', 'lib/ipcq/', 'lib/session/', 'lib/sync/plan.ts', 'lib/tile/slab.ts'];
-/** bin/cli.ts maps exit status 2 to ERR_USAGE, ERR_CONFIG, ERR_MODULE_LOAD and ERR_MODULE_CONTRACT by code. */
 const PENDING_THE_CLI_REWRITE = ['bin/cli.ts'];
-const pending = (file: string): boolean => [...PENDING_THE_ENGINE_SPLIT, ...PENDING_THE_CLI_REWRITE].some((p) => file.startsWith(p));
+const pending = (file: string): boolean => PENDING_THE_CLI_REWRITE.some((p) => file.startsWith(p));
 
 /**
  * Raw throws allowed in lib/: only where nothing reaches a user. Each entry is
@@ -31,6 +29,7 @@ const RAW_THROW_ALLOWED: readonly { file: string; fragment: string; why: string 
   { file: 'lib/ccl/placement.ts', fragment: 'unknown arrangement ${JSON.stringify(never)}', why: 'exhaustive switch: the compiler proves it unreachable' },
   { file: 'lib/host/dp-policy.ts', fragment: 'unknown split mode ${String(never)}', why: 'exhaustive switch: the constructor checked the mode' },
   { file: 'lib/sync/messages.ts', fragment: 'unhandled message ${JSON.stringify(x)}', why: "exhaustive switch over the thread messages' union" },
+  { file: 'lib/ipcq/link-timing.ts', fragment: "unknown link mode '${String(never)}'", why: 'exhaustive switch: the plan derives the mode from typed settings' },
   { file: 'lib/coordinator/coordinator-worker.ts', fragment: 'coordinator-worker must run in a worker thread', why: "the worker script's entry guard; only the session starts it" },
 ];
 
@@ -38,8 +37,8 @@ const RAW_THROW_ALLOWED: readonly { file: string; fragment: string; why: string 
  * The most places one code may be raised from. Six lets one condition be
  * checked at each public door that meets it (host API, tensor-parallel layers,
  * collectives, kernels) plus a variant or two, which is where the largest
- * codes stand (ERR_TENSOR_PLACEMENT: 5 now, 6 once the kernel's "no shard on
- * this PE" joins); a seventh site is a new condition that deserves its own
+ * codes stand (ERR_TENSOR_PLACEMENT, ERR_OUT_OF_RANGE, ERR_INVALID_ARG_VALUE
+ * and ERR_SHAPE_MISMATCH: 6 each); a seventh site is a new condition that deserves its own
  * code, or one check written twice that should be one helper.
  */
 const MAX_SITES = 6;
@@ -47,14 +46,10 @@ const MAX_SITES = 6;
 /**
  * Codes exempt from MAX_SITES, each for a stated reason. ERR_INTERNAL is every
  * broken invariant of kernbench itself: one code, by design. The four the CLI
- * maps to exit status 2 wait for the CLI rewrite (their split is in
- * ERRORS-TODO.md). ERR_INVALID_ARG remains only where a kernel raises through
- * tl.error, whose code parameter the engine split widens (checked below).
+ * maps to exit status 2 wait for the CLI rewrite (decision 0043): splitting
+ * them first would change exit statuses.
  */
-const UNCAPPED: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['ERR_INTERNAL', 'ERR_USAGE', 'ERR_CONFIG', 'ERR_MODULE_LOAD', 'ERR_MODULE_CONTRACT', 'ERR_INVALID_ARG']);
-
-/** Docs that may name ERR_INVALID_ARG: the registry's table, and the gemm kernel's (it raises through tl.error). */
-const STILL_INVALID_ARG = ['docs/errors.md', 'docs/tensor-parallel.md'];
+const UNCAPPED: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['ERR_INTERNAL', 'ERR_USAGE', 'ERR_CONFIG', 'ERR_MODULE_LOAD', 'ERR_MODULE_CONTRACT']);
 
 /** Codes of other libraries that kernbench reads off their errors (never raises), as the docs may name them. */
 const FOREIGN_CODES = new Set(['ERR_MODULE_NOT_FOUND', 'ERR_WORKER_INVALID_EXEC_ARGV', 'ERR_PARSE_ARGS_UNKNOWN_OPTION', 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL']);
@@ -124,7 +119,6 @@ t.test('lib/ throws no raw Error, TypeError or RangeError outside the allow-list
   const raw: string[] = [];
   const allowedSeen = new Set<number>();
   for (const file of sources(join(ROOT, 'lib'), '.ts')) {
-    if (pending(rel(file))) continue;
     readFileSync(file, 'utf8')
       .split('\n')
       .forEach((text, i) => {
@@ -164,21 +158,13 @@ t.test(`no code is raised from more than ${MAX_SITES} places`, async (t) => {
   t.same(over, []);
 });
 
-t.test('ERR_INVALID_ARG is raised only through tl.error, pending its code parameter taking every code', async (t) => {
-  const left = SITES.filter((s) => s.code === 'ERR_INVALID_ARG' && !pending(s.file) && !/\btl\.error\(\s*'ERR_INVALID_ARG'/.test(s.text));
-  t.same(
-    left.map((s) => `${s.file}:${s.line}`),
-    [],
-  );
-});
-
 t.test("docs/errors.md's table is the registry's, row for row", async (t) => {
   const text = readFileSync(ERRORS_DOC, 'utf8');
   t.ok(text.includes(END), 'the end marker is there');
   t.equal(tableInDoc(text), errorCodeTable(), 'regenerate: npm run build && node dist/test/helpers/error-docs.js --write');
 });
 
-t.test('the README and docs name only registered codes (or the foreign codes kernbench reads), and no longer the retiring ERR_INVALID_ARG', async (t) => {
+t.test('the README and docs name only registered codes (or the foreign codes kernbench reads)', async (t) => {
   // Decision records are history: each tells what was decided then, and is never edited.
   const docs = [join(ROOT, 'README.md'), join(ROOT, 'lib', 'README.md'), ...sources(join(ROOT, 'docs'), '.md').filter((f) => !rel(f).startsWith('docs/decisions/'))];
   const bad: string[] = [];
@@ -187,8 +173,7 @@ t.test('the README and docs name only registered codes (or the foreign codes ker
       .split('\n')
       .forEach((text, i) => {
         for (const m of text.matchAll(/\bERR_[A-Z0-9_]*[A-Z0-9]\b/g)) {
-          const ok = (m[0] in ERROR_CODES && (m[0] !== 'ERR_INVALID_ARG' || STILL_INVALID_ARG.includes(rel(file)))) || FOREIGN_CODES.has(m[0]);
-          if (!ok) bad.push(`${rel(file)}:${i + 1}: ${m[0]}`);
+          if (!(m[0] in ERROR_CODES) && !FOREIGN_CODES.has(m[0])) bad.push(`${rel(file)}:${i + 1}: ${m[0]}`);
         }
       });
   }

@@ -3,7 +3,8 @@
 // overflow and is released when the kernel returns.
 import t from 'tap';
 import { SpawnError } from '../lib/errors.js';
-import { allOps, dirtyTiles, greedyScratch, storeZeros, neighbourSumWorker, outOfBounds, recvWrongOutWorker, scratchRoundTrip } from './fixtures/kernels.js';
+import { DPPolicy } from '../lib/host/dp-policy.js';
+import { allOps, dirtyTiles, greedyScratch, storeZeros, neighbourSumWorker, outOfBounds, recvShortWorker, recvWrongOutWorker, refuse, scratchRoundTrip } from './fixtures/kernels.js';
 import { TestRuntime } from './helpers/run.js';
 
 const rt = new TestRuntime();
@@ -111,6 +112,30 @@ t.test('an out tile of the wrong size is refused with the sizes', async (t) => {
     const e = await torch.multiprocessing.spawn(recvWrongOutWorker, { nprocs: 2 }).catch((x: unknown) => x);
     t.ok(e instanceof SpawnError);
     const cause = [...(e as SpawnError).errors.values()].map((err) => (err as { cause?: { code?: string; message?: string } }).cause);
-    t.ok(cause.length > 0 && cause.every((c) => c?.code === 'ERR_INVALID_ARG' && /recv: out must be a f32 tile of 8 elements, got a f32 tile of 9 elements/.test(c.message ?? '')), JSON.stringify(cause));
+    t.ok(cause.length > 0 && cause.every((c) => c?.code === 'ERR_TILE_MISMATCH' && /recv: out must be a f32 tile of 8 elements, got a f32 tile of 9 elements/.test(c.message ?? '')), JSON.stringify(cause));
+  });
+});
+
+t.test('tl refuses a bad axis, direction, tl.parallel argument or a tensor with no shard on the PE, each with its own code', async (t) => {
+  await rt.session({}, async (torch) => {
+    // x spans PEs 0 and 1 of cube 0, so the kernel runs on both; `elsewhere` lives on PE 0 only.
+    const x = torch.zeros([8], { dp: new DPPolicy({ numPes: 2 }) });
+    const elsewhere = torch.zeros([4]);
+    const codes: Record<string, string | undefined> = {};
+    for (const what of ['programId', 'direction', 'parallel', 'shard']) {
+      const e = (await Promise.resolve(torch.launch('refuse', refuse, x, elsewhere, what)).catch((err: unknown) => err)) as { code?: string; cause?: { code?: string } };
+      t.equal(e?.code, 'ERR_KERNEL', `${what}: a kernel error`);
+      codes[what] = e?.cause?.code;
+    }
+    t.same(codes, { programId: 'ERR_INVALID_ARG_VALUE', direction: 'ERR_INVALID_ARG_VALUE', parallel: 'ERR_INVALID_ARG_TYPE', shard: 'ERR_TENSOR_PLACEMENT' });
+  });
+});
+
+t.test("a receive that the sender's pieces overshoot is refused with ERR_IPCQ_PIECES", async (t) => {
+  await rt.session({ topology: 'ring_1d_6', threads: 1 }, async (torch) => {
+    const e = await torch.multiprocessing.spawn(recvShortWorker, { nprocs: 2 }).catch((x: unknown) => x);
+    t.ok(e instanceof SpawnError);
+    const causes = [...(e as SpawnError).errors.values()].map((err) => (err as { cause?: { code?: string } }).cause?.code);
+    t.ok(causes.length > 0 && causes.every((c) => c === 'ERR_IPCQ_PIECES'), JSON.stringify(causes));
   });
 });

@@ -81,12 +81,20 @@ t.test("a SwiGLU layer with sequence parallelism all-gathers the MLP's input onc
 
 // ---- refusals -----------------------------------------------------------------------------
 
-t.test('the layer refuses heads that do not split over the TP ranks, and a bad option, with ERR_INVALID_ARG', async (t) => {
-  const c = layerConfig({ hiddenSize: 48, numAttentionHeads: 3, seqLength: 4 });
-  const e = (await runLayer(c, { noData: true }).catch((x: unknown) => x)) as { code?: string; errors?: Map<number, { code?: string }> };
-  t.same({ code: e.code, ranks: [...(e.errors ?? new Map()).entries()].map(([r, x]) => [r, x.code]) }, { code: 'ERR_SPAWN', ranks: [[0, 'ERR_INVALID_ARG'], [1, 'ERR_INVALID_ARG']] });
-  t.throws(() => layerConfig({ hiddenSize: 64, numAttentionHeads: 8, numQueryGroups: 3, seqLength: 4 }), { code: 'ERR_INVALID_ARG' });
-  t.throws(() => layerConfig({ hiddenSize: 64, numAttentionHeads: 8, seqLength: 4, heads: 2 } as never), { code: 'ERR_INVALID_ARG' });
+t.test('the layer refuses heads, or sequence-parallel rows, that do not split over the TP ranks with ERR_UNEVEN_SPLIT', async (t) => {
+  const rankCodes = async (c: TransformerLayerConfig) => {
+    const e = (await runLayer(c, { noData: true }).catch((x: unknown) => x)) as { code?: string; errors?: Map<number, { code?: string }> };
+    return { code: e.code, ranks: [...(e.errors ?? new Map()).entries()].map(([r, x]) => [r, x.code]) };
+  };
+  const refused = { code: 'ERR_SPAWN', ranks: [[0, 'ERR_UNEVEN_SPLIT'], [1, 'ERR_UNEVEN_SPLIT']] };
+  t.same(await rankCodes(layerConfig({ hiddenSize: 48, numAttentionHeads: 3, seqLength: 4 })), refused, 'three heads over two ranks');
+  t.same(await rankCodes(layerConfig({ hiddenSize: 64, numAttentionHeads: 8, seqLength: 3, sequenceParallel: true })), refused, 's b = 3 rows over two ranks');
+});
+
+t.test('layerConfig refuses options that break a rule between fields, or an unknown option, with ERR_INVALID_OPTIONS', async (t) => {
+  t.throws(() => layerConfig({ hiddenSize: 50, numAttentionHeads: 8, seqLength: 4 }), { code: 'ERR_INVALID_OPTIONS' }, 'hiddenSize not a multiple of the heads');
+  t.throws(() => layerConfig({ hiddenSize: 64, numAttentionHeads: 8, numQueryGroups: 3, seqLength: 4 }), { code: 'ERR_INVALID_OPTIONS' }, 'heads not a multiple of the key/value groups');
+  t.throws(() => layerConfig({ hiddenSize: 64, numAttentionHeads: 8, seqLength: 4, heads: 2 } as never), { code: 'ERR_INVALID_OPTIONS' }, 'an unknown key');
 });
 
 // ---- gpt3_qkv ---------------------------------------------------------------------------------

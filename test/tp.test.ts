@@ -247,6 +247,6 @@ t.test('gemm refuses x split by columns (each PE needs all of K), as a kernel er
     const y = torch.zeros([4, 4], { dtype: 'f16', dp: new DPPolicy({ numPes: 2 }) });
     const e = await Promise.resolve(torch.launch('gemm', gemm, x, w, y)).catch((x: unknown) => x as { code: string; cause?: { code?: string } });
     t.equal(e?.code, 'ERR_KERNEL');
-    t.equal(e?.cause?.code, 'ERR_INVALID_ARG');
+    t.equal(e?.cause?.code, 'ERR_SHARD_LAYOUT');
   });
 });

@@ -12,6 +12,7 @@
 // The at-once path is an optimisation of wall time only: the same step, in the
 // same order, decoding straight from the slots.
 import { bytesPerElement, decode, type DType } from '../dtype/index.js';
+import { KernbenchError } from '../errors.js';
 import { ACTOR_STATE, DIRECTIONS, WAIT_KIND } from '../shm/layout.js';
 import type { ThreadEnv } from '../sync/thread-env.js';
 import { ChannelOp } from './channel-op.js';
@@ -229,7 +230,7 @@ export class InboundChannel extends Channel implements ParkedRecvHost {
 
   private checkSize(sender: number, want: number, got: number, piece: number, short = false): void {
     if (short || got + piece > want) {
-      throw new RangeError(`IPCQ receive of ${want} bytes from ${this.env.machine.describePe(sender)}: the sender's pieces do not add up, got ${short ? `only ${got} bytes` : `a piece of ${piece} bytes after ${got}`}`);
+      throw new KernbenchError('ERR_IPCQ_PIECES', `IPCQ receive of ${want} bytes from ${this.env.machine.describePe(sender)}: the sender's pieces do not add up, got ${short ? `only ${got} bytes` : `a piece of ${piece} bytes after ${got}`}`);
     }
   }
 }

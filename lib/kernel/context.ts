@@ -16,7 +16,7 @@
 // The DMA channels (lib/ipcq/) are the PE's, passed in (KernelPe); the handles
 // a send or receive gives are ./handles.ts. No engine imports this file.
 import { bytesPerElement, type DType } from '../dtype/index.js';
-import { KernbenchError, formatPs } from '../errors.js';
+import { KernbenchError, formatPs, type ErrorCode } from '../errors.js';
 import type { ChannelOp, InboundChannel, OutboundChannel } from '../ipcq/channel.js';
 import { portOf, type Ports } from './ports.js';
 import { Flow, Region } from './flow.js';
@@ -33,7 +33,7 @@ import { RecvFuture, SendHandle, type SendWaiter } from './handles.js';
 import { MemoryPort } from './memory-port.js';
 import { raceHooksFor, type RaceHooks } from './race-hooks.js';
 import { transfersFor, type Transfers } from './transfers.js';
-import { TileOps, type KernelErrorCode } from './tile-ops.js';
+import { TileOps } from './tile-ops.js';
 
 export { RecvFuture, SendHandle } from './handles.js';
 
@@ -102,7 +102,7 @@ export class KernelContext extends TileOps implements SendWaiter {
   }
   /** Program id along axis 0: this PE's index among the PEs of the launch (its CCL rank in a collective). */
   programId(axis = 0): number {
-    if (axis !== 0) throw new KernbenchError('ERR_INVALID_ARG', `programId takes axis 0 (launches are 1-D), got ${axis}`);
+    if (axis !== 0) throw new KernbenchError('ERR_INVALID_ARG_VALUE', `programId takes axis 0 (launches are 1-D), got ${axis}`);
     return this.rank;
   }
   numPrograms(): number {
@@ -123,7 +123,7 @@ export class KernelContext extends TileOps implements SendWaiter {
   shard(t: TensorDesc): ShardDesc {
     const c = this.pe.coord;
     const s = t.shards.find((x) => x.sip === c.sip && x.cube === c.cube && x.pe === c.pe);
-    if (!s) throw this.error('ERR_INVALID_ARG', `tensor '${t.name}' has no shard on this PE; its shards are on ${t.shards.map((x) => `(${x.sip},${x.cube},${x.pe})`).join(' ')}`);
+    if (!s) throw this.error('ERR_TENSOR_PLACEMENT', `tensor '${t.name}' has no shard on this PE; its shards are on ${t.shards.map((x) => `(${x.sip},${x.cube},${x.pe})`).join(' ')}`);
     return s;
   }
 
@@ -407,7 +407,7 @@ export class KernelContext extends TileOps implements SendWaiter {
     this.enter('parallel');
     if (this.flow.region) throw this.error('ERR_KERNEL_CONCURRENCY', `tl.parallel inside a tl.parallel branch: flatten the branches into one tl.parallel, got a nested call in branch ${this.flow.branch}`);
     if (!Array.isArray(branches) || branches.length < 1 || branches.length > MAX_BRANCHES || branches.some((b) => typeof b !== 'function')) {
-      throw this.error('ERR_INVALID_ARG', `tl.parallel takes an array of 1 to ${MAX_BRANCHES} functions (tl) => Promise, got ${Array.isArray(branches) ? `${branches.length} item(s)` : typeof branches}`);
+      throw this.error('ERR_INVALID_ARG_TYPE', `tl.parallel takes an array of 1 to ${MAX_BRANCHES} functions (tl) => Promise, got ${Array.isArray(branches) ? `${branches.length} item(s)` : typeof branches}`);
     }
     const L = this.pe.env.shared.layout;
     const region = new Region();
@@ -422,7 +422,7 @@ export class KernelContext extends TileOps implements SendWaiter {
 
   private dir(d: Direction): number {
     const i = DIRECTIONS.indexOf(d);
-    if (i < 0) throw this.error('ERR_INVALID_ARG', `direction must be one of ${DIRECTIONS.join('|')}, got '${String(d)}'`);
+    if (i < 0) throw this.error('ERR_INVALID_ARG_VALUE', `direction must be one of ${DIRECTIONS.join('|')}, got '${String(d)}'`);
     return i;
   }
 
@@ -458,7 +458,7 @@ export class KernelContext extends TileOps implements SendWaiter {
     this.clock.advance(ps);
   }
 
-  error(code: KernelErrorCode, message: string): KernbenchError {
+  error(code: ErrorCode, message: string): KernbenchError {
     return new KernbenchError(code, `${this.name} on ${this.pe.env.machine.describePe(this.pe.id)} at ${formatPs(this.clock.nowPs)}: ${message}`, {
       pe: this.pe.coord,
       kernel: this.name,

@@ -2,14 +2,14 @@
 // computation followed by one rounding into the result dtype — with no notion
 // of time. lib/kernel/context.ts charges each op's cost and wraps these.
 import { roundArray, type DType } from '../dtype/index.js';
-import { KernbenchError } from '../errors.js';
+import { KernbenchError, type ErrorCode } from '../errors.js';
 import { allocF32, type KernelRun } from '../tile/slab.js';
 import { Tile } from '../tile/tile.js';
 
 export type Operand = Tile | number;
 
-function fail(message: string): KernbenchError {
-  return new KernbenchError('ERR_INVALID_ARG', message);
+function fail(code: ErrorCode, message: string): KernbenchError {
+  return new KernbenchError(code, message);
 }
 
 /**
@@ -63,9 +63,9 @@ export function addTiles(x: Tile, y: Tile, o: Tile): void {
 /** The tile that fixes shape and dtype of an elementwise op (the first tile operand). */
 function lead(op: string, xs: Operand[]): Tile {
   const t = xs.find((x): x is Tile => x instanceof Tile);
-  if (!t) throw fail(`${op}: needs at least one tile operand, got only scalars`);
+  if (!t) throw fail('ERR_INVALID_ARG_TYPE', `${op}: needs at least one tile operand, got only scalars`);
   for (const x of xs) {
-    if (x instanceof Tile && x.size !== t.size) throw fail(`${op}: operand sizes differ, got ${t.size} and ${x.size} elements`);
+    if (x instanceof Tile && x.size !== t.size) throw fail('ERR_TILE_MISMATCH', `${op}: operand sizes differ, got ${t.size} and ${x.size} elements`);
   }
   return t;
 }
@@ -114,10 +114,10 @@ export function softmax(x: Tile, run: KernelRun | undefined): Tile {
 
 /** [M, K] @ [K, N] -> [M, N], products accumulated in f64 and rounded once to `outDtype` (f32 by default, as Triton's dot); the result is tile memory of kernel run `run`. */
 export function dot(a: Tile, b: Tile, run: KernelRun | undefined, outDtype: DType = 'f32'): Tile {
-  if (a.shape.length !== 2 || b.shape.length !== 2) throw fail(`dot takes 2-D tiles, got shapes [${a.shape.join(', ')}] and [${b.shape.join(', ')}]`);
+  if (a.shape.length !== 2 || b.shape.length !== 2) throw fail('ERR_INVALID_SHAPE', `dot takes 2-D tiles, got shapes [${a.shape.join(', ')}] and [${b.shape.join(', ')}]`);
   const [m, k] = a.shape;
   const [k2, n] = b.shape;
-  if (k !== k2) throw fail(`dot: inner dimensions differ, got [${m}, ${k}] @ [${k2}, ${n}]`);
+  if (k !== k2) throw fail('ERR_TILE_MISMATCH', `dot: inner dimensions differ, got [${m}, ${k}] @ [${k2}, ${n}]`);
   const out = allocF32(m * n, run);
   const acc = new Float64Array(n);
   for (let i = 0; i < m; i++) {
@@ -136,6 +136,6 @@ export function dot(a: Tile, b: Tile, run: KernelRun | undefined, outDtype: DTyp
 
 /** Integer ceiling division (Triton's tl.cdiv). */
 export function cdiv(a: number, b: number): number {
-  if (!Number.isInteger(a) || !Number.isInteger(b) || b <= 0) throw fail(`cdiv takes integers with b > 0, got ${a} and ${b}`);
+  if (!Number.isInteger(a) || !Number.isInteger(b) || b <= 0) throw fail('ERR_OUT_OF_RANGE', `cdiv takes integers with b > 0, got ${a} and ${b}`);
   return Math.floor((a + b - 1) / b);
 }

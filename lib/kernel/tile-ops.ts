@@ -4,15 +4,12 @@
 // What the result holds is the data mode's (./values.ts, chosen once here);
 // the cost is the same in both modes, so virtual times do not depend on it.
 import type { DType } from '../dtype/index.js';
-import type { KernbenchError } from '../errors.js';
+import type { ErrorCode, KernbenchError } from '../errors.js';
 import type { CostModel } from '../topology/cost-model.js';
 import type { KernelRun } from '../tile/slab.js';
 import { Tile, shapeSize, toShape } from '../tile/tile.js';
 import { cdiv, type Operand } from './math.js';
 import { valuesFor, type Values } from './values.js';
-
-/** The codes a kernel's own errors carry. */
-export type KernelErrorCode = 'ERR_INVALID_ARG' | 'ERR_OUT_OF_BOUNDS' | 'ERR_OUT_OF_MEMORY' | 'ERR_KERNEL_CONCURRENCY';
 
 export abstract class TileOps {
   /** What this kernel's tiles hold, in the plan's data mode. */
@@ -31,7 +28,7 @@ export abstract class TileOps {
   abstract advance(ps: number, op?: string): void;
 
   /** The kernel's error: names the kernel, its PE and its virtual time. */
-  abstract error(code: KernelErrorCode, message: string): KernbenchError;
+  abstract error(code: ErrorCode, message: string): KernbenchError;
 
   /** A tile of zeros (in timing-only mode, a tile whose values are unspecified). */
   zeros(shape: number | readonly number[], dtype: DType): Tile {
@@ -120,7 +117,7 @@ export abstract class TileOps {
         return this.into('max', this.maximum(a, b), out);
       default: {
         const never: never = op;
-        throw this.error('ERR_INVALID_ARG', `unknown reduction, got '${String(never)}'`);
+        throw this.error('ERR_INVALID_ARG_VALUE', `unknown reduction, got '${String(never)}'`);
       }
     }
   }
@@ -135,7 +132,7 @@ export abstract class TileOps {
   protected checkOut(op: string, out: Tile, dtype: DType, count: number): void {
     if (!(out instanceof Tile) || out.dtype !== dtype || out.size !== count) {
       const got = out instanceof Tile ? `a ${out.dtype} tile of ${out.size} elements` : typeof out;
-      throw this.error('ERR_INVALID_ARG', `${op}: out must be a ${dtype} tile of ${count} elements, got ${got}`);
+      throw this.error('ERR_TILE_MISMATCH', `${op}: out must be a ${dtype} tile of ${count} elements, got ${got}`);
     }
   }
 }

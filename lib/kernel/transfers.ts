@@ -12,6 +12,7 @@
 // link model has made them final (docs/determinism.md). A send's arrival is the
 // outbound channel's (its op's arrivalPs, or the channel's lastArrivalPs for one
 // done at once); nothing here adds a latency again.
+import { KernbenchError } from '../errors.js';
 import type { ChannelOp } from '../ipcq/channel-op.js';
 import { WAIT_KIND } from '../shm/layout.js';
 import type { Scheduler } from '../sync/scheduler.js';
@@ -113,7 +114,7 @@ export class Transfers {
   /** Wait for `op` (blocked as the flow's actor meanwhile), then take it. */
   async settle(op: ChannelOp<number>): Promise<number> {
     if (!op.settled) {
-      if (op.index < 0) throw new Error('internal: an unsettled channel op without a queue index');
+      if (op.index < 0) throw new KernbenchError('ERR_INTERNAL', 'an unsettled channel op without a queue index');
       this.block(op);
       try {
         await op.promise;

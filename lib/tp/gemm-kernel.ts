@@ -40,7 +40,7 @@ export const addBias = defineKernel(import.meta.url, 'addBias', async (tl, y: Te
   const ys = tl.shard(y);
   const bs = tl.shard(bias);
   if (bs.cols[0] !== ys.cols[0] || bs.cols[1] !== ys.cols[1]) {
-    throw tl.error('ERR_INVALID_ARG', `bias '${bias.name}' must cover y's columns [${span(ys.cols)}] on this PE, got columns [${span(bs.cols)}]`);
+    throw tl.error('ERR_SHARD_LAYOUT', `bias '${bias.name}' must cover y's columns [${span(ys.cols)}] on this PE, got columns [${span(bs.cols)}]`);
   }
   const v = await tl.load(y);
   await tl.store(y, tl.add(v, broadcastRows(tl, await tl.load(bias), ys.rows[1])));
@@ -59,22 +59,22 @@ function broadcastRows(tl: KernelContext, row: Tile, rows: number): Tile {
 /** Refuse shard layouts whose blocks do not line up (see the diagram at the top). */
 function checkGemmBlocks(tl: KernelContext, x: TensorDesc, w: TensorDesc, y: TensorDesc, bias: TensorDesc | undefined): void {
   if (x.shape.length !== 2 || w.shape.length !== 2 || y.shape.length !== 2) {
-    throw tl.error('ERR_INVALID_ARG', `gemm takes 2-D x, w and y, got shapes [${x.shape.join(', ')}], [${w.shape.join(', ')}] and [${y.shape.join(', ')}]`);
+    throw tl.error('ERR_INVALID_SHAPE', `gemm takes 2-D x, w and y, got shapes [${x.shape.join(', ')}], [${w.shape.join(', ')}] and [${y.shape.join(', ')}]`);
   }
   const [, k] = x.shape;
-  if (w.shape[0] !== k) throw tl.error('ERR_INVALID_ARG', `gemm: x is [${x.shape.join(', ')}] so w needs ${k} rows, got w of shape [${w.shape.join(', ')}]`);
+  if (w.shape[0] !== k) throw tl.error('ERR_SHAPE_MISMATCH', `gemm: x is [${x.shape.join(', ')}] so w needs ${k} rows, got w of shape [${w.shape.join(', ')}]`);
   const xs = tl.shard(x);
   const ws = tl.shard(w);
   const ys = tl.shard(y);
-  if (xs.cols[1] !== k) throw tl.error('ERR_INVALID_ARG', `gemm: this PE's shard of x must hold all ${k} columns (x may be split by rows only), got columns [${span(xs.cols)}]`);
-  if (ws.rows[1] !== k) throw tl.error('ERR_INVALID_ARG', `gemm: this PE's shard of w must hold all ${k} rows (w may be split by columns only), got rows [${span(ws.rows)}]`);
+  if (xs.cols[1] !== k) throw tl.error('ERR_SHARD_LAYOUT', `gemm: this PE's shard of x must hold all ${k} columns (x may be split by rows only), got columns [${span(xs.cols)}]`);
+  if (ws.rows[1] !== k) throw tl.error('ERR_SHARD_LAYOUT', `gemm: this PE's shard of w must hold all ${k} rows (w may be split by columns only), got rows [${span(ws.rows)}]`);
   if (!sameBlock(ys, xs.rows, ws.cols)) {
-    throw tl.error('ERR_INVALID_ARG', `gemm: this PE's shard of y must be rows [${span(xs.rows)}] x columns [${span(ws.cols)}] (x's rows, w's columns), got rows [${span(ys.rows)}] x columns [${span(ys.cols)}]`);
+    throw tl.error('ERR_SHARD_LAYOUT', `gemm: this PE's shard of y must be rows [${span(xs.rows)}] x columns [${span(ws.cols)}] (x's rows, w's columns), got rows [${span(ys.rows)}] x columns [${span(ys.cols)}]`);
   }
   if (bias) {
     const bs = tl.shard(bias);
     if (bs.cols[0] !== ws.cols[0] || bs.cols[1] !== ws.cols[1]) {
-      throw tl.error('ERR_INVALID_ARG', `gemm: this PE's shard of bias must cover w's columns [${span(ws.cols)}], got columns [${span(bs.cols)}]`);
+      throw tl.error('ERR_SHARD_LAYOUT', `gemm: this PE's shard of bias must cover w's columns [${span(ws.cols)}], got columns [${span(bs.cols)}]`);
     }
   }
 }

@@ -181,7 +181,7 @@ export class RowParallelLinear {
     let y = partial;
     const bytes = partial.numel * elementBytes(this.dtype);
     if (this.sequenceParallel) {
-      if (m % this.ws !== 0) throw new KernbenchError('ERR_INVALID_ARG', `RowParallelLinear.forward: with sequenceParallel the rows of x must split evenly over ${this.ws} ranks, got ${m} rows`);
+      requireDivisible('RowParallelLinear.forward', 'the rows of x (sequenceParallel)', m, this.ws);
       y = this.torch.empty([m / this.ws, this.outFeatures], { dtype: this.dtype, name: 'sequence_parallel_scattered' });
       const work = await this.torch.distributed.reduceScatter(y, partial, { op: 'sum' });
       timeline?.record(work.handle, 'collective', { bytes });
@@ -225,7 +225,8 @@ function parseOptions(layer: string, options: unknown): ResolvedOptions {
   throw new KernbenchError('ERR_INVALID_OPTIONS', problems.map(formatConfigProblem).join('; '));
 }
 
-function requireDivisible(layer: string, field: string, value: number, ws: number): void {
+/** `value` (a size named `field`) splits evenly over the `ws` tensor-parallel ranks, else ERR_UNEVEN_SPLIT. */
+export function requireDivisible(layer: string, field: string, value: number, ws: number): void {
   if (value % ws !== 0) {
     throw new KernbenchError('ERR_UNEVEN_SPLIT', `${layer}: ${field} must be divisible by the tensor model parallel world size (${ws}) to split it evenly, got ${field} = ${value}`);
   }

@@ -26,7 +26,7 @@ import { formatConfigProblem, KernbenchError } from '../errors.js';
 import type { Tensor } from '../host/tensor.js';
 import type { Torch } from '../host/torch.js';
 import { tabulateF32 } from '../tabulate.js';
-import { ColumnParallelLinear, RowParallelLinear } from './layers.js';
+import { ColumnParallelLinear, RowParallelLinear, requireDivisible } from './layers.js';
 import { coreAttention, gelu, norm, residualAdd, swiglu, type AttentionDims } from './layer-kernels.js';
 import { getTensorModelParallelWorldSize } from './parallel-state.js';
 import type { LayerTimeline } from './timeline.js';
@@ -52,7 +52,18 @@ export const TransformerLayerOptionsSchema = z
     sequenceParallel: z.boolean().default(false),
     dtype: z.enum(['f16', 'bf16', 'f32']).default('f16'),
   })
-  .strict();
+  .strict()
+  // The rules between fields, reported with the fields' own problems: a head is
+  // hiddenSize / numAttentionHeads wide, and the query heads share the key/value groups evenly.
+  .superRefine((o, ctx) => {
+    if (o.hiddenSize % o.numAttentionHeads !== 0) {
+      ctx.addIssue({ code: 'custom', path: ['hiddenSize'], message: `must be a multiple of numAttentionHeads (${o.numAttentionHeads}), got ${o.hiddenSize}`, input: o.hiddenSize });
+    }
+    const groups = o.numQueryGroups ?? o.numAttentionHeads;
+    if (o.numAttentionHeads % groups !== 0) {
+      ctx.addIssue({ code: 'custom', path: ['numAttentionHeads'], message: `must be a multiple of numQueryGroups (${groups}), got ${o.numAttentionHeads}`, input: o.numAttentionHeads });
+    }
+  });
 
 export type TransformerLayerOptions = z.input<typeof TransformerLayerOptionsSchema>;
 export type TransformerLayerConfig = Required<z.output<typeof TransformerLayerOptionsSchema>>;
@@ -84,18 +95,15 @@ export interface LayerParameters {
   b2: Float32Array | null;
 }
 
-/** Options checked, defaults applied; every problem reported at once (ERR_INVALID_ARG). */
+/** Options checked, defaults applied; every problem reported at once (ERR_INVALID_OPTIONS). */
 export function layerConfig(options: TransformerLayerOptions): TransformerLayerConfig {
   const r = TransformerLayerOptionsSchema.safeParse(options, { reportInput: true });
   if (!r.success) {
     const problems = issueProblems(r.error.issues, TransformerLayerOptionsSchema, (path) => ({ file: 'TransformerLayer options', path: dottedPath(path) }));
-    throw new KernbenchError('ERR_INVALID_ARG', problems.map(formatConfigProblem).join('; '));
+    throw new KernbenchError('ERR_INVALID_OPTIONS', problems.map(formatConfigProblem).join('; '));
   }
   const o = r.data;
-  const c = { ...o, numQueryGroups: o.numQueryGroups ?? o.numAttentionHeads, ffnHiddenSize: o.ffnHiddenSize ?? 4 * o.hiddenSize };
-  if (c.hiddenSize % c.numAttentionHeads !== 0) throw new KernbenchError('ERR_INVALID_ARG', `TransformerLayer: hiddenSize must be a multiple of numAttentionHeads, got ${c.hiddenSize} and ${c.numAttentionHeads}`);
-  if (c.numAttentionHeads % c.numQueryGroups !== 0) throw new KernbenchError('ERR_INVALID_ARG', `TransformerLayer: numAttentionHeads must be a multiple of numQueryGroups, got ${c.numAttentionHeads} and ${c.numQueryGroups}`);
-  return c;
+  return { ...o, numQueryGroups: o.numQueryGroups ?? o.numAttentionHeads, ffnHiddenSize: o.ffnHiddenSize ?? 4 * o.hiddenSize };
 }
 
 /** LayerNorm or RMSNorm over the hidden size (Megatron's TENorm choice), weight 1 and bias 0 until loaded. */
@@ -141,9 +149,8 @@ export class SelfAttention {
     private readonly c: TransformerLayerConfig,
   ) {
     this.ws = getTensorModelParallelWorldSize(torch);
-    if (c.numAttentionHeads % this.ws !== 0 || c.numQueryGroups % this.ws !== 0) {
-      throw new KernbenchError('ERR_INVALID_ARG', `SelfAttention: numAttentionHeads and numQueryGroups must be divisible by the tensor model parallel world size (${this.ws}), got ${c.numAttentionHeads} and ${c.numQueryGroups}`);
-    }
+    requireDivisible('SelfAttention', 'numAttentionHeads', c.numAttentionHeads, this.ws);
+    requireDivisible('SelfAttention', 'numQueryGroups', c.numQueryGroups, this.ws);
     this.headDim = c.hiddenSize / c.numAttentionHeads;
     this.numAttentionHeadsPerPartition = c.numAttentionHeads / this.ws;
     this.numQueryGroupsPerPartition = c.numQueryGroups / this.ws;
@@ -285,7 +292,7 @@ export class TransformerLayer {
     this.config = c;
     const ws = getTensorModelParallelWorldSize(torch);
     const tokens = c.seqLength * c.microBatchSize;
-    if (c.sequenceParallel && tokens % ws !== 0) throw new KernbenchError('ERR_INVALID_ARG', `TransformerLayer: with sequenceParallel, s b must be divisible by the tensor model parallel world size (${ws}), got ${tokens}`);
+    if (c.sequenceParallel) requireDivisible('TransformerLayer', 's b (seqLength x microBatchSize, sequenceParallel)', tokens, ws);
     this.rows = c.sequenceParallel ? tokens / ws : tokens;
     this.inputLayernorm = new Norm(torch, c.normalization, c.hiddenSize, c.dtype);
     this.selfAttention = new SelfAttention(torch, c);
@@ -305,7 +312,7 @@ export class TransformerLayer {
   async forward(x: Tensor, timeline?: LayerTimeline): Promise<Tensor> {
     const c = this.config;
     if (x.shape.length !== 2 || x.shape[0] !== this.rows || x.shape[1] !== c.hiddenSize) {
-      throw new KernbenchError('ERR_INVALID_ARG', `TransformerLayer.forward: x must be [${this.rows}, ${c.hiddenSize}] on this rank (s b${c.sequenceParallel ? ' / tp' : ''} rows), got [${x.shape.join(', ')}]`);
+      throw new KernbenchError('ERR_SHAPE_MISMATCH', `TransformerLayer.forward: x must be [${this.rows}, ${c.hiddenSize}] on this rank (s b${c.sequenceParallel ? ' / tp' : ''} rows), got [${x.shape.join(', ')}]`);
     }
     if (timeline) timeline.block = 'attention';
     const attn = await this.selfAttention.forward(await this.inputLayernorm.forward(x, timeline), timeline);

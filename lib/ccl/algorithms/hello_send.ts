@@ -22,7 +22,7 @@ export const meta = defineAlgorithm({
 
 export const helloSend = defineKernel(import.meta.url, 'helloSend', async (tl, t: TensorDesc) => {
   const n = tl.shardSize(t);
-  if (tl.worldSize < 2) throw tl.error('ERR_INVALID_ARG', `hello_send needs at least 2 ranks, got a world of ${tl.worldSize}`);
+  if (tl.worldSize < 2) throw tl.error('ERR_WRONG_WORLD', `hello_send needs at least 2 ranks, got a world of ${tl.worldSize}`);
   if (tl.rank === 0) {
     const tile = tl.zeros(n, t.dtype);
     for (let i = 0; i < n; i++) tile.data[i] = helloValue(i);

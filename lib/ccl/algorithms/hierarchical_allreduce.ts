@@ -36,7 +36,7 @@ export const meta = defineAlgorithm({
 });
 
 export const allReduce = defineKernel(import.meta.url, 'allReduce', async (tl, t: TensorDesc, op: ReduceOp, shape: WorldShape, _params: Record<string, unknown>) => {
-  if (shape.kind !== 'hierarchical') throw tl.error('ERR_INVALID_ARG', `hierarchical_allreduce runs on a hierarchical world, got a ${shape.kind} world`);
+  if (shape.kind !== 'hierarchical') throw tl.error('ERR_WRONG_WORLD', `hierarchical_allreduce runs on a hierarchical world, got a ${shape.kind} world`);
   const L = shape.w;
   const sips = shape.h;
   const local = tl.rank % L;

@@ -31,7 +31,7 @@ export const meta = defineAlgorithm({
 
 export const allReduce = defineKernel(import.meta.url, 'allReduce', async (tl, t: TensorDesc, op: ReduceOp, shape: WorldShape, _params: Record<string, unknown>) => {
   if (shape.kind === 'tree' || shape.kind === 'none' || shape.kind === 'hierarchical') {
-    throw tl.error('ERR_INVALID_ARG', `mesh_allreduce runs on a grid of ranks arranged as a SIP topology kind (torus_2d, mesh_2d_no_wrap), got a ${shape.kind} world`);
+    throw tl.error('ERR_WRONG_WORLD', `mesh_allreduce runs on a grid of ranks arranged as a SIP topology kind (torus_2d, mesh_2d_no_wrap), got a ${shape.kind} world`);
   }
   const { w, h } = shape;
   // A dimension of one rank has nothing to wrap.

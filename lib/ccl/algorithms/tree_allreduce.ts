@@ -25,7 +25,7 @@ export const meta = defineAlgorithm({
 });
 
 export const allReduce = defineKernel(import.meta.url, 'allReduce', async (tl, t: TensorDesc, op: ReduceOp, shape: WorldShape, _params: Record<string, unknown>) => {
-  if (shape.kind !== 'tree') throw tl.error('ERR_INVALID_ARG', `tree_allreduce runs on a tree world, got a ${shape.kind} world`);
+  if (shape.kind !== 'tree') throw tl.error('ERR_WRONG_WORLD', `tree_allreduce runs on a tree world, got a ${shape.kind} world`);
   const r = tl.rank;
   let data = await tl.load(t);
   const n = data.size;
