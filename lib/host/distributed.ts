@@ -9,6 +9,7 @@
 import type { ResolvedCcl } from '../config/ccl-schema.js';
 import { groupBarrier } from '../ccl/collectives/barrier.js';
 import { allGather } from '../ccl/collectives/all_gather.js';
+import { allToAll } from '../ccl/collectives/all_to_all.js';
 import { broadcast } from '../ccl/collectives/broadcast.js';
 import { reduceScatter } from '../ccl/collectives/reduce_scatter.js';
 import { placeCollective, type Arrangement, type CollectivePlacement } from '../ccl/placement.js';
@@ -37,6 +38,10 @@ export class Work {
   /** This rank's part of the collective: max over its PEs of their execution time, in ns. */
   get critNs(): number {
     return this.handle.critPs / 1000;
+  }
+  /** When this rank's part of the collective ended: the latest end over its PEs, in ns of virtual time. */
+  get endNs(): number {
+    return this.handle.endPs / 1000;
   }
 }
 
@@ -175,6 +180,26 @@ export class Distributed {
     const group = opts.group ?? this.requireWorld().group;
     this.checkPair('reduceScatter', out, t, t.numel === group.size * out.numel, `the input must have ${group.size} x ${out.numel} = ${group.size * out.numel} elements (world size x out)`);
     return this.run(this.launchCollective('reduce_scatter', reduceScatter, t, [out.toDesc(), t.toDesc(), op], { group, leadingTensor: false }), opts);
+  }
+
+  /**
+   * Every rank's `t` (p * n elements) is cut into p blocks; block d goes to
+   * group rank d, and block s of `out` (p * n elements) on rank r is rank s's
+   * block r — PyTorch's all_to_all_single with even splits. Both tensors must
+   * be one shard each, on the same PE (ring store-and-forward,
+   * lib/ccl/collectives/all_to_all.ts). Split sizes are not taken yet: a
+   * split that is not even is ERR_UNEVEN_SPLIT.
+   */
+  async allToAllSingle(out: Tensor, t: Tensor, opts: CollectiveOptions & { outputSplitSizes?: readonly number[]; inputSplitSizes?: readonly number[] } = {}): Promise<Work> {
+    const group = opts.group ?? this.requireWorld().group;
+    const p = group.size;
+    this.checkPair('allToAllSingle', out, t, out.numel === t.numel && t.numel % p === 0, `out and input must have the same number of elements, a multiple of the group size ${p}`);
+    for (const [name, splits] of [['outputSplitSizes', opts.outputSplitSizes], ['inputSplitSizes', opts.inputSplitSizes]] as const) {
+      if (splits === undefined) continue;
+      const even = splits.length === p && splits.every((x) => x === t.numel / p);
+      if (!even) throw new KernbenchError('ERR_UNEVEN_SPLIT', `allToAllSingle: only even splits are supported (${p} splits of ${t.numel / p} elements), got ${name} [${splits.join(', ')}]`);
+    }
+    return this.run(this.launchCollective('all_to_all', allToAll, t, [out.toDesc(), t.toDesc()], { group, leadingTensor: false }), opts);
   }
 
   /**
