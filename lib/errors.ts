@@ -74,6 +74,8 @@ export const ERROR_CODES = {
   ERR_CHANNEL_SETS_EXHAUSTED: 'a process group needs more IPCQ channel sets than ccl.channel_sets provides',
   ERR_NO_BIAS: 'a bias was loaded into a tensor-parallel layer built with bias: false',
   ERR_NO_NEIGHBOUR: "a kernel sent or received in a direction in which its collective's world gives it no neighbour",
+  ERR_NO_PEER_CHANNELS: 'a kernel addressed a peer by rank in a run whose ccl.peer_ranks does not cover its world',
+  ERR_INVALID_PEER: 'a kernel addressed a peer that is not another rank of its world',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -81,3 +81,36 @@ t.test('Work.endNs says when the launch ended: the second of two back-to-back ca
     t.ok(bEnd - aEnd >= bCrit - 1e-9, `second ends at ${bEnd} ns, ${bEnd - aEnd} ns after the first, crit ${bCrit} ns`);
   }
 });
+
+const PEERS = (p: number): string[] => [`ccl.peer_ranks=${p}`];
+
+t.test('with peer channels allToAllSingle is the pairwise exchange: the same blocks for every dtype, on the world and a subgroup', async (t) => {
+  const p = 5, n = 6;
+  const seen: Record<string, boolean> = {};
+  for (const dtype of DTYPES) {
+    const r = await rt.session({ topology: 'ring_1d_6', threads: 1, sets: PEERS(p) }, (torch) => torch.multiprocessing.spawn(collectiveWorker, { args: [{ kind: 'allToAllSingle', nElem: n, dtype } satisfies CollectiveCase], nprocs: p }));
+    seen[dtype] = JSON.stringify(everyRank(r.value).map((v) => v.values)) === JSON.stringify(range(p, (q) => expected(range(p, (i) => i), q, n)));
+  }
+  t.same(seen, Object.fromEntries(DTYPES.map((d) => [d, true])));
+  const sub = await rt.session({ topology: 'ring_1d_6', threads: 1, sets: PEERS(6) }, (torch) =>
+    torch.multiprocessing.spawn(collectiveWorker, { args: [{ kind: 'allToAllSingle', nElem: 3, dtype: 'f16', group: [5, 0, 2, 3] } satisfies CollectiveCase], nprocs: 6 }),
+  );
+  const members = [0, 2, 3, 5];
+  t.same(
+    sub.value.map((v) => (v ? v.values : null)),
+    [expected(members, 0, 3), null, expected(members, 1, 3), expected(members, 2, 3), null, expected(members, 3, 3)],
+  );
+});
+
+t.test('the pairwise exchange has one crit_ns under --threads 1, 2, rank and jitter, and beats the ring on the fully connected kind', async (t) => {
+  const crit: number[][] = [];
+  const c: CollectiveCase = { kind: 'allToAllSingle', nElem: 40, dtype: 'bf16' };
+  for (const [threads, jitterSeed] of [[1, null], [2, null], ['rank', null], [2, 7]] as const) {
+    const r = await rt.session({ topology: 'fully_connected_6', threads, jitterSeed, sets: PEERS(6) }, (torch) => torch.multiprocessing.spawn(collectiveWorker, { args: [c], nprocs: 6 }));
+    crit.push(everyRank(r.value).map((v) => v.critNs));
+  }
+  for (let i = 1; i < crit.length; i++) t.same(crit[i], crit[0]);
+  const ring = await rt.session({ topology: 'fully_connected_6', threads: 1 }, (torch) => torch.multiprocessing.spawn(collectiveWorker, { args: [c], nprocs: 6 }));
+  const ringCrit = Math.max(...everyRank(ring.value).map((v) => v.critNs));
+  t.ok(Math.max(...crit[0]) < ringCrit, `pairwise ${Math.max(...crit[0])} ns < ring ${ringCrit} ns`);
+});

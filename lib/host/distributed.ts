@@ -10,6 +10,7 @@ import type { ResolvedCcl } from '../config/ccl-schema.js';
 import { groupBarrier } from '../ccl/collectives/barrier.js';
 import { allGather } from '../ccl/collectives/all_gather.js';
 import { allToAll } from '../ccl/collectives/all_to_all.js';
+import { allToAllPairwise } from '../ccl/collectives/all_to_all_pairwise.js';
 import { broadcast } from '../ccl/collectives/broadcast.js';
 import { reduceScatter } from '../ccl/collectives/reduce_scatter.js';
 import { placeCollective, type Arrangement, type CollectivePlacement } from '../ccl/placement.js';
@@ -186,8 +187,10 @@ export class Distributed {
    * Every rank's `t` (p * n elements) is cut into p blocks; block d goes to
    * group rank d, and block s of `out` (p * n elements) on rank r is rank s's
    * block r — PyTorch's all_to_all_single with even splits. Both tensors must
-   * be one shard each, on the same PE (ring store-and-forward,
-   * lib/ccl/collectives/all_to_all.ts). Split sizes are not taken yet: a
+   * be one shard each, on the same PE. With peer channels for the group
+   * (ccl.peer_ranks >= its size) it is the pairwise exchange
+   * (lib/ccl/collectives/all_to_all_pairwise.ts), else the ring store-and-forward
+   * (lib/ccl/collectives/all_to_all.ts). Split sizes are not taken yet: a
    * split that is not even is ERR_UNEVEN_SPLIT.
    */
   async allToAllSingle(out: Tensor, t: Tensor, opts: CollectiveOptions & { outputSplitSizes?: readonly number[]; inputSplitSizes?: readonly number[] } = {}): Promise<Work> {
@@ -199,7 +202,10 @@ export class Distributed {
       const even = splits.length === p && splits.every((x) => x === t.numel / p);
       if (!even) throw new KernbenchError('ERR_UNEVEN_SPLIT', `allToAllSingle: only even splits are supported (${p} splits of ${t.numel / p} elements), got ${name} [${splits.join(', ')}]`);
     }
-    return this.run(this.launchCollective('all_to_all', allToAll, t, [out.toDesc(), t.toDesc()], { group, leadingTensor: false }), opts);
+    // Pairwise exchange where the run has peer channels for the group (decision 0060), else the ring.
+    const args = [out.toDesc(), t.toDesc()];
+    const handle = p > 1 && (this.ccl.peer_ranks ?? 0) >= p ? this.launchCollective('all_to_all', allToAllPairwise, t, args, { group, leadingTensor: false }) : this.launchCollective('all_to_all', allToAll, t, args, { group, leadingTensor: false });
+    return this.run(handle, opts);
   }
 
   /**
