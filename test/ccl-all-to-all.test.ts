@@ -8,12 +8,13 @@ import t from 'tap';
 import { loadTopology } from '../lib/config/load.js';
 import { topologyPath } from '../lib/config/paths.js';
 import { DTYPES } from '../lib/dtype/dtypes.js';
-import { CCL_FIXTURES, a2aEndWorker, a2aSplitWorker, cclValue, collectiveWorker, everyRank, type CollectiveCase } from './fixtures/ccl.js';
+import { CCL_FIXTURES, a2aEndWorker, a2aSplitWorker, a2aUnevenWorker, a2aValue, cclValue, collectiveWorker, everyRank, type CollectiveCase } from './fixtures/ccl.js';
 import { TestRuntime } from './helpers/run.js';
 
 const rt = new TestRuntime({ modules: [CCL_FIXTURES] });
 t.teardown(() => rt.close());
 
+const PEERS = (p: number): string[] => [`ccl.peer_ranks=${p}`];
 const range = <T>(n: number, f: (i: number) => T): T[] => Array.from({ length: n }, (_, i) => f(i));
 
 /** What group rank r must hold: block s is member s's input block r (inputs are cclValue('sum', global rank, 0, i)). */
@@ -57,21 +58,54 @@ t.test('on the ideal 6-ring allToAllSingle takes (p-1) alpha + p(p-1)/2 b/beta (
   }
 });
 
-t.test('allToAllSingle has one crit_ns under --threads 1, 2 and rank', async (t) => {
+t.test('the ring allToAllSingle has one crit_ns under --threads 1, 2 and jitter', async (t) => {
   const crit: number[][] = [];
-  for (const threads of [1, 2, 'rank'] as const) {
-    const r = await rt.session({ topology: 'ring_1d_6', threads }, (torch) => torch.multiprocessing.spawn(collectiveWorker, { args: [{ kind: 'allToAllSingle', nElem: 40, dtype: 'bf16' } satisfies CollectiveCase], nprocs: 6 }));
+  for (const [threads, jitterSeed] of [[1, null], [2, null], [2, 11]] as const) {
+    const r = await rt.session({ topology: 'ring_1d_6', threads, jitterSeed }, (torch) => torch.multiprocessing.spawn(collectiveWorker, { args: [{ kind: 'allToAllSingle', nElem: 40, dtype: 'bf16' } satisfies CollectiveCase], nprocs: 6 }));
     crit.push(everyRank(r.value).map((v) => v.critNs));
   }
   t.same(crit[1], crit[0]);
   t.same(crit[2], crit[0]);
 });
 
-t.test('uneven splits are ERR_UNEVEN_SPLIT; even ones given explicitly run', async (t) => {
-  const uneven = await rt.session({ topology: 'ring_1d_6', threads: 1 }, (torch) => torch.multiprocessing.spawn(a2aSplitWorker, { args: [[1, 2]], nprocs: 2 }));
-  const even = await rt.session({ topology: 'ring_1d_6', threads: 1 }, (torch) => torch.multiprocessing.spawn(a2aSplitWorker, { args: [[3, 3]], nprocs: 2 }));
-  t.same(uneven.value, ['ERR_UNEVEN_SPLIT', 'ERR_UNEVEN_SPLIT']);
-  t.same(even.value, ['none', 'none']);
+t.test('without peer channels uneven splits are ERR_UNEVEN_SPLIT, splits that do not add up ERR_SHAPE_MISMATCH; even ones given explicitly run', async (t) => {
+  const codes = [];
+  for (const splits of [[2, 4], [1, 2], [3, 3]]) {
+    const r = await rt.session({ topology: 'ring_1d_6', threads: 1 }, (torch) => torch.multiprocessing.spawn(a2aSplitWorker, { args: [splits], nprocs: 2 }));
+    codes.push(r.value);
+  }
+  t.same(codes, [
+    ['ERR_UNEVEN_SPLIT', 'ERR_UNEVEN_SPLIT'],
+    ['ERR_SHAPE_MISMATCH', 'ERR_SHAPE_MISMATCH'],
+    ['none', 'none'],
+  ]);
+});
+
+/** sizes[i][j]: elements from rank i to rank j, some 0. */
+const SIZES = (p: number): number[][] => range(p, (i) => range(p, (j) => (i * 5 + j * 3 + 1) % 7));
+
+/** What member `me` of `members` must hold after the uneven all-to-all. */
+function unevenExpected(members: number[], sizes: number[][], me: number): number[] {
+  return members.flatMap((src, s) => range(sizes[s][me], (i) => a2aValue(src, members[me], i)));
+}
+
+t.test('with peer channels allToAllSingle takes uneven splits (zeros included), for every dtype, on the world and a subgroup', async (t) => {
+  const p = 5;
+  const sizes = SIZES(p);
+  const seen: Record<string, boolean> = {};
+  for (const dtype of DTYPES) {
+    const r = await rt.session({ topology: 'ring_1d_6', threads: 1, sets: PEERS(p) }, (torch) => torch.multiprocessing.spawn(a2aUnevenWorker, { args: [sizes, dtype, undefined], nprocs: p }));
+    const members = range(p, (i) => i);
+    seen[dtype] = JSON.stringify(everyRank(r.value).map((v) => v.values)) === JSON.stringify(range(p, (me) => unevenExpected(members, sizes, me)));
+  }
+  t.same(seen, Object.fromEntries(DTYPES.map((d) => [d, true])));
+  const members = [1, 2, 4];
+  const sub = SIZES(3);
+  const r = await rt.session({ topology: 'ring_1d_6', threads: 2, sets: PEERS(6) }, (torch) => torch.multiprocessing.spawn(a2aUnevenWorker, { args: [sub, 'f32', members], nprocs: 6 }));
+  t.same(
+    r.value.map((v) => (v ? v.values : null)),
+    [null, unevenExpected(members, sub, 0), unevenExpected(members, sub, 1), null, unevenExpected(members, sub, 2), null],
+  );
 });
 
 t.test('Work.endNs says when the launch ended: the second of two back-to-back calls ends after the first, by at least its crit', async (t) => {
@@ -82,7 +116,6 @@ t.test('Work.endNs says when the launch ended: the second of two back-to-back ca
   }
 });
 
-const PEERS = (p: number): string[] => [`ccl.peer_ranks=${p}`];
 
 t.test('with peer channels allToAllSingle is the pairwise exchange: the same blocks for every dtype, on the world and a subgroup', async (t) => {
   const p = 5, n = 6;

@@ -184,28 +184,42 @@ export class Distributed {
   }
 
   /**
-   * Every rank's `t` (p * n elements) is cut into p blocks; block d goes to
-   * group rank d, and block s of `out` (p * n elements) on rank r is rank s's
-   * block r — PyTorch's all_to_all_single with even splits. Both tensors must
-   * be one shard each, on the same PE. With peer channels for the group
-   * (ccl.peer_ranks >= its size) it is the pairwise exchange
-   * (lib/ccl/collectives/all_to_all_pairwise.ts), else the ring store-and-forward
-   * (lib/ccl/collectives/all_to_all.ts). Split sizes are not taken yet: a
-   * split that is not even is ERR_UNEVEN_SPLIT.
+   * All-to-all into one tensor — PyTorch's all_to_all_single. Rank r's `t` holds
+   * `inputSplitSizes[d]` elements for each group rank d, in rank order; its `out`
+   * receives `outputSplitSizes[s]` elements from each rank s, in rank order
+   * (absent: p equal blocks). Both tensors must be one shard each, on the same PE.
+   * With peer channels for the group (ccl.peer_ranks >= its size) it is the
+   * pairwise exchange (lib/ccl/collectives/all_to_all_pairwise.ts), which takes
+   * uneven splits; else the ring store-and-forward (lib/ccl/collectives/all_to_all.ts),
+   * which takes even splits only (ERR_UNEVEN_SPLIT naming the setting).
    */
   async allToAllSingle(out: Tensor, t: Tensor, opts: CollectiveOptions & { outputSplitSizes?: readonly number[]; inputSplitSizes?: readonly number[] } = {}): Promise<Work> {
     const group = opts.group ?? this.requireWorld().group;
     const p = group.size;
-    this.checkPair('allToAllSingle', out, t, out.numel === t.numel && t.numel % p === 0, `out and input must have the same number of elements, a multiple of the group size ${p}`);
-    for (const [name, splits] of [['outputSplitSizes', opts.outputSplitSizes], ['inputSplitSizes', opts.inputSplitSizes]] as const) {
-      if (splits === undefined) continue;
-      const even = splits.length === p && splits.every((x) => x === t.numel / p);
-      if (!even) throw new KernbenchError('ERR_UNEVEN_SPLIT', `allToAllSingle: only even splits are supported (${p} splits of ${t.numel / p} elements), got ${name} [${splits.join(', ')}]`);
-    }
-    // Pairwise exchange where the run has peer channels for the group (decision 0060), else the ring.
+    const me = this.memberRank('allToAllSingle', group);
+    const inSplits = this.splits('inputSplitSizes', opts.inputSplitSizes, t.numel, p);
+    const outSplits = this.splits('outputSplitSizes', opts.outputSplitSizes, out.numel, p);
+    this.checkPair('allToAllSingle', out, t, inSplits[me] === outSplits[me], `a rank's block for itself must be the same size in both splits (input ${inSplits[me]}, output ${outSplits[me]})`);
     const args = [out.toDesc(), t.toDesc()];
-    const handle = p > 1 && (this.ccl.peer_ranks ?? 0) >= p ? this.launchCollective('all_to_all', allToAllPairwise, t, args, { group, leadingTensor: false }) : this.launchCollective('all_to_all', allToAll, t, args, { group, leadingTensor: false });
-    return this.run(handle, opts);
+    if (p > 1 && (this.ccl.peer_ranks ?? 0) >= p) return this.run(this.launchCollective('all_to_all', allToAllPairwise, t, [...args, inSplits, outSplits], { group, leadingTensor: false }), opts);
+    const even = out.numel === t.numel && t.numel % p === 0 && [...inSplits, ...outSplits].every((x) => x === t.numel / p);
+    if (!even) {
+      throw new KernbenchError('ERR_UNEVEN_SPLIT', `allToAllSingle on ${group}: without peer channels the ring all-to-all takes ${p} equal blocks only; run with ccl.peer_ranks >= ${p} (--set ccl.peer_ranks=${p}) for the pairwise exchange, got inputSplitSizes [${inSplits.join(', ')}] and outputSplitSizes [${outSplits.join(', ')}]`);
+    }
+    return this.run(this.launchCollective('all_to_all', allToAll, t, args, { group, leadingTensor: false }), opts);
+  }
+
+  /** Split sizes of a tensor of `numel` elements over `p` ranks: `given` checked, or p equal blocks. */
+  private splits(name: string, given: readonly number[] | undefined, numel: number, p: number): number[] {
+    if (given === undefined) {
+      if (numel % p !== 0) throw new KernbenchError('ERR_UNEVEN_SPLIT', `allToAllSingle: without ${name} a tensor is cut into ${p} equal blocks, got ${numel} elements`);
+      return Array.from({ length: p }, () => numel / p);
+    }
+    const sum = given.reduce((a, b) => a + b, 0);
+    if (given.length !== p || !given.every((x) => Number.isInteger(x) && x >= 0) || sum !== numel) {
+      throw new KernbenchError('ERR_SHAPE_MISMATCH', `allToAllSingle: ${name} must be ${p} non-negative integers summing to the tensor's ${numel} elements, got [${given.join(', ')}]`);
+    }
+    return [...given];
   }
 
   /**
