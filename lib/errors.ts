@@ -84,6 +84,8 @@ export const ERROR_CODES = {
   // The command line's own conditions (bin/cli/); each exits 2 like ERR_USAGE.
   ERR_UNKNOWN_TOPOLOGY: 'a topology was named that is neither shipped (kernbench list) nor a path to a file',
   ERR_NO_TABLE: '--csv was given for a bench whose results carry no table',
+  ERR_NO_PEER_CHANNELS: 'a kernel addressed a peer by rank in a run whose ccl.peer_ranks does not cover its world',
+  ERR_INVALID_PEER: 'a kernel addressed a peer that is not another rank of its world',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

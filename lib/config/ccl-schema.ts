@@ -26,6 +26,13 @@ const positiveInt = z.number().int().positive();
  * address space up front, memory once used (docs/decisions/0020-a-channel-set-per-process-group.md).
  */
 const channelSets = positiveInt.max(64);
+/**
+ * Peer ranks of a run: the largest group whose kernels address peers by rank
+ * (tl.peer, lib/kernel/context.ts); 0 or absent: no kernel may. Each channel set
+ * gets a family of ceil((peer_ranks - 1) / 4) peer sets, one ring per ordered
+ * pair of ranks at each distance (docs/decisions/0060-peer-channels.md).
+ */
+const peerRanks = z.number().int().min(0).max(4096);
 /** The default channel_sets: the world and three sets for groups (e.g. TP groups and DP groups). */
 export const DEFAULT_CHANNEL_SETS = 4;
 
@@ -63,6 +70,8 @@ export const CclDefaultsSchema = z.strictObject({
   },
   /** Channel sets (see channelSets above); default DEFAULT_CHANNEL_SETS. */
   channel_sets: channelSets.optional(),
+  /** Peer ranks (see peerRanks above); default 0. */
+  peer_ranks: peerRanks.optional(),
 });
 
 /** Names of the fields a `defaults` block may set besides `algorithm`. */
@@ -82,6 +91,8 @@ export const CclAlgorithmEntrySchema = z.strictObject({
   },
   /** Channel sets (see channelSets above). */
   channel_sets: channelSets.optional(),
+  /** Peer ranks (see peerRanks above). */
+  peer_ranks: peerRanks.optional(),
 });
 
 export const CclFileSchema = z
@@ -105,6 +116,7 @@ export const ResolvedCclSchema = z
     world_size: positiveInt.optional(),
     ...tunables,
     channel_sets: channelSets.default(DEFAULT_CHANNEL_SETS),
+    peer_ranks: peerRanks.optional(),
   })
   .superRefine((c, ctx) => {
     if (c.vc_chunk_size > c.slot_size) {

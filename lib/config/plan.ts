@@ -6,7 +6,7 @@ import type { ResolvedCcl } from './ccl-schema.js';
 import type { Topology } from './topology-schema.js';
 import { totalmem } from 'node:os';
 import { ConfigError, UsageError } from '../errors.js';
-import { ShmLayout, type LayoutDims } from '../shm/layout.js';
+import { ShmLayout, totalChannelSets, type LayoutDims } from '../shm/layout.js';
 import { Machine } from '../topology/machine.js';
 import { Links } from '../topology/links.js';
 import { tabulate } from '../tabulate.js';
@@ -122,7 +122,7 @@ function sessionDims(m: Machine, ccl: ResolvedCcl, executors: number, noData: bo
     cubes: m.sips * m.cubesPerSip,
     arenaBytes: noData ? 0 : (arenaBytes ?? DEFAULT_ARENA_BYTES),
     // One buffer of rings per channel set (lib/shm/layout.ts), each the size of the world's.
-    channelSets: ccl.channel_sets,
+    channelSets: totalChannelSets(ccl.channel_sets, ccl.peer_ranks),
   };
 }
 

@@ -9,6 +9,8 @@
 import type { ResolvedCcl } from '../config/ccl-schema.js';
 import { groupBarrier } from '../ccl/collectives/barrier.js';
 import { allGather } from '../ccl/collectives/all_gather.js';
+import { allToAll } from '../ccl/collectives/all_to_all.js';
+import { allToAllPairwise } from '../ccl/collectives/all_to_all_pairwise.js';
 import { broadcast } from '../ccl/collectives/broadcast.js';
 import { reduceScatter } from '../ccl/collectives/reduce_scatter.js';
 import { placeCollective, type Arrangement, type CollectivePlacement } from '../ccl/placement.js';
@@ -37,6 +39,10 @@ export class Work {
   /** This rank's part of the collective: max over its PEs of their execution time, in ns. */
   get critNs(): number {
     return this.handle.critPs / 1000;
+  }
+  /** When this rank's part of the collective ended: the latest end over its PEs, in ns of virtual time. */
+  get endNs(): number {
+    return this.handle.endPs / 1000;
   }
 }
 
@@ -175,6 +181,45 @@ export class Distributed {
     const group = opts.group ?? this.requireWorld().group;
     this.checkPair('reduceScatter', out, t, t.numel === group.size * out.numel, `the input must have ${group.size} x ${out.numel} = ${group.size * out.numel} elements (world size x out)`);
     return this.run(this.launchCollective('reduce_scatter', reduceScatter, t, [out.toDesc(), t.toDesc(), op], { group, leadingTensor: false }), opts);
+  }
+
+  /**
+   * All-to-all into one tensor — PyTorch's all_to_all_single. Rank r's `t` holds
+   * `inputSplitSizes[d]` elements for each group rank d, in rank order; its `out`
+   * receives `outputSplitSizes[s]` elements from each rank s, in rank order
+   * (absent: p equal blocks). Both tensors must be one shard each, on the same PE.
+   * With peer channels for the group (ccl.peer_ranks >= its size) it is the
+   * pairwise exchange (lib/ccl/collectives/all_to_all_pairwise.ts), which takes
+   * uneven splits; else the ring store-and-forward (lib/ccl/collectives/all_to_all.ts),
+   * which takes even splits only (ERR_UNEVEN_SPLIT naming the setting).
+   */
+  async allToAllSingle(out: Tensor, t: Tensor, opts: CollectiveOptions & { outputSplitSizes?: readonly number[]; inputSplitSizes?: readonly number[] } = {}): Promise<Work> {
+    const group = opts.group ?? this.requireWorld().group;
+    const p = group.size;
+    const me = this.memberRank('allToAllSingle', group);
+    const inSplits = this.splits('inputSplitSizes', opts.inputSplitSizes, t.numel, p);
+    const outSplits = this.splits('outputSplitSizes', opts.outputSplitSizes, out.numel, p);
+    this.checkPair('allToAllSingle', out, t, inSplits[me] === outSplits[me], `a rank's block for itself must be the same size in both splits (input ${inSplits[me]}, output ${outSplits[me]})`);
+    const args = [out.toDesc(), t.toDesc()];
+    if (p > 1 && (this.ccl.peer_ranks ?? 0) >= p) return this.run(this.launchCollective('all_to_all', allToAllPairwise, t, [...args, inSplits, outSplits], { group, leadingTensor: false }), opts);
+    const even = out.numel === t.numel && t.numel % p === 0 && [...inSplits, ...outSplits].every((x) => x === t.numel / p);
+    if (!even) {
+      throw new KernbenchError('ERR_UNEVEN_SPLIT', `allToAllSingle on ${group}: without peer channels the ring all-to-all takes ${p} equal blocks only; run with ccl.peer_ranks >= ${p} (--set ccl.peer_ranks=${p}) for the pairwise exchange, got inputSplitSizes [${inSplits.join(', ')}] and outputSplitSizes [${outSplits.join(', ')}]`);
+    }
+    return this.run(this.launchCollective('all_to_all', allToAll, t, args, { group, leadingTensor: false }), opts);
+  }
+
+  /** Split sizes of a tensor of `numel` elements over `p` ranks: `given` checked, or p equal blocks. */
+  private splits(name: string, given: readonly number[] | undefined, numel: number, p: number): number[] {
+    if (given === undefined) {
+      if (numel % p !== 0) throw new KernbenchError('ERR_UNEVEN_SPLIT', `allToAllSingle: without ${name} a tensor is cut into ${p} equal blocks, got ${numel} elements`);
+      return Array.from({ length: p }, () => numel / p);
+    }
+    const sum = given.reduce((a, b) => a + b, 0);
+    if (given.length !== p || !given.every((x) => Number.isInteger(x) && x >= 0) || sum !== numel) {
+      throw new KernbenchError('ERR_SHAPE_MISMATCH', `allToAllSingle: ${name} must be ${p} non-negative integers summing to the tensor's ${numel} elements, got [${given.join(', ')}]`);
+    }
+    return [...given];
   }
 
   /**

@@ -5,6 +5,7 @@
 import { KernelError, KernbenchError, reviveError } from '../errors.js';
 import type { Kernel } from '../kernel/define.js';
 import { portsOf, type World } from '../ccl/world.js';
+import type { Ports } from '../kernel/ports.js';
 import { HEADER, PE, RECORD, WAIT_KIND } from '../shm/layout.js';
 import { postCommand } from '../pe/commands.js';
 import type { BroadcastListener } from '../sync/scheduler.js';
@@ -114,7 +115,7 @@ export class HostRuntime implements BroadcastListener {
           kernel: kernel.ref,
           name,
           args,
-          ports: portsOf(Array.isArray(opts.world) ? opts.world[i] : opts.world, opts.ranks ? opts.ranks[i] : i),
+          ports: this.portsFor(Array.isArray(opts.world) ? opts.world[i] : opts.world, opts.ranks ? opts.ranks[i] : i),
           rank: opts.ranks ? opts.ranks[i] : i,
           startPs: this.clockPs,
           tag: opts.tag ?? -1,
@@ -244,6 +245,12 @@ export class HostRuntime implements BroadcastListener {
    * this host's previous kernel on a PE ends before the next starts); launches by
    * two hosts on one PE are not ordered (their queue order is wall-clock order).
    */
+  /** The port table of `rank` in `world`, with the world's PEs when the run lets kernels address peers (ccl.peer_ranks). */
+  private portsFor(world: World, rank: number): Ports {
+    const ports = portsOf(world, rank);
+    return (this.env.plan.ccl.peer_ranks ?? 0) > 0 ? { ...ports, pes: world.pes } : ports;
+  }
+
   private raceLaunch(name: string, pes: number[], seqs: number[]): void {
     const m = this.env.machine;
     const n = this.raceLaunches++;

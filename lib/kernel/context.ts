@@ -18,10 +18,10 @@
 import { bytesPerElement, type DType } from '../dtype/index.js';
 import { KernbenchError, formatPs, type ErrorCode } from '../errors.js';
 import type { ChannelOp, InboundChannel, OutboundChannel } from '../ipcq/channel.js';
-import { portOf, type Ports } from './ports.js';
+import { Peer, portOf, type Ports } from './ports.js';
 import { Flow, Region } from './flow.js';
 import { claimDirection, runBranches } from './branches.js';
-import { DIRECTIONS, MAX_BRANCHES, type Direction } from '../shm/layout.js';
+import { DIRECTIONS, MAX_BRANCHES, peerRing, type Direction } from '../shm/layout.js';
 import type { PeCoord } from '../topology/machine.js';
 import type { ThreadEnv } from '../sync/thread-env.js';
 import type { VirtualClock } from '../time/virtual-clock.js';
@@ -252,15 +252,18 @@ export class KernelContext extends TileOps implements SendWaiter {
 
   // ---- IPCQ -----------------------------------------------------------------
 
-  /** Send `tile` to the neighbour in `dir`. Runs in the background; await the handle to wait for it. */
-  send(dir: Direction, tile: Tile): SendHandle {
+  /**
+   * Send `tile` to the neighbour in `dir`, or to a peer of the world by rank
+   * (`tl.peer(r)`, on its own ring: docs/decisions/0060-peer-channels.md). Runs
+   * in the background; await the handle to wait for it.
+   */
+  send(to: Direction | Peer, tile: Tile): SendHandle {
     this.enter('send');
-    const d = this.dir(dir);
+    const { d, set, pe: peer } = to instanceof Peer ? this.peerRing(to, 'send') : this.directionPort(to);
     this.claim('send', d);
-    const peer = portOf(this.ports.send, d).pe;
-    this.race.send(d, this.ports.set, tile.dtype, tile.size);
+    this.race.send(d, set, tile.dtype, tile.size);
     const channel = this.pe.out[d];
-    const r = channel.send(this.ports.set, peer, tile.dtype, tile.data, this.clock.nowPs, this.transfers.horizonPs, this.run);
+    const r = channel.send(set, peer, tile.dtype, tile.data, this.clock.nowPs, this.transfers.horizonPs, this.run);
     // Either way the flow's end waits for it (drain).
     if (typeof r === 'number') {
       this.transfers.sentAtOnce(r, channel.lastArrivalPs);
@@ -275,7 +278,7 @@ export class KernelContext extends TileOps implements SendWaiter {
    * that size and dtype, e.g. a view of a chunk), the values land in it and it is
    * what the receive gives; otherwise a new tile. Same virtual time either way.
    */
-  recv(dir: Direction, shape: number | readonly number[], dtype: DType, out?: Tile): Promise<Tile> {
+  recv(dir: Direction | Peer, shape: number | readonly number[], dtype: DType, out?: Tile): Promise<Tile> {
     const tile = this.recvTile(shape, dtype, out);
     const r = this.recvIssue(dir, dtype, tile);
     // Done at once (the common case): what wait() does, without a RecvFuture.
@@ -291,7 +294,7 @@ export class KernelContext extends TileOps implements SendWaiter {
   }
 
   /** Start a receive; `await tl.wait(future)` gives the tile. Leave `out` alone until then. */
-  recvAsync(dir: Direction, shape: number | readonly number[], dtype: DType, out?: Tile): RecvFuture {
+  recvAsync(dir: Direction | Peer, shape: number | readonly number[], dtype: DType, out?: Tile): RecvFuture {
     const tile = this.recvTile(shape, dtype, out);
     const r = this.recvIssue(dir, dtype, tile);
     const f = typeof r === 'number' ? new RecvFuture(null, r, tile) : new RecvFuture(r, 0, tile);
@@ -310,13 +313,22 @@ export class KernelContext extends TileOps implements SendWaiter {
   }
 
   /** Issue a receive into `tile`: its completion time if done at once, else the queued op. */
-  private recvIssue(dir: Direction, dtype: DType, tile: Tile): ChannelOp<number> | number {
+  private recvIssue(from: Direction | Peer, dtype: DType, tile: Tile): ChannelOp<number> | number {
     this.enter('recv');
-    const d = this.dir(dir);
+    let d: number, src: { pe: number; dir: number }, set: number;
+    if (from instanceof Peer) {
+      const ring = this.peerRing(from, 'recv');
+      d = ring.d;
+      set = ring.set;
+      src = { pe: ring.pe, dir: ring.d };
+    } else {
+      d = this.dir(from);
+      set = this.ports.set;
+      src = portOf(this.ports.recv, d);
+    }
     this.claim('recv', d);
-    const src = portOf(this.ports.recv, d);
-    this.raceKeys = this.race.receive(src.pe, src.dir, this.ports.set, dtype, tile.size);
-    const r = this.pe.in[d].recv(src.pe, src.dir, this.ports.set, dtype, tile.data, this.clock.nowPs);
+    this.raceKeys = this.race.receive(src.pe, src.dir, set, dtype, tile.size);
+    const r = this.pe.in[d].recv(src.pe, src.dir, set, dtype, tile.data, this.clock.nowPs);
     // Either way the flow's end waits for it (drain), even if never waited on.
     if (typeof r === 'number') this.transfers.receivedAtOnce(r);
     else this.transfers.track(r);
@@ -419,6 +431,41 @@ export class KernelContext extends TileOps implements SendWaiter {
   }
 
   // ---- helpers ----------------------------------------------------------------
+
+  /**
+   * Rank `rank` of this kernel's world, to send to or receive from directly:
+   * `tl.send(tl.peer(r), tile)`, `tl.recv(tl.peer(r), n, dtype)`. Needs a run with
+   * ccl.peer_ranks >= the world's size (docs/decisions/0060-peer-channels.md).
+   */
+  peer(rank: number): Peer {
+    if (!Number.isInteger(rank) || rank < 0 || rank >= this.ports.size || rank === this.rank) {
+      throw new KernbenchError('ERR_INVALID_PEER', `${this.name} on PE ${this.pe.id}: a peer is another rank of the world, an integer in [0, ${this.ports.size}) other than this kernel's ${this.rank}, got ${String(rank)}`);
+    }
+    return new Peer(rank);
+  }
+
+  /** Where a send in direction `dir` goes: the DMA channel, its channel set and the receiving PE. */
+  private directionPort(dir: Direction): { d: number; set: number; pe: number } {
+    const d = this.dir(dir);
+    return { d, set: this.ports.set, pe: portOf(this.ports.send, d).pe };
+  }
+
+  /**
+   * The peer ring between this rank and `p` (decision 0060): for a send, this PE's
+   * ring at distance (p - r) mod n and p's PE; for a receive, p's ring at distance
+   * (r - p) mod n and p's PE. `d` is the direction (DMA channel) of that ring.
+   */
+  private peerRing(p: Peer, use: 'send' | 'recv'): { d: number; set: number; pe: number } {
+    const n = this.ports.size;
+    const ccl = this.pe.env.plan.ccl;
+    const pes = this.ports.pes;
+    if (pes === undefined || (ccl.peer_ranks ?? 0) < n) {
+      throw new KernbenchError('ERR_NO_PEER_CHANNELS', `${this.name} on PE ${this.pe.id}: ${use} to ${p} needs peer channels for a world of ${n} ranks; run with ccl.peer_ranks >= ${n} (--set ccl.peer_ranks=${n}), got ccl.peer_ranks = ${ccl.peer_ranks ?? 0}`);
+    }
+    const k = use === 'send' ? (p.rank - this.rank + n) % n : (this.rank - p.rank + n) % n;
+    const ring = peerRing(ccl.channel_sets, ccl.peer_ranks ?? 0, this.ports.set, k);
+    return { d: ring.dir, set: ring.set, pe: pes[p.rank] };
+  }
 
   private dir(d: Direction): number {
     const i = DIRECTIONS.indexOf(d);

@@ -24,6 +24,11 @@ export interface Ports {
   send: Port[];
   /** Per direction: which neighbour and which of its directions a receive comes from. */
   recv: Port[];
+  /**
+   * The PE of each rank of the world, for addressing peers by rank (tl.peer):
+   * present only in runs with ccl.peer_ranks (docs/decisions/0060-peer-channels.md).
+   */
+  pes?: readonly number[];
 }
 
 /** The port of `ports` in direction `d`, or the error the host recorded for it. */
@@ -31,4 +36,12 @@ export function portOf(table: Port[], d: number): { pe: number; dir: number } {
   const p = table[d];
   if ('code' in p) throw new KernbenchError(p.code, p.message);
   return p;
+}
+
+/** A rank of the kernel's world addressed directly (tl.peer(r)): sends and receives take it where they take a direction. */
+export class Peer {
+  constructor(readonly rank: number) {}
+  toString(): string {
+    return `peer ${this.rank}`;
+  }
 }

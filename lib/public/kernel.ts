@@ -3,6 +3,7 @@
 export { defineKernel, type Kernel, type KernelFn, type KernelRef } from '../kernel/define.js';
 export { defineAlgorithm, type AlgorithmMeta, type ArrangementKind, type Provides } from '../ccl/define-algorithm.js';
 export type { KernelContext, SendHandle, RecvFuture } from '../kernel/context.js';
+export type { Peer } from '../kernel/ports.js';
 export { Tile } from '../tile/tile.js';
 export { DIRECTIONS, type Direction } from '../shm/layout.js';
 export type { TensorDesc, ShardDesc, SpaceName } from '../shm/tensor-desc.js';

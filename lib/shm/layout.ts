@@ -172,6 +172,28 @@ export const DIRECTIONS = ['east', 'west', 'north', 'south'] as const;
 export type Direction = (typeof DIRECTIONS)[number];
 export const DIR_COUNT = DIRECTIONS.length;
 
+/**
+ * Peer channels (docs/decisions/0060-peer-channels.md): each of the `channelSets`
+ * group sets has a family of peerSetsPerGroup(peerRanks) sets after the group
+ * sets; the ring from group rank r to rank q (distance k = (q - r) mod p, 1 <= k < p)
+ * is the sender PE's ring of direction (k - 1) mod 4 in the family's set
+ * floor((k - 1) / 4). Every ordered pair owns a ring; one never used is never touched.
+ */
+export function peerSetsPerGroup(peerRanks: number | undefined): number {
+  return peerRanks === undefined || peerRanks < 2 ? 0 : Math.ceil((peerRanks - 1) / DIR_COUNT);
+}
+
+/** Every channel set of a session: the group sets and their peer families. */
+export function totalChannelSets(channelSets: number, peerRanks: number | undefined): number {
+  return channelSets * (1 + peerSetsPerGroup(peerRanks));
+}
+
+/** The set and direction of the peer ring at distance `k` (1 <= k < peerRanks) in group set `groupSet`'s family. */
+export function peerRing(channelSets: number, peerRanks: number, groupSet: number, k: number): { set: number; dir: number } {
+  const f = peerSetsPerGroup(peerRanks);
+  return { set: channelSets + groupSet * f + Math.floor((k - 1) / DIR_COUNT), dir: (k - 1) % DIR_COUNT };
+}
+
 /** IPCQ slot header (bytes): arrival time, credit time, payload size, sender, receiver, sequence. */
 export const SLOT = {
   /** f64: virtual time the payload arrives at the receiver. */

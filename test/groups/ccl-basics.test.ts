@@ -4,6 +4,8 @@
 // `npx tap dist/test/NAME.test.js`.
 
 import '../ccl-collectives.test.js';
+import '../ccl-all-to-all.test.js';
+import '../ccl-peers.test.js';
 import '../ccl-ops.test.js';
 import '../ccl-world.test.js';
 import '../ccl-laws.test.js';
