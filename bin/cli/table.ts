@@ -41,6 +41,7 @@ export const FLAGS = {
   log: { type: 'boolean', help: 'the event log: one line per IPCQ piece and kernel start/end, in virtual-time order\n(stderr with --json)' },
   'no-data': { type: 'boolean', help: 'timing only: kernels move and compute no data (same crit_ns; results are not checked)' },
   'check-races': { type: 'boolean', help: 'fail (exit 1) if two PEs or hosts touch the same bytes with nothing ordering them (docs/determinism.md)' },
+  verbose: { type: 'boolean', help: 'on a deadlock, every waiter\'s own line after the summary (stderr)' },
   help: { type: 'boolean', short: 'h', help: 'this help' },
 } as const satisfies Record<string, FlagSpec>;
 
@@ -75,7 +76,7 @@ export const COMMANDS = {
   run: {
     summary: 'run a bench and print its results',
     usage: ['--bench B [options] [bench options]', "--bench B --help          the bench's own options, with their defaults"],
-    flags: [...RUN_CONFIG, 'json', 'csv', 'trace', 'stats', 'log', 'no-data', 'check-races', 'help'],
+    flags: [...RUN_CONFIG, 'json', 'csv', 'trace', 'stats', 'log', 'no-data', 'check-races', 'verbose', 'help'],
     notes: { help: BENCH_HELP },
     benchOptions: true,
     more: [BENCH_OPTIONS_NOTE, JITTER_NOTE, 'On a terminal, a run that takes a while shows its progress on stderr (virtual time, messages, ranks done).'],
