@@ -156,10 +156,18 @@ export class UsageError extends KernbenchError {
 export class DeadlockError extends KernbenchError {
   /** One line per waiter: who waits, for what, since which virtual time. */
   readonly waiters: string[];
-  constructor(waiters: string[]) {
-    super('ERR_DEADLOCK', `deadlock: every live PE and rank waits and nothing is in flight:\n  ${waiters.join('\n  ')}`);
+  /** A few lines: how many actors wait, grouped by what they wait for, and the cycles (empty when built from waiters alone). */
+  readonly summary: string[];
+  /**
+   * With a summary, the message is the summary (a report of a thousand ranks stays a few lines);
+   * `waiters` keeps every waiter's line. Without one, the message lists the waiters.
+   */
+  constructor(waiters: string[], summary: string[] = []) {
+    const body = summary.length > 0 ? [...summary, `(each waiter's own line: the error's waiters, ${waiters.length} lines; --verbose prints them)`] : waiters;
+    super('ERR_DEADLOCK', `deadlock: every live PE and rank waits and nothing is in flight:\n  ${body.join('\n  ')}`);
     this.name = 'DeadlockError';
     this.waiters = waiters;
+    this.summary = summary;
   }
 }
 

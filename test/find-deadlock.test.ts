@@ -6,7 +6,8 @@
 import t from 'tap';
 import { loadTopology } from '../lib/config/load.js';
 import { topologyPath } from '../lib/config/paths.js';
-import { findDeadlock } from '../lib/coordinator/deadlock.js';
+import { findDeadlock, findDeadlockReport } from '../lib/coordinator/deadlock.js';
+import { stronglyConnected } from '../lib/coordinator/deadlock-summary.js';
 import { ACTOR, ACTOR_STATE, HEADER, PE, RING, WAIT_KIND } from '../lib/shm/layout.js';
 import { SharedState } from '../lib/shm/shared-state.js';
 import { Machine } from '../lib/topology/machine.js';
@@ -115,4 +116,37 @@ t.test('finished actors do not hold a session up, and each wait kind is explaine
     'PE (sip 0, cube 0, pe 3) inbound west channel waits for its receive from west since 2.000 ns',
     'rank 0 host waits for a kernel on PE (sip 0, cube 0, pe 3) to finish since 2.500 ns',
   ]);
+});
+
+t.test('the summary groups the waiters by what they wait for and names the cycle', async (t) => {
+  const sh = fresh();
+  // A ring of four kernels, each waiting for data on the east ring of the PE before it.
+  for (let pe = 0; pe < 4; pe++) waitData(sh, pe, (pe + 3) % 4, EAST);
+  const r = findDeadlockReport(sh, machine);
+  t.equal(r?.waiters.length, 4, 'one line per waiter as before');
+  t.same(r?.summary, [
+    '4 actors wait:',
+    "  4 PEs' kernels wait for IPCQ data on a neighbour's east ring, message #0, since 1.000 ns",
+    "the PEs' waits for IPCQ data form one cycle: 4 PEs (PE (sip 0, cube 0, pe 0) waits for PE (sip 0, cube 0, pe 3) waits for PE (sip 0, cube 0, pe 2) waits for ...)",
+  ]);
+});
+
+t.test('two cycles are counted as two, and a chain that ends at an idle PE is no cycle', async (t) => {
+  const two = fresh();
+  waitData(two, 4, 5, WEST);
+  waitData(two, 0, 1, WEST);
+  waitData(two, 5, 4, EAST);
+  waitData(two, 1, 0, EAST);
+  t.match(findDeadlockReport(two, machine)?.summary.at(-1), /form 2 cycles: 2 PEs .*; 2 PEs /);
+  const chain = fresh();
+  waitData(chain, 0, 1, WEST);
+  t.equal(findDeadlockReport(chain, machine)?.summary.at(-1), "the PEs' waits for IPCQ data form no cycle");
+});
+
+t.test('the cycle search walks a ring of 100000 PEs without overflowing the stack', async (t) => {
+  const n = 100_000;
+  const edges = new Map<number, number[]>(Array.from({ length: n }, (_, i) => [i, [(i + 1) % n]]));
+  const parts = stronglyConnected(edges);
+  t.equal(parts.length, 1);
+  t.equal(parts[0].length, n);
 });

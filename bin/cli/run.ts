@@ -4,6 +4,7 @@
 import type { RunConfig } from '../../lib/bench/contract.js';
 import type { RunProgress } from '../../lib/bench/progress.js';
 import { runBench } from '../../lib/bench/runner.js';
+import { DeadlockError } from '../../lib/errors.js';
 import { ThreadResources } from '../../lib/session/thread-resources.js';
 import { statsTable } from '../../lib/trace/stats.js';
 import { commandHelp, benchHelp } from './help.js';
@@ -40,7 +41,13 @@ export async function cmdRun(args: string[], threads: ThreadResources | undefine
       status?.clear();
       out.write(`${line}\n`);
     };
-    const outcome = await runBench(resources, b.loaded, config, log).finally(() => status?.clear());
+    const outcome = await runBench(resources, b.loaded, config, log)
+      .catch((e: unknown) => {
+        // The error's message is the deadlock's summary; --verbose adds each waiter's line.
+        if (v.verbose === true && e instanceof DeadlockError) process.stderr.write(`kernbench: every waiter of the deadlock (${e.waiters.length}):\n${e.waiters.map((w) => `  ${w}\n`).join('')}`);
+        throw e;
+      })
+      .finally(() => status?.clear());
     for (const r of outcome.results) printResult(r, json, outcome.stats);
     if (!json && v.stats === true && outcome.stats) for (const line of statsTable(outcome.stats)) process.stdout.write(`${line}\n`);
     if (typeof v.csv === 'string') writeCsv(v.csv, b.loaded.name, outcome.results);

@@ -44,6 +44,7 @@ export const FLAGS = {
   out: { type: 'string', value: 'DIR', help: 'where a bench that writes files (milestone_ccl) puts them (default: ./out)' },
   html: { type: 'string', value: 'FILE', help: 'also write one self-contained HTML page: table, charts, topologies, parameters, version' },
   'trace-dir': { type: 'string', value: 'DIR', help: "with --html: a Chrome trace per point in DIR, linked from the page (open in ui.perfetto.dev)" },
+  verbose: { type: 'boolean', help: 'on a deadlock, every waiter\'s own line after the summary (stderr)' },
   help: { type: 'boolean', short: 'h', help: 'this help' },
 } as const satisfies Record<string, FlagSpec>;
 
@@ -78,7 +79,7 @@ export const COMMANDS = {
   run: {
     summary: 'run a bench and print its results',
     usage: ['--bench B [options] [bench options]', "--bench B --help          the bench's own options, with their defaults"],
-    flags: [...RUN_CONFIG, 'json', 'csv', 'trace', 'stats', 'log', 'no-data', 'check-races', 'out', 'help'],
+    flags: [...RUN_CONFIG, 'json', 'csv', 'trace', 'stats', 'log', 'no-data', 'check-races', 'out', 'verbose', 'help'],
     notes: { help: BENCH_HELP },
     benchOptions: true,
     more: [BENCH_OPTIONS_NOTE, JITTER_NOTE, 'On a terminal, a run that takes a while shows its progress on stderr (virtual time, messages, ranks done).'],

@@ -12,7 +12,7 @@ import { SharedState } from '../shm/shared-state.js';
 import { Machine } from '../topology/machine.js';
 import { loadSipKindModule, sipKindToLoad } from '../loader/topology-kind.js';
 import { unreachable, type FromCoordinator, type ToCoordinator } from '../sync/messages.js';
-import { findDeadlock } from './deadlock.js';
+import { findDeadlockReport } from './deadlock.js';
 import { Arbiter } from './arbiter.js';
 import { LinkArbiter } from './link-arbiter.js';
 import { EXEC } from '../shm/layout.js';
@@ -97,7 +97,7 @@ function runSession(m: Extract<ToCoordinator, { type: 'session' }>): void {
       // Requests still pending: the session is not at rest (a pass grants at rest), so no deadlock to look for.
       if (Atomics.load(ctl, HEADER.GRANTS_PENDING) > 0 || Atomics.load(ctl, HEADER.FLOWS_PENDING) > 0 || granted.length > 0 || sent.length > 0) continue;
     }
-    const waiters = findDeadlock(sh, machine); // non-null: the session is quiescent
+    const waiters = findDeadlockReport(sh, machine); // non-null: the session is quiescent
     if (waiters && (Atomics.load(ctl, HEADER.GRANTS_PENDING) > 0 || Atomics.load(ctl, HEADER.FLOWS_PENDING) > 0)) continue; // a request came in meanwhile: its ring brings the next pass
     if (waiters && Atomics.load(ctl, HEADER.RANKS_FAILED) > 0) {
       // A rank failed and nothing else can happen: every rank that was going to fail
@@ -106,7 +106,7 @@ function runSession(m: Extract<ToCoordinator, { type: 'session' }>): void {
       abortSession(sh, ABORT_KIND.RANK_FAILED);
     } else if (waiters) {
       // The coordinator's own stack says nothing about the program: the report is the waiters.
-      const report = serializeError(new DeadlockError(waiters));
+      const report = serializeError(new DeadlockError(waiters.waiters, waiters.summary));
       report.stack = undefined;
       deadlock = abortSession(sh, ABORT_KIND.DEADLOCK, report);
     }

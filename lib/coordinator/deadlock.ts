@@ -15,9 +15,21 @@ import type { SharedState } from '../shm/shared-state.js';
 import { commandInFlight } from './snapshot.js';
 import type { Machine } from '../topology/machine.js';
 import { formatPs } from '../errors.js';
+import { summarizeDeadlock } from './deadlock-summary.js';
 
 /** Returns one line per waiter when the session is deadlocked, else null. */
 export function findDeadlock(sh: SharedState, m: Machine): string[] | null {
+  return findDeadlockReport(sh, m)?.waiters ?? null;
+}
+
+/** A deadlock's report: a few lines of summary (./deadlock-summary.ts), and one line per waiter in actor order. */
+export interface DeadlockReport {
+  summary: string[];
+  waiters: string[];
+}
+
+/** The deadlock's report when the session is deadlocked, else null. Linear in the actors. */
+export function findDeadlockReport(sh: SharedState, m: Machine): DeadlockReport | null {
   const L = sh.layout;
   const ctl = sh.ctl;
   const n = L.actors;
@@ -39,7 +51,7 @@ export function findDeadlock(sh: SharedState, m: Machine): string[] | null {
     lines.push(describeWait(sh, m, a, target));
   }
   for (let a = 0; a < n; a++) if (Atomics.load(ctl, L.actor(a, ACTOR.GEN)) !== gen1[a]) return null;
-  return lines;
+  return { summary: summarizeDeadlock(sh, m, blocked), waiters: lines };
 }
 
 export function describeActor(sh: SharedState, m: Machine, a: number): string {

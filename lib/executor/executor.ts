@@ -119,7 +119,9 @@ async function runRank(env: ThreadEnv, m: Extract<ToExecutor, { type: 'spawn-ran
     });
     outcome = { type: 'rank-done', rank: m.rank, value, clockPs: host.clockPs };
   } catch (e) {
-    outcome = { type: 'rank-failed', rank: m.rank, error: serializeError(e) };
+    // A deadlock's report reaches main through the report slot, once: not a copy per rank
+    // (at a thousand ranks that was a thousand copies of hundreds of KB, issue 23 item 4).
+    outcome = { type: 'rank-failed', rank: m.rank, error: serializeError(e instanceof DeadlockError ? new AbortError('deadlock (the report is the spawn\'s error)') : e) };
     // A rank that failed on its own is a root cause; the coordinator aborts the others
     // only once nothing else can happen (docs/decisions/0015-root-causes-at-quiescence.md).
     if (!(e instanceof AbortError) && !(e instanceof DeadlockError)) Atomics.add(env.shared.ctl, HEADER.RANKS_FAILED, 1);

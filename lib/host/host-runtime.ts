@@ -153,7 +153,8 @@ export class HostRuntime implements BroadcastListener {
           // A kernel unwound by a session abort or a deadlock is not a root cause: the
           // host sees the same abort it would have seen waiting (see docs/spawn.md).
           const unwound = slot && (slot.error.name === 'AbortError' || slot.error.name === 'DeadlockError');
-          failure = unwound ? reviveError(slot.error) : new KernelError(h.name, this.env.machine.coord(pe), slot?.atPs ?? endPs, slot?.error ?? { name: 'Error', message: 'unknown kernel failure', stack: undefined, code: undefined, fields: {} });
+          // A deadlock: the session's report (read once per thread), not the PE slot's stand-in.
+          failure = unwound ? (slot.error.name === 'DeadlockError' ? this.env.sched.abortError() : reviveError(slot.error)) : new KernelError(h.name, this.env.machine.coord(pe), slot?.atPs ?? endPs, slot?.error ?? { name: 'Error', message: 'unknown kernel failure', stack: undefined, code: undefined, fields: {} });
         }
         return { pe, startPs: t[L.record(pe, h.seqs[i], RECORD.START_PS)], endPs };
       });

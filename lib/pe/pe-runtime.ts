@@ -2,7 +2,7 @@
 // session — its virtual clock, its DMA channels, and the queue of kernels
 // launched on it, which it runs one at a time in launch-sequence order.
 import { importModule } from '../loader/user-module.js';
-import { KernelError, serializeError } from '../errors.js';
+import { DeadlockError, KernelError, serializeError } from '../errors.js';
 import { FaultOwner } from '../sync/fault-owner.js';
 import { abortSession } from '../sync/scheduler.js';
 import { InboundChannel, OutboundChannel } from '../ipcq/channel.js';
@@ -91,7 +91,10 @@ export class PeRuntime {
       });
     } catch (e) {
       status = 1;
-      env.shared.writeErrorSlot(this.id, { error: serializeError(e), atPs: this.clock.nowPs });
+      // A deadlock's report is the session's (the report slot), read by whoever needs it: not
+      // serialized again into every PE's slot (at a thousand ranks, most of the wait; issue 23 item 4).
+      const error = e instanceof DeadlockError ? serializeError(new DeadlockError([], ['(the report is in the session report slot)'])) : serializeError(e);
+      env.shared.writeErrorSlot(this.id, { error, atPs: this.clock.nowPs });
     }
     if (raceLog.on) raceLog.kernelEnd(this.id, cmd.seq);
     // Its tiles are dead now (lib/tile/slab.ts recycles their slabs once no running kernel has

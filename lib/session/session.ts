@@ -230,19 +230,18 @@ export class Session implements Spawner {
     // else could happen (the coordinator, at quiescence), so this set does not depend on
     // timing (docs/decisions/0015-root-causes-at-quiescence.md); faults are the exception.
     const kind = Atomics.load(this.shared.ctl, HEADER.ABORT_KIND);
-    const report = kind === ABORT_KIND.FAULT ? this.shared.readErrorSlot(-1) : undefined; // before recover() drops the buffers
+    // The fault's or the deadlock's report, read once (ranks aborted by a deadlock send no copy of it).
+    const report = kind === ABORT_KIND.FAULT || kind === ABORT_KIND.DEADLOCK ? this.shared.readErrorSlot(-1) : undefined; // before recover() drops the buffers
     const errors = new Map<number, Error>();
     outcomes.forEach((o, rank) => {
       if (o.status === 'rejected' && !(o.reason instanceof AbortError) && !(o.reason instanceof DeadlockError)) errors.set(rank, o.reason as Error);
     });
-    const deadlock = outcomes.find((o) => o.status === 'rejected' && o.reason instanceof DeadlockError) as PromiseRejectedResult | undefined;
     // An optimistic run found two flows on one link: the whole session is void, so no fresh
     // epoch is opened; lib/bench/runner.ts ends it and runs it again, arbitrated.
     if (kind === ABORT_KIND.LINK_OVERLAP) throw new KernbenchError('ERR_LINK_REPLAY', `spawn of ${nprocs} rank(s) abandoned: two flows met on a shared link in an optimistic run; the session runs again with every piece arbitrated`);
     await this.recover();
     if (errors.size > 0) throw new SpawnError(errors);
-    if (kind === ABORT_KIND.DEADLOCK && deadlock) throw deadlock.reason as Error;
-    // A fault nobody could fail in its place (a callback that threw after its rank or kernel ended).
+    // A deadlock (its report), or a fault nobody could fail in its place (a callback that threw after its rank or kernel ended).
     if (report) throw reviveError(report.error);
     throw new KernbenchError('ERR_INTERNAL', 'spawn failed but no rank reported a root cause');
   }

@@ -44,7 +44,7 @@
 import { AbortError, DeadlockError, reviveError, type SerializedError } from '../errors.js';
 import { wakeAllThreads } from './wake.js';
 import { ABORT_KIND, ACTOR, ACTOR_STATE, EXEC, HEADER } from '../shm/layout.js';
-import type { SharedState } from '../shm/shared-state.js';
+import type { ErrorSlot, SharedState } from '../shm/shared-state.js';
 import type { Jitter } from './jitter.js';
 import { collectIfIdle } from './young-gc.js';
 
@@ -140,6 +140,8 @@ export class Scheduler {
   private stopped = false;
   /** DOORBELL as of the last pollDoorbell. */
   private polled = 0;
+  /** The deadlock's report, once read from the report slot (it is written once, before ABORT). */
+  private deadlockReport: ErrorSlot | null | undefined;
 
   constructor(
     readonly shared: SharedState,
@@ -162,8 +164,10 @@ export class Scheduler {
   abortError(): Error {
     const kind = Atomics.load(this.ctl, HEADER.ABORT_KIND);
     if (kind === ABORT_KIND.DEADLOCK) {
-      const report = this.shared.readErrorSlot(-1);
-      if (report) return reviveError(report.error);
+      // Read and parsed once per thread, not once per waiter: at a thousand ranks every
+      // actor wakes with this error, and the report is hundreds of KB (issue 23 item 4).
+      this.deadlockReport ??= this.shared.readErrorSlot(-1) ?? null;
+      if (this.deadlockReport) return reviveError(this.deadlockReport.error);
       return new DeadlockError(['(report unavailable)']);
     }
     if (kind === ABORT_KIND.FAULT) {

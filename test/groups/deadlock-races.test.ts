@@ -4,4 +4,5 @@
 // `npx tap dist/test/NAME.test.js`.
 
 import '../deadlock.test.js';
+import '../deadlock-summary.test.js';
 import '../races.test.js';
