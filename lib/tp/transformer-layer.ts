@@ -50,6 +50,11 @@ export const TransformerLayerOptionsSchema = z
     addBias: z.boolean().default(true),
     /** Sequence parallelism (Megatron's sequence_parallel), default false. */
     sequenceParallel: z.boolean().default(false),
+    /**
+     * Overlap each sequence-parallel collective with its GEMM (fused ring
+     * kernels, collective-matmul.ts), default false; needs sequenceParallel.
+     */
+    overlap: z.boolean().default(false),
     dtype: z.enum(['f16', 'bf16', 'f32']).default('f16'),
   })
   .strict();
@@ -93,6 +98,7 @@ export function layerConfig(options: TransformerLayerOptions): TransformerLayerC
   }
   const o = r.data;
   const c = { ...o, numQueryGroups: o.numQueryGroups ?? o.numAttentionHeads, ffnHiddenSize: o.ffnHiddenSize ?? 4 * o.hiddenSize };
+  if (c.overlap && !c.sequenceParallel) throw new KernbenchError('ERR_OVERLAP_NEEDS_SEQUENCE_PARALLEL', 'TransformerLayer: overlap fuses the sequence-parallel collectives with the GEMMs, so it needs sequenceParallel: true, got overlap: true, sequenceParallel: false');
   if (c.hiddenSize % c.numAttentionHeads !== 0) throw new KernbenchError('ERR_INVALID_ARG', `TransformerLayer: hiddenSize must be a multiple of numAttentionHeads, got ${c.hiddenSize} and ${c.numAttentionHeads}`);
   if (c.numAttentionHeads % c.numQueryGroups !== 0) throw new KernbenchError('ERR_INVALID_ARG', `TransformerLayer: numAttentionHeads must be a multiple of numQueryGroups, got ${c.numAttentionHeads} and ${c.numQueryGroups}`);
   return c;
@@ -148,7 +154,7 @@ export class SelfAttention {
     this.numAttentionHeadsPerPartition = c.numAttentionHeads / this.ws;
     this.numQueryGroupsPerPartition = c.numQueryGroups / this.ws;
     const qkvOut = (c.numAttentionHeads + 2 * c.numQueryGroups) * this.headDim;
-    const common = { bias: c.addBias, dtype: c.dtype, sequenceParallel: c.sequenceParallel };
+    const common = { bias: c.addBias, dtype: c.dtype, sequenceParallel: c.sequenceParallel, overlap: c.overlap };
     this.linearQkv = new ColumnParallelLinear(torch, { inFeatures: c.hiddenSize, outFeatures: qkvOut, ...common });
     this.linearProj = new RowParallelLinear(torch, { inFeatures: c.numAttentionHeads * this.headDim, outFeatures: c.hiddenSize, ...common });
   }
@@ -217,7 +223,7 @@ export class Mlp {
     private readonly c: TransformerLayerConfig,
   ) {
     this.ws = getTensorModelParallelWorldSize(torch);
-    const common = { bias: c.addBias, dtype: c.dtype, sequenceParallel: c.sequenceParallel };
+    const common = { bias: c.addBias, dtype: c.dtype, sequenceParallel: c.sequenceParallel, overlap: c.overlap };
     const fc1Out = c.activation === 'swiglu' ? 2 * c.ffnHiddenSize : c.ffnHiddenSize;
     this.linearFc1 = new ColumnParallelLinear(torch, { inFeatures: c.hiddenSize, outFeatures: fc1Out, ...common });
     this.linearFc2 = new RowParallelLinear(torch, { inFeatures: c.ffnHiddenSize, outFeatures: c.hiddenSize, ...common });
