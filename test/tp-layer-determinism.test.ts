@@ -16,13 +16,3 @@ t.test('transformer_layer gives the same digests and crit_ns under --threads 1, 
     t.same(key(await rt.bench('transformer_layer', { ...v, sets, options })), ref, `${v.threads}/${v.jitterSeed}`);
   }
 });
-
-t.test('the overlapped transformer_layer gives the same digests and crit_ns under --threads 1, rank, pe and under jitter', async (t) => {
-  const sets = ['sip.cube_mesh.w=1', 'sip.cube_mesh.h=1', 'system.sips.count=4'];
-  const options = { preset: 'tiny', variant: 'tp+sp+overlap' };
-  const key = (rs: { algorithm: string; digest: string; critNs: number; extra?: Record<string, unknown> }[]) => rs.map((r) => `${r.algorithm} ${r.digest} ${r.critNs} ${String(r.extra?.exposed_comm_ns)}`);
-  const ref = key(await rt.bench('transformer_layer', { threads: 1, sets, options }));
-  for (const v of [{ threads: 'rank' as const, jitterSeed: null }, { threads: 'pe' as const, jitterSeed: null }, { threads: 1 as const, jitterSeed: 11 }]) {
-    t.same(key(await rt.bench('transformer_layer', { ...v, sets, options })), ref, `${v.threads}/${v.jitterSeed}`);
-  }
-});

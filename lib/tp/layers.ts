@@ -264,7 +264,7 @@ function parseOptions(layer: string, options: unknown): ResolvedOptions {
 }
 
 function requireRowsSplit(m: number, ws: number): void {
-  if (m % ws !== 0) throw new KernbenchError('ERR_INVALID_ARG', `RowParallelLinear.forward: with sequenceParallel the rows of x must split evenly over ${ws} ranks, got ${m} rows`);
+  if (m % ws !== 0) throw new KernbenchError('ERR_UNEVEN_SPLIT', `RowParallelLinear.forward: with sequenceParallel the rows of x must split evenly over ${ws} ranks, got ${m} rows`);
 }
 
 function requireDivisible(layer: string, field: string, value: number, ws: number): void {
