@@ -3,7 +3,8 @@
 // every SIP, tensor parallel over all of them (TP degree = SIP count; sweep it
 // with --over system.sips.count=1,2,4,8), in up to three variants: tp (two
 // all-reduces), tp+sp (sequence parallelism: two all-gathers and two
-// reduce-scatters), or both (--variant all).
+// reduce-scatters), tp+sp+overlap (the same collectives fused with their
+// GEMMs, lib/tp/collective-matmul.ts), or each in turn (--variant all).
 //
 // With data (the tiny presets) every rank's y is checked against the
 // single-device JS reference (lib/tp/layer-reference.ts). With --no-data the
@@ -27,12 +28,12 @@ import { LayerTimeline, breakdown, type Breakdown, type Span } from '../lib/tp/t
 import { unitRoundoff } from '../lib/tp/reference.js';
 import { GEMM_DTYPES } from './gemm_single_pe.js';
 
-export const VARIANTS = ['tp', 'tp+sp'] as const;
+export const VARIANTS = ['tp', 'tp+sp', 'tp+sp+overlap'] as const;
 export type Variant = (typeof VARIANTS)[number];
 
 const options = z.object({
   preset: z.enum(PRESET_NAMES).default('tiny').describe('model shape (lib/tp/presets.ts); full-size presets need --no-data'),
-  variant: z.enum([...VARIANTS, 'all']).default('all').describe('tp: all-reduces; tp+sp: sequence parallelism; all: each in turn'),
+  variant: z.enum([...VARIANTS, 'all']).default('all').describe('tp: all-reduces; tp+sp: sequence parallelism; tp+sp+overlap: its collectives fused with the GEMMs; all: each in turn'),
   microBatch: z.number().int().positive().default(1).describe('b: sequences per forward'),
   dtype: z.enum(GEMM_DTYPES).default('f16').describe('element type of weights and activations'),
   tp: z.number().int().positive().optional().describe('tensor-parallel degree; must equal the SIP count (default: the SIP count)'),
@@ -49,7 +50,7 @@ const SEED = 53;
 /** The layer's configuration for a preset, micro-batch, dtype and variant. */
 export function presetConfig(preset: PresetName, microBatch: number, dtype: TransformerLayerConfig['dtype'], variant: Variant): TransformerLayerConfig {
   const { source: _source, ...shape } = MODEL_PRESETS[preset];
-  return layerConfig({ ...shape, microBatchSize: microBatch, dtype, sequenceParallel: variant !== 'tp' });
+  return layerConfig({ ...shape, microBatchSize: microBatch, dtype, sequenceParallel: variant !== 'tp', overlap: variant === 'tp+sp+overlap' });
 }
 
 export interface LayerRankResult {

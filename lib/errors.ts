@@ -64,6 +64,8 @@ export const ERROR_CODES = {
   ERR_DPPOLICY_SIP: 'a DPPolicy was given a SIP field (placement across SIPs is torch.ahbm.setDevice)',
   ERR_DPPOLICY_TOO_WIDE: 'a DPPolicy asks for more cubes, or more PEs per cube, than a SIP has',
   ERR_UNEVEN_SPLIT: 'a tensor or a size cannot be split into equal parts over the PEs or ranks',
+  ERR_OVERLAP_NEEDS_SEQUENCE_PARALLEL: 'a parallel linear layer or transformer layer asked for overlap without sequence parallelism (the fused kernels all-gather and reduce-scatter)',
+  ERR_BAD_WAIT_REPORT: 'a kernel reported a wait time (tl.reportWaitPs) that is not a non-negative integer of ps',
   ERR_SHARED_PE: 'two shards of one tensor sit on one PE where each PE must hold one',
   ERR_TENSOR_PLACEMENT: 'a tensor lives on a SIP or PE other than the one the call needs',
   ERR_SHARD_LAYOUT: "a kernel's shard of a tensor does not cover the rows or columns the kernel needs on its PE",

@@ -20,6 +20,8 @@ export interface PeTiming {
   pe: number;
   startPs: number;
   endPs: number;
+  /** What the kernel reported as spent waiting on communication (tl.reportWaitPs), in ps; 0 if it reported nothing. */
+  waitPs: number;
 }
 
 /** What an asynchronous launch returns. Awaiting it is worker-wait: fast when done, idempotent. */
@@ -156,7 +158,7 @@ export class HostRuntime implements BroadcastListener {
           // A deadlock: the session's report (read once per thread), not the PE slot's stand-in.
           failure = unwound ? (slot.error.name === 'DeadlockError' ? this.env.sched.abortError() : reviveError(slot.error)) : new KernelError(h.name, this.env.machine.coord(pe), slot?.atPs ?? endPs, slot?.error ?? { name: 'Error', message: 'unknown kernel failure', stack: undefined, code: undefined, fields: {} });
         }
-        return { pe, startPs: t[L.record(pe, h.seqs[i], RECORD.START_PS)], endPs };
+        return { pe, startPs: t[L.record(pe, h.seqs[i], RECORD.START_PS)], endPs, waitPs: t[L.record(pe, h.seqs[i], RECORD.WAIT_PS)] };
       });
       if (raceLog.on && !failure) raceLog.acquire(this.raceActor, h.pes.map((pe, i) => `E:${pe}:${h.seqs[i]}`));
       const waitedFrom = this.clockPs;

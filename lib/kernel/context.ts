@@ -64,6 +64,8 @@ export class KernelContext extends TileOps implements SendWaiter {
   private raceKeys: string[] | null = null;
   /** @internal Bytes of TCM scratch this kernel holds (released by the runtime at kernel end). */
   scratchBytes = 0;
+  /** @internal What reportWaitPs summed (the runtime writes it into the kernel's record at its end). */
+  reportedWaitPs = 0;
 
   constructor(
     private readonly pe: KernelPe,
@@ -111,6 +113,17 @@ export class KernelContext extends TileOps implements SendWaiter {
   get worldSize(): number {
     return this.ports.size;
   }
+  /**
+   * Report `ps` of this kernel's time as spent waiting on communication (a
+   * kernel measures it with nowPs around its receives); calls add up, and the
+   * host reads the total as the launch's PeTiming.waitPs. It changes no time.
+   * Only the kernel's main flow reports (not a tl.parallel branch).
+   */
+  reportWaitPs(ps: number): void {
+    if (!Number.isSafeInteger(ps) || ps < 0) throw new KernbenchError('ERR_BAD_WAIT_REPORT', `reportWaitPs takes a non-negative integer of ps, got ${ps}`);
+    this.reportedWaitPs += ps;
+  }
+
   /** This flow's virtual clock in ps. */
   get nowPs(): number {
     this.enter('nowPs');

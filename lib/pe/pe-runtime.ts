@@ -109,6 +109,7 @@ export class PeRuntime {
     t[L.record(this.id, cmd.seq, RECORD.END_PS)] = this.clock.nowPs;
     t[L.record(this.id, cmd.seq, RECORD.STATUS)] = status;
     t[L.record(this.id, cmd.seq, RECORD.TAG)] = cmd.tag;
+    t[L.record(this.id, cmd.seq, RECORD.WAIT_PS)] = tl.reportedWaitPs;
     const done = L.pe(this.id, PE.DONE_SEQ);
     Atomics.store(env.shared.ctl, done, cmd.seq + 1);
     env.sched.publish(done, cmd.hostExecutor);

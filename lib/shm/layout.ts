@@ -230,7 +230,9 @@ export const RECORD = {
   STATUS: 2,
   /** Launch tag chosen by the host (collective sequence or -1). */
   TAG: 3,
-  WIDTH: 4,
+  /** Virtual time the kernel reported as spent waiting on communication (tl.reportWaitPs), 0 if none. */
+  WAIT_PS: 4,
+  WIDTH: 5,
 } as const;
 export const RECORD_CAPACITY = 4096;
 

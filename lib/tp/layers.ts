@@ -28,6 +28,7 @@ import { dottedPath } from '../config/schema-path.js';
 import { formatConfigProblem, KernbenchError } from '../errors.js';
 import type { Tensor } from '../host/tensor.js';
 import type { Torch } from '../host/torch.js';
+import { allGatherGemm, gemmReduceScatter } from './collective-matmul.js';
 import { addBias, gemm } from './gemm-kernel.js';
 import { getTensorModelParallelRank, getTensorModelParallelWorldSize } from './parallel-state.js';
 import { elementBytes, type LayerTimeline } from './timeline.js';
@@ -51,6 +52,13 @@ export const ParallelLinearOptionsSchema = z
      * instead of all-reducing it.
      */
     sequenceParallel: z.boolean().default(false),
+    /**
+     * Overlap the sequence-parallel collective with the GEMM, default false
+     * (needs sequenceParallel): one fused ring kernel (collective-matmul.ts),
+     * all-gather feeding the GEMM block by block, or the GEMM of one block
+     * behind the reduce-scatter of the previous one. Same numbers.
+     */
+    overlap: z.boolean().default(false),
   })
   .strict();
 
@@ -69,6 +77,7 @@ export class ColumnParallelLinear {
   /** This rank's slice of b: [outputSizePerPartition], or null without bias. */
   readonly bias: Tensor | null;
   readonly sequenceParallel: boolean;
+  readonly overlap: boolean;
   private readonly rank: number;
   private readonly ws: number;
 
@@ -78,6 +87,7 @@ export class ColumnParallelLinear {
   ) {
     const o = parseOptions('ColumnParallelLinear', options);
     this.sequenceParallel = o.sequenceParallel;
+    this.overlap = o.overlap;
     const ws = getTensorModelParallelWorldSize(torch);
     this.rank = getTensorModelParallelRank(torch);
     requireOwnDevice('ColumnParallelLinear', torch, this.rank);
@@ -100,6 +110,14 @@ export class ColumnParallelLinear {
   async forward(x: Tensor, timeline?: LayerTimeline): Promise<Tensor> {
     let input = x;
     const rows = checkInput('ColumnParallelLinear', x, this.inFeatures, this.dtype, this.weight);
+    if (this.overlap) {
+      const m = rows * this.ws;
+      const y = this.torch.empty([m, this.outputSizePerPartition], { dtype: this.dtype, name: 'column_parallel_out' });
+      const h = this.torch.distributed.launchCollective('all_gather_gemm', allGatherGemm, x, [x.toDesc(), this.weight.toDesc(), y.toDesc(), this.bias ? this.bias.toDesc() : null], { leadingTensor: false });
+      await h;
+      timeline?.record(h, 'overlapped', { bytes: m * this.inFeatures * elementBytes(this.dtype), flops: 2 * m * this.inFeatures * this.outputSizePerPartition });
+      return y;
+    }
     if (this.sequenceParallel) {
       input = this.torch.empty([rows * this.ws, this.inFeatures], { dtype: this.dtype, name: 'sequence_parallel_gathered' });
       const work = await this.torch.distributed.allGather(input, x);
@@ -143,6 +161,7 @@ export class RowParallelLinear {
   /** The whole bias [outFeatures] (every rank holds it; added once after the reduce), or null. */
   readonly bias: Tensor | null;
   readonly sequenceParallel: boolean;
+  readonly overlap: boolean;
   private readonly rank: number;
   private readonly ws: number;
 
@@ -152,6 +171,7 @@ export class RowParallelLinear {
   ) {
     const o = parseOptions('RowParallelLinear', options);
     this.sequenceParallel = o.sequenceParallel;
+    this.overlap = o.overlap;
     const ws = getTensorModelParallelWorldSize(torch);
     this.rank = getTensorModelParallelRank(torch);
     requireOwnDevice('RowParallelLinear', torch, this.rank);
@@ -174,6 +194,7 @@ export class RowParallelLinear {
    */
   async forward(x: Tensor, timeline?: LayerTimeline): Promise<Tensor> {
     const m = checkInput('RowParallelLinear', x, this.inputSizePerPartition, this.dtype, this.weight);
+    if (this.overlap) return this.forwardOverlapped(x, m, timeline);
     const partial = this.torch.empty([m, this.outFeatures], { dtype: this.dtype, name: 'row_parallel_out' });
     const h = this.torch.launch('row_parallel_gemm', gemm, x, this.weight, partial);
     await h;
@@ -190,12 +211,26 @@ export class RowParallelLinear {
       timeline?.record(work.handle, 'collective', { bytes });
     }
     // After the reduce, not inside the gemm: a bias in each partial product would be summed ws times.
-    if (this.bias) {
-      const b = this.torch.launch('row_parallel_bias', addBias, y, this.bias);
-      await b;
-      timeline?.record(b, 'vector');
-    }
+    await this.addBiasTo(y, timeline);
     return y;
+  }
+
+  /** The overlap option: the fused GEMM + reduce-scatter kernel, then the bias (added once, after the sum, as without overlap). */
+  private async forwardOverlapped(x: Tensor, m: number, timeline?: LayerTimeline): Promise<Tensor> {
+    requireDivisible('RowParallelLinear.forward', 'the rows of x (sequenceParallel)', m, this.ws);
+    const y = this.torch.empty([m / this.ws, this.outFeatures], { dtype: this.dtype, name: 'sequence_parallel_scattered' });
+    const h = this.torch.distributed.launchCollective('gemm_reduce_scatter', gemmReduceScatter, x, [x.toDesc(), this.weight.toDesc(), y.toDesc()], { leadingTensor: false });
+    await h;
+    timeline?.record(h, 'overlapped', { bytes: m * this.outFeatures * elementBytes(this.dtype), flops: 2 * m * this.inputSizePerPartition * this.outFeatures });
+    await this.addBiasTo(y, timeline);
+    return y;
+  }
+
+  private async addBiasTo(y: Tensor, timeline?: LayerTimeline): Promise<void> {
+    if (!this.bias) return;
+    const b = this.torch.launch('row_parallel_bias', addBias, y, this.bias);
+    await b;
+    timeline?.record(b, 'vector');
   }
 
   /** Keep this rank's rows of the full [inFeatures, outFeatures] weight (row-major), as Megatron's weight loader does. */
@@ -220,7 +255,10 @@ export class RowParallelLinear {
 /** Validate options at the edge; every problem is reported at once, each ending with what was received. */
 function parseOptions(layer: string, options: unknown): ResolvedOptions {
   const r = ParallelLinearOptionsSchema.safeParse(options, { reportInput: true });
-  if (r.success) return r.data;
+  if (r.success) {
+    if (r.data.overlap && !r.data.sequenceParallel) throw new KernbenchError('ERR_OVERLAP_NEEDS_SEQUENCE_PARALLEL', `${layer}: overlap fuses the sequence-parallel all-gather or reduce-scatter with the GEMM, so it needs sequenceParallel: true, got overlap: true, sequenceParallel: false`);
+    return r.data;
+  }
   const problems = issueProblems(r.error.issues, ParallelLinearOptionsSchema, (path) => ({ file: `${layer} options`, path: dottedPath(path) }));
   throw new KernbenchError('ERR_INVALID_OPTIONS', problems.map(formatConfigProblem).join('; '));
 }

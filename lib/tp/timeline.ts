@@ -10,12 +10,18 @@
 //                every collective is exposed; with it, what hides behind a
 //                GEMM is not.
 //
+// An overlapped span (a fused collective-matmul kernel) is a GEMM with its
+// collective in flight the whole time: it counts in comm over its whole span,
+// in compute (and gemm) minus the time it reported waiting, and that wait is
+// its exposed communication (the kernel measures it, collective-matmul.ts).
+//
 // Spans are read from the launch handles once they are waited for (their PE
 // timings), so recording changes no virtual time.
 import type { LaunchHandle } from '../host/host-runtime.js';
 import type { DType } from '../dtype/index.js';
 
-export type SpanKind = 'gemm' | 'attention' | 'vector' | 'collective';
+/** 'overlapped': a fused collective-matmul kernel, a GEMM with its collective in flight (collective-matmul.ts). */
+export type SpanKind = 'gemm' | 'attention' | 'vector' | 'collective' | 'overlapped';
 
 export interface Span {
   /** The layer block the launch belongs to (attention, mlp). */
@@ -29,6 +35,8 @@ export interface Span {
   bytes: number;
   /** Model FLOPs of a GEMM or attention kernel (2 per multiply-add of its products); 0 otherwise. */
   flops: number;
+  /** An overlapped kernel's reported wait on communication (its exposed communication; the most over its PEs); 0 otherwise. */
+  waitPs: number;
 }
 
 export class LayerTimeline {
@@ -42,7 +50,8 @@ export class LayerTimeline {
     if (t.length === 0) return;
     const startPs = Math.min(...t.map((x) => x.startPs));
     const endPs = Math.max(...t.map((x) => x.endPs));
-    this.spans.push({ block: this.block, name: handle.name, kind, startPs, endPs, bytes: extra.bytes ?? 0, flops: extra.flops ?? 0 });
+    const waitPs = Math.max(...t.map((x) => x.waitPs));
+    this.spans.push({ block: this.block, name: handle.name, kind, startPs, endPs, bytes: extra.bytes ?? 0, flops: extra.flops ?? 0, waitPs });
   }
 }
 
@@ -72,23 +81,25 @@ export interface Breakdown {
 
 /** Where a rank's time went (see the top of this file). */
 export function breakdown(spans: readonly Span[]): Breakdown {
-  const compute = spans.filter((s) => s.kind !== 'collective');
-  const comm = spans.filter((s) => s.kind === 'collective');
+  const kernels = spans.filter((s) => s.kind !== 'collective');
+  const inFlight = spans.filter((s) => s.kind === 'collective' || s.kind === 'overlapped');
+  const waitPs = (xs: readonly Span[]) => xs.reduce((a, s) => a + s.waitPs, 0);
+  // Exposed: collectives outside every kernel, plus what the fused kernels waited.
+  const exposedPs = (xs: readonly Span[]) => measure(minus(union(xs.filter((s) => s.kind === 'collective')), union(kernels))) + waitPs(xs);
   const blocks = [...new Set(spans.map((s) => s.block))].map((block) => {
     const mine = spans.filter((s) => s.block === block);
-    const sum = (kind: SpanKind) => mine.filter((s) => s.kind === kind).reduce((a, s) => a + (s.endPs - s.startPs), 0) / 1000;
-    const myComm = mine.filter((s) => s.kind === 'collective');
-    return { block, gemmNs: sum('gemm'), attentionNs: sum('attention'), vectorNs: sum('vector'), commNs: sum('collective'), exposedCommNs: measure(minus(union(myComm), union(compute))) / 1000 };
+    const sum = (...kinds: SpanKind[]) => mine.filter((s) => kinds.includes(s.kind)).reduce((a, s) => a + (s.endPs - s.startPs), 0);
+    return { block, gemmNs: (sum('gemm', 'overlapped') - waitPs(mine)) / 1000, attentionNs: sum('attention') / 1000, vectorNs: sum('vector') / 1000, commNs: sum('collective', 'overlapped') / 1000, exposedCommNs: exposedPs(mine) / 1000 };
   });
   const start = Math.min(...spans.map((s) => s.startPs));
   const end = Math.max(...spans.map((s) => s.endPs));
   return {
     spanNs: spans.length ? (end - start) / 1000 : 0,
     blocks,
-    collectives: comm.map((s) => ({ block: s.block, name: s.name, ns: (s.endPs - s.startPs) / 1000, bytes: s.bytes })),
-    computeNs: measure(union(compute)) / 1000,
-    commNs: measure(union(comm)) / 1000,
-    exposedCommNs: measure(minus(union(comm), union(compute))) / 1000,
+    collectives: inFlight.map((s) => ({ block: s.block, name: s.name, ns: (s.endPs - s.startPs) / 1000, bytes: s.bytes })),
+    computeNs: (measure(union(kernels)) - waitPs(spans)) / 1000,
+    commNs: measure(union(inFlight)) / 1000,
+    exposedCommNs: exposedPs(spans) / 1000,
     flops: spans.reduce((a, s) => a + s.flops, 0),
   };
 }

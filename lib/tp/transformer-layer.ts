@@ -50,6 +50,11 @@ export const TransformerLayerOptionsSchema = z
     addBias: z.boolean().default(true),
     /** Sequence parallelism (Megatron's sequence_parallel), default false. */
     sequenceParallel: z.boolean().default(false),
+    /**
+     * Overlap each sequence-parallel collective with its GEMM (fused ring
+     * kernels, collective-matmul.ts), default false; needs sequenceParallel.
+     */
+    overlap: z.boolean().default(false),
     dtype: z.enum(['f16', 'bf16', 'f32']).default('f16'),
   })
   .strict()
@@ -103,7 +108,9 @@ export function layerConfig(options: TransformerLayerOptions): TransformerLayerC
     throw new KernbenchError('ERR_INVALID_OPTIONS', problems.map(formatConfigProblem).join('; '));
   }
   const o = r.data;
-  return { ...o, numQueryGroups: o.numQueryGroups ?? o.numAttentionHeads, ffnHiddenSize: o.ffnHiddenSize ?? 4 * o.hiddenSize };
+  const c = { ...o, numQueryGroups: o.numQueryGroups ?? o.numAttentionHeads, ffnHiddenSize: o.ffnHiddenSize ?? 4 * o.hiddenSize };
+  if (c.overlap && !c.sequenceParallel) throw new KernbenchError('ERR_OVERLAP_NEEDS_SEQUENCE_PARALLEL', 'TransformerLayer: overlap fuses the sequence-parallel collectives with the GEMMs, so it needs sequenceParallel: true, got overlap: true, sequenceParallel: false');
+  return c;
 }
 
 /** LayerNorm or RMSNorm over the hidden size (Megatron's TENorm choice), weight 1 and bias 0 until loaded. */
@@ -155,7 +162,7 @@ export class SelfAttention {
     this.numAttentionHeadsPerPartition = c.numAttentionHeads / this.ws;
     this.numQueryGroupsPerPartition = c.numQueryGroups / this.ws;
     const qkvOut = (c.numAttentionHeads + 2 * c.numQueryGroups) * this.headDim;
-    const common = { bias: c.addBias, dtype: c.dtype, sequenceParallel: c.sequenceParallel };
+    const common = { bias: c.addBias, dtype: c.dtype, sequenceParallel: c.sequenceParallel, overlap: c.overlap };
     this.linearQkv = new ColumnParallelLinear(torch, { inFeatures: c.hiddenSize, outFeatures: qkvOut, ...common });
     this.linearProj = new RowParallelLinear(torch, { inFeatures: c.numAttentionHeads * this.headDim, outFeatures: c.hiddenSize, ...common });
   }
@@ -224,7 +231,7 @@ export class Mlp {
     private readonly c: TransformerLayerConfig,
   ) {
     this.ws = getTensorModelParallelWorldSize(torch);
-    const common = { bias: c.addBias, dtype: c.dtype, sequenceParallel: c.sequenceParallel };
+    const common = { bias: c.addBias, dtype: c.dtype, sequenceParallel: c.sequenceParallel, overlap: c.overlap };
     const fc1Out = c.activation === 'swiglu' ? 2 * c.ffnHiddenSize : c.ffnHiddenSize;
     this.linearFc1 = new ColumnParallelLinear(torch, { inFeatures: c.hiddenSize, outFeatures: fc1Out, ...common });
     this.linearFc2 = new RowParallelLinear(torch, { inFeatures: c.ffnHiddenSize, outFeatures: c.hiddenSize, ...common });

@@ -6,4 +6,6 @@
 import '../tp.test.js';
 import '../tp-layer.test.js';
 import '../tp-layer-determinism.test.js';
+import '../tp-overlap.test.js';
+import '../tp-overlap-determinism.test.js';
 import '../tp-user-layer.test.js';
