@@ -2,7 +2,9 @@
 // intervals (lib/ipcq/link-overlap.ts, decision 0075): a piece that lies wholly before
 // a flow recorded earlier on its link met nobody, whatever order the two were recorded
 // in; a piece that overlaps one trips the check; with more intervals than a link keeps,
-// merging never hides a meeting, and with no more than that the answer is exact.
+// merging never hides a meeting, and with no more than that the answer is exact. And
+// end to end: a user's program whose 1-hop flow leaves before its 3-hop flow enters runs
+// once, on one thread, with the arbitrated run's times.
 import t from 'tap';
 import { loadTopology } from '../lib/config/load.js';
 import { topologyPath } from '../lib/config/paths.js';
@@ -11,6 +13,11 @@ import { ABORT_KIND, HEADER, LINK_INTERVALS, LINK_SPAN } from '../lib/shm/layout
 import { SharedState } from '../lib/shm/shared-state.js';
 import { Links } from '../lib/topology/links.js';
 import { Machine } from '../lib/topology/machine.js';
+import { worker } from '../benches/late_meeting.js';
+import { TestRuntime } from './helpers/run.js';
+
+const rt = new TestRuntime({ modules: [new URL('../benches/late_meeting.js', import.meta.url).href] });
+t.teardown(() => rt.close());
 
 const m = new Machine(loadTopology(topologyPath('default'), ['system.sips.count=8']));
 const pe = (sip: number) => m.peId({ sip, cube: 0, pe: 0 });
@@ -94,4 +101,22 @@ t.test('a link whose intervals were merged still keeps a flow that left before t
   for (let k = 0; k < 12; k++) t.notOk(recordInterval(times, 0, 1000 + 105 * k, 1100 + 105 * k), `piece ${k} of one channel meets none of its own`);
   t.notOk(recordInterval(times, 0, 100, 900), 'a flow that left at 900 ps, before the first piece joined: no meeting');
   t.ok(recordInterval(times, 0, 1500, 1520), 'a flow inside the run: a meeting');
+});
+
+t.test('a program whose 1-hop flow leaves a link before its 3-hop flow enters it runs once on one thread, with the arbitrated times', async (t) => {
+  // benches/late_meeting.ts with small meeting broadcasts: SIP 1 -> 2 (one hop, 82 ns of bytes) is off the link
+  // 1 -> 2 long before SIP 0 -> 3 (three hops of 1 us each) enters it.
+  const go = async (sets: string[]) => {
+    let calls = 0;
+    const run = await rt.session({ topology: 'ideal', algorithm: 'ring_allreduce', threads: 1, sets: ['system.sips.count=8', ...sets] }, (torch) => {
+      calls++;
+      return torch.multiprocessing.spawn(worker, { args: [1024, 1, 2048], nprocs: 8 });
+    });
+    return { calls, replayed: run.report.linkReplayed, critNs: Math.max(...run.value) };
+  };
+  const fast = await go([]);
+  const slow = await go(['timing.link_fast_path=false']);
+  t.equal(fast.replayed, false, 'no replay: nothing met');
+  t.equal(fast.calls, 1, 'the callback ran once');
+  t.equal(fast.critNs, slow.critNs, `crit as arbitrated from the start (${slow.critNs} ns)`);
 });
