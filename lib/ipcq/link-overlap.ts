@@ -3,7 +3,7 @@
 // Owns: the optimistic fast path of shared links — a piece's times computed by its
 // channel alone, as the link model would give them to a flow that meets no other —
 // and the check that no flow did meet another
-// (docs/decisions/0030-optimistic-links.md).
+// (docs/decisions/0030-optimistic-links.md; its check by intervals, 0075).
 //
 // A piece is a flow on its route (lib/topology/links.ts) that pays its route's
 // latency, then uses every link of the route for its bandwidth phase
@@ -13,16 +13,21 @@
 // rate for a flow is its narrowest link's capacity as long as it is alone on its
 // links, and a flow whose rate never changes is reported from its join alone.
 //
-// The check: each link keeps the latest bandwidth-phase end recorded on it (`times`,
-// under a per-link lock word in `ctl`). A piece that joins before that end overlaps a
-// flow recorded earlier — or, when recorded out of virtual order by another thread, a
-// flow that only seems to (a false alarm costs a replay, never a wrong time). A
-// channel's own pieces never trip it: the next one joins at or after the previous
-// one's arrival. Two pieces that overlap are always caught, by whichever records
-// second (the argument is in the decision record). Then the session aborts
+// The check: each link keeps the bandwidth-phase intervals recorded on it (`times`,
+// LINK_INTERVALS of them sorted by join, under a per-link lock word in `ctl`). A piece
+// whose interval overlaps a recorded one met that flow; one that lies wholly before or
+// after every recorded interval met nobody, whatever order the threads recorded them in
+// (decision 0075: comparing with the latest end instead tripped on a flow that had left
+// the link before the piece entered it). When a link's intervals are full, the two with
+// the smallest gap between them are merged into one that covers both: the set only ever
+// grows, so a piece that overlaps any recorded interval still overlaps the set (no
+// meeting is missed), and a piece in a merged gap is a false alarm (a replay, never a
+// wrong time). A channel's own pieces never trip it outside such a gap: the next one
+// joins at or after the previous one's arrival. Two pieces that overlap are always
+// caught, by whichever records second. Then the session aborts
 // (ABORT_KIND.LINK_OVERLAP) and the bench's session is replayed with every piece
 // through the coordinator's link arbiter (lib/bench/runner.ts): same times either way.
-import { ABORT_KIND } from '../shm/layout.js';
+import { ABORT_KIND, LINK_INTERVALS } from '../shm/layout.js';
 import type { SharedState } from '../shm/shared-state.js';
 import { abortSession } from '../sync/scheduler.js';
 import { Links } from '../topology/links.js';
@@ -83,16 +88,59 @@ export class LinkOverlap {
     return aloneArrivalPs(joinPs, serialPs) - latencyPs;
   }
 
-  /** Record [joinPs, endPs] on link `l`; true when it starts before the latest end recorded there. */
+  /** Record [joinPs, endPs] on link `l`; true when it overlaps an interval recorded there. */
   private record(l: number, joinPs: number, endPs: number): boolean {
     const { ctl, times, layout } = this.sh;
     const lock = layout.linkLock(l);
-    // Held for three loads and a store; another thread on the same link is rare (two channels' routes crossing).
+    // Held for a scan of at most LINK_INTERVALS pairs; another thread on the same link is rare (two channels' routes crossing).
     while (Atomics.compareExchange(ctl, lock, 0, 1) !== 0) Atomics.wait(ctl, lock, 1, 0.05);
-    const at = layout.linkEnd(l);
-    const before = times[at];
-    if (endPs > before) times[at] = endPs;
+    const overlap = recordInterval(times, layout.linkIntervals(l), joinPs, endPs);
     Atomics.store(ctl, lock, 0);
-    return joinPs < before;
+    return overlap;
   }
+}
+
+/**
+ * Add [joinPs, endPs] to the intervals at `times[at]` (a count, then (join, end) pairs
+ * sorted by join); true when it overlaps one of them (each starts before the other ends).
+ * When the count would pass LINK_INTERVALS, the two neighbours with the smallest gap are
+ * merged into their hull. Exported for the check's own test.
+ */
+export function recordInterval(times: Float64Array, at: number, joinPs: number, endPs: number): boolean {
+  let n = times[at];
+  let overlap = false;
+  let pos = n; // where the new pair goes, by join
+  for (let k = 0; k < n; k++) {
+    const j = times[at + 1 + 2 * k];
+    if (joinPs < times[at + 2 + 2 * k] && j < endPs) overlap = true;
+    if (pos === n && joinPs < j) pos = k;
+  }
+  for (let k = n; k > pos; k--) {
+    times[at + 1 + 2 * k] = times[at - 1 + 2 * k];
+    times[at + 2 + 2 * k] = times[at + 2 * k];
+  }
+  times[at + 1 + 2 * pos] = joinPs;
+  times[at + 2 + 2 * pos] = endPs;
+  n++;
+  if (n > LINK_INTERVALS) {
+    // Merge the pair (k, k + 1) with the smallest gap between k's end and k + 1's join (first such pair on a tie).
+    let best = 0;
+    let bestGap = Infinity;
+    for (let k = 0; k + 1 < n; k++) {
+      const gap = times[at + 1 + 2 * (k + 1)] - times[at + 2 + 2 * k];
+      if (gap < bestGap) {
+        bestGap = gap;
+        best = k;
+      }
+    }
+    const e = Math.max(times[at + 2 + 2 * best], times[at + 2 + 2 * (best + 1)]);
+    times[at + 2 + 2 * best] = e;
+    for (let k = best + 1; k + 1 < n; k++) {
+      times[at + 1 + 2 * k] = times[at + 1 + 2 * (k + 1)];
+      times[at + 2 + 2 * k] = times[at + 2 + 2 * (k + 1)];
+    }
+    n--;
+  }
+  times[at] = n;
+  return overlap;
 }

@@ -79,6 +79,11 @@ const HEADER_WORDS = 32;
  * report before it bumps ABORT. DEADLOCK's report is the DeadlockError; FAULT's
  * is the error that escaped on an executor thread (lib/executor/faults.ts).
  */
+/** Bandwidth-phase intervals a link keeps for the optimistic overlap check (lib/ipcq/link-overlap.ts); beyond them, the nearest two are merged. */
+export const LINK_INTERVALS = 8;
+/** `times` words per link for that check: the count, then LINK_INTERVALS (join, end) pairs sorted by join, and room for one more while a new pair is merged in. */
+export const LINK_SPAN = 1 + 2 * (LINK_INTERVALS + 1);
+
 /** Why a session aborted. LINK_OVERLAP: two flows met on a link during an optimistic run; the run is replayed with every piece arbitrated (lib/ipcq/link-overlap.ts). */
 export const ABORT_KIND = { NONE: 0, RANK_FAILED: 1, DEADLOCK: 2, FAULT: 3, LINK_OVERLAP: 4 } as const;
 
@@ -305,8 +310,9 @@ export interface LayoutDims {
   channelSets?: number;
   /**
    * Physical links (lib/topology/links.ts) that carry the optimistic fast path's overlap
-   * check (timing.link_sharing: max_min; 0 otherwise): a lock word in `ctl` and the latest
-   * bandwidth-phase end in `times` per link (lib/ipcq/link-overlap.ts).
+   * check (timing.link_sharing: max_min; 0 otherwise): a lock word in `ctl` and the
+   * bandwidth-phase intervals recorded on it in `times` (LINK_SPAN words a link;
+   * lib/ipcq/link-overlap.ts).
    */
   links?: number;
 }
@@ -349,7 +355,7 @@ export class ShmLayout {
   private readonly grantBase: number;
   private readonly channelFreeBase: number;
   private readonly flowBase: number;
-  private readonly linkEndBase: number;
+  private readonly linkIntervalBase: number;
   /** `times` index: a lower bound on the virtual time the link arbiter can still wake anyone at (lib/coordinator/link-arbiter.ts). */
   readonly linkBound: number;
 
@@ -393,8 +399,8 @@ export class ShmLayout {
     f += dims.pes * DIR_COUNT * FLOW.WIDTH;
     this.linkBound = f;
     f += 1;
-    this.linkEndBase = f;
-    f += dims.links ?? 0;
+    this.linkIntervalBase = f;
+    f += (dims.links ?? 0) * LINK_SPAN;
     this.timesWords = f;
 
     // A set's buffer: every slot's header (and inline payload) first, then every slot's
@@ -531,9 +537,9 @@ export class ShmLayout {
     return this.linkLockBase + id;
   }
 
-  /** `times` index of the latest end of a bandwidth phase recorded on link `id` (the optimistic fast path). */
-  linkEnd(id: number): number {
-    return this.linkEndBase + id;
+  /** `times` index of link `id`'s recorded bandwidth-phase intervals (LINK_SPAN words: a count, then join and end pairs; the optimistic fast path). */
+  linkIntervals(id: number): number {
+    return this.linkIntervalBase + id * LINK_SPAN;
   }
 
   /** PE `pe`'s link-flow request on its outbound channel `dir` (FLOW fields). */

@@ -5,5 +5,6 @@
 
 import '../link-sharing.test.js';
 import '../link-optimistic.test.js';
+import '../link-intervals.test.js';
 import '../topology-fabrics.test.js';
 import '../topology-user-kind.test.js';
