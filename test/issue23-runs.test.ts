@@ -2,6 +2,7 @@
 // that need a run: one regression test each, through the bench runner or the
 // command line, asserting result flags, error codes and exit codes.
 import t from 'tap';
+import { assertUsageError, kernbench } from './helpers/cli.js';
 import { TestRuntime } from './helpers/run.js';
 
 const rt = new TestRuntime();
@@ -14,3 +15,17 @@ for (const bench of ['tp_mlp', 'gemm_single_pe']) {
     for (const r of results) t.ok(r.ok, r.lines.join('\n'));
   });
 }
+
+t.test('an all-reduce bench given a point-to-point algorithm is a configuration error before any thread starts, and validate --bench says so too', async (t) => {
+  const run = await kernbench(['run', '--bench', 'ccl_allreduce', '--algorithm', 'hello_send']);
+  assertUsageError(t, run);
+  const validate = await kernbench(['validate', '--bench', 'ccl_allreduce', '--algorithm', 'hello_send']);
+  assertUsageError(t, validate);
+  const fine = await kernbench(['validate', '--bench', 'ccl_allreduce', '--algorithm', 'ring_allreduce']);
+  t.equal(fine.exitCode, 0, fine.stderr);
+});
+
+t.test('hierarchical_perf runs with its own defaults, no --algorithm needed', async (t) => {
+  const r = await kernbench(['run', '--bench', 'hierarchical_perf', '--bytes', '64']);
+  t.equal(r.exitCode, 0, r.stderr);
+});
