@@ -6,7 +6,7 @@
 //   1 a bench result is not ok, or the run failed (kernel error, deadlock, ...);
 //     for stress, any run that diverged, deadlocked, failed or timed out
 //   2 usage or configuration error (no stack trace)
-import { KernbenchError, UsageError } from '../lib/errors.js';
+import { KernbenchError, printable as printableText, shortenEchoes, UsageError } from '../lib/errors.js';
 import type { ThreadResources } from '../lib/session/thread-resources.js';
 import { commandHelp, globalHelp, versionText } from './cli/help.js';
 import { cmdList, cmdValidate } from './cli/info.js';
@@ -62,12 +62,9 @@ function unknownCommand(got: string): UsageError {
 /** Errors of the invocation or its inputs (flags, configuration files, user modules): exit 2, one message, no stack. */
 const EXIT_2: ReadonlySet<string> = new Set(['ERR_USAGE', 'ERR_CONFIG', 'ERR_MODULE_LOAD', 'ERR_MODULE_CONTRACT', 'ERR_UNKNOWN_TOPOLOGY', 'ERR_NO_TABLE', 'ERR_OPTIONAL_DEPENDENCY', 'ERR_REPORT_INPUT']);
 
-/**
- * A message as safe to print on a terminal: control characters (from a binary file
- * given as configuration, say) written as \xNN escapes; newlines and tabs kept.
- */
+/** A message as the terminal gets it: echoed user text shortened, control and bidirectional characters escaped (lib/errors.ts). */
 function printable(text: string): string {
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  return printableText(shortenEchoes(text));
 }
 
 /** Entry point for bin/kernbench.js: exit codes and error printing (no stack for usage/config). */

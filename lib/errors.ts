@@ -126,9 +126,39 @@ export interface ConfigProblem {
   message: string;
 }
 
+/** The longest run of non-blank characters (a key, a value, a path) an error message prints whole. */
+const MAX_ECHOED_RUN = 400;
+
+/**
+ * Text from a user (keys, values, paths, flags) as an error message echoes it:
+ * each run of non-blank characters longer than MAX_ECHOED_RUN keeps its start
+ * and its end around a middle ellipsis that says how much it dropped, so a
+ * 5,000-character key costs one line, not 5,000 characters per echo.
+ */
+export function shortenEchoes(text: string): string {
+  return text.replace(new RegExp(`\\S{${MAX_ECHOED_RUN + 1},}`, 'gu'), (run) => {
+    const chars = Array.from(run); // code points: never half a surrogate pair
+    if (chars.length <= MAX_ECHOED_RUN) return run;
+    const keep = MAX_ECHOED_RUN / 2;
+    return `${chars.slice(0, keep).join('')}…[${chars.length - 2 * keep} more chars]…${chars.slice(-keep).join('')}`;
+  });
+}
+
+/**
+ * Text safe to print on a terminal: C0 and C1 control characters (but newline
+ * and tab) as \xNN, and the bidirectional controls (U+061C, U+200E/F,
+ * U+202A-E, U+2066-9), which would display the rest of a line reversed, as
+ * \uNNNN. The one rule for every message kernbench prints.
+ */
+export function printable(text: string): string {
+  return text
+    .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
+    .replace(/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 export function formatConfigProblem(p: ConfigProblem): string {
   const where = p.line === undefined ? p.file : `${p.file}:${p.line}:${p.col ?? 1}`;
-  return p.path === '' ? `${where}: ${p.message}` : `${where}: ${p.path}: ${p.message}`;
+  return shortenEchoes(p.path === '' ? `${where}: ${p.message}` : `${where}: ${p.path}: ${p.message}`);
 }
 
 export class ConfigError extends KernbenchError {

@@ -6,6 +6,7 @@ import t from 'tap';
 import { ConfigError } from '../lib/errors.js';
 import { loadTopology } from '../lib/config/load.js';
 import { TOPOLOGY_YAML } from './fixtures/topology-text.js';
+import { assertUsageError, kernbench } from './helpers/cli.js';
 
 /** The ConfigError `fn` throws (a failed assertion if it throws anything else). */
 function configError(fn: () => unknown): ConfigError {
@@ -31,4 +32,16 @@ t.test('a torus without w and h is refused at system.sips.w, naming what is miss
   const err = configError(() => loadTopology(file));
   t.same(err.problems.map((p) => p.path), ['system.sips.w']);
   t.notMatch(err.problems[0].message, /undefined/);
+});
+
+t.test('an error message shortens a long echoed key and escapes bidirectional controls', async (t) => {
+  const key = `k${'x'.repeat(5000)}`;
+  const file = join(t.testdir({ 'long.yaml': `${TOPOLOGY_YAML}? ${key}\n: 1\n\u202eevil: 2\n` }), 'long.yaml');
+  const r = await kernbench(['validate', '--topology', file]);
+  assertUsageError(t, r);
+  t.ok(r.stderr.length < 2000, `stderr is ${r.stderr.length} characters`);
+  t.notOk(/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/.test(r.stderr), 'no raw bidirectional control');
+  const err = configError(() => loadTopology(file));
+  t.ok(err.message.length < 2000, `the library's message is ${err.message.length} characters`);
+  t.same(err.problems.map((p) => p.path.length), [key.length, '\u202eevil'.length], 'the problems keep the whole path');
 });
