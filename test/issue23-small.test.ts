@@ -45,3 +45,13 @@ t.test('an error message shortens a long echoed key and escapes bidirectional co
   t.ok(err.message.length < 2000, `the library's message is ${err.message.length} characters`);
   t.same(err.problems.map((p) => p.path.length), [key.length, '\u202eevil'.length], 'the problems keep the whole path');
 });
+
+for (const ext of ['js', 'mjs']) {
+  t.test(`a syntax error in a .${ext} bench is reported with its file:line:col, as in a .ts bench`, async (t) => {
+    const dir = t.testdir({ 'package.json': '{"type": "module"}', [`bad.${ext}`]: 'export const a = 1;\nexport const b = (;\n' });
+    const file = join(dir, `bad.${ext}`);
+    const r = await kernbench(['run', '--bench', file]);
+    assertUsageError(t, r);
+    t.ok(r.stderr.includes(`${file}:2:19:`), r.stderr);
+  });
+}
