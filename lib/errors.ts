@@ -28,6 +28,7 @@ export const ERROR_CODES = {
   ERR_MODULE_CONTRACT: 'a user module does not export what its kind requires',
   ERR_UNCAUGHT_EXCEPTION: 'an exception escaped every promise chain on an executor thread (a throw in a timer or event callback)',
   ERR_UNHANDLED_REJECTION: 'a promise rejected on an executor thread and nothing handled it',
+  ERR_NEVER_SETTLED: 'the command awaited a promise that can never settle: nothing was left to run (no timer, no I/O, no kernel or rank in flight)',
   ERR_RANK_EXIT: 'process.exit() was called on an executor thread (by a rank or a kernel)',
   ERR_EXECUTOR_LOST: 'an executor thread stopped while it served a session',
   ERR_DATA_RACE: 'two actors touched the same device bytes, at least one writing, with nothing ordering them (--check-races)',

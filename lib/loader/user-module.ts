@@ -38,11 +38,27 @@ export async function importModule(url: string): Promise<Record<string, unknown>
     checkEsmTypeScript(url);
     await typeScriptLoader();
   }
+  loading.set(url, (loading.get(url) ?? 0) + 1);
   try {
     return (await import(url)) as Record<string, unknown>;
   } catch (e) {
     throw loadError(url, e);
+  } finally {
+    const n = (loading.get(url) ?? 1) - 1;
+    if (n === 0) loading.delete(url);
+    else loading.set(url, n);
   }
+}
+
+/** Imports under way on this thread, by URL (how many of each). */
+const loading = new Map<string, number>();
+
+/**
+ * The files this thread is still importing: what a process waits for when a
+ * module's top-level await never settles (the CLI names them as it ends).
+ */
+export function modulesLoading(): string[] {
+  return [...loading.keys()].sort().map((url) => (url.startsWith('file:') ? fileURLToPath(url) : url));
 }
 
 /** Why `url` failed to load, as one line with the file and, for a syntax error, its line and column. */
