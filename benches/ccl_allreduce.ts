@@ -15,6 +15,7 @@ const options = z.object({
 export default defineBench({
   description: 'all-reduce (ccl.yaml algorithm) through spawn -> initProcessGroup -> allReduce, every element checked on every rank',
   options,
+  algorithm: { provides: 'all_reduce' },
   run,
 });
 

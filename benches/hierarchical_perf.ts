@@ -53,12 +53,12 @@ export async function worker(rank: number, nElem: number, numCubes: number, numP
 export default defineBench({
   description: 'one hierarchical all-reduce with a shard on several cubes x PEs per SIP (every shard a participant): crit_ns',
   options,
+  algorithm: { provides: 'all_reduce', arrangement: 'hierarchical', default: 'hierarchical_allreduce' },
   run,
 });
 
 async function run(torch: Torch, ctx: BenchContext<z.output<typeof options>>): Promise<BenchResult[]> {
   const algorithm = ctx.ccl.algorithm;
-  if (!algorithm.startsWith('hierarchical')) throw new UsageError(`hierarchical_perf: --algorithm must be a hierarchical all-reduce (hierarchical_allreduce, hierarchical_allreduce_center), got ${algorithm}`);
   const spec = torch.spec;
   const cubes = spec.sip.cube_mesh.w * spec.sip.cube_mesh.h;
   const pes = spec.cube.pe_layout.corners.length * spec.cube.pe_layout.pe_per_corner;

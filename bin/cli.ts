@@ -6,8 +6,9 @@
 //   1 a bench result is not ok, or the run failed (kernel error, deadlock, ...);
 //     for stress, any run that diverged, deadlocked, failed or timed out
 //   2 usage or configuration error (no stack trace)
-import { KernbenchError, UsageError } from '../lib/errors.js';
+import { KernbenchError, printable as printableText, shortenEchoes, UsageError } from '../lib/errors.js';
 import type { ThreadResources } from '../lib/session/thread-resources.js';
+import { modulesLoading } from '../lib/loader/user-module.js';
 import { commandHelp, globalHelp, versionText } from './cli/help.js';
 import { cmdList, cmdValidate } from './cli/info.js';
 import { cmdRun } from './cli/run.js';
@@ -62,12 +63,9 @@ function unknownCommand(got: string): UsageError {
 /** Errors of the invocation or its inputs (flags, configuration files, user modules): exit 2, one message, no stack. */
 const EXIT_2: ReadonlySet<string> = new Set(['ERR_USAGE', 'ERR_CONFIG', 'ERR_MODULE_LOAD', 'ERR_MODULE_CONTRACT', 'ERR_UNKNOWN_TOPOLOGY', 'ERR_NO_TABLE', 'ERR_OPTIONAL_DEPENDENCY', 'ERR_REPORT_INPUT']);
 
-/**
- * A message as safe to print on a terminal: control characters (from a binary file
- * given as configuration, say) written as \xNN escapes; newlines and tabs kept.
- */
+/** A message as the terminal gets it: echoed user text shortened, control and bidirectional characters escaped (lib/errors.ts). */
 function printable(text: string): string {
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  return printableText(shortenEchoes(text));
 }
 
 /** Entry point for bin/kernbench.js: exit codes and error printing (no stack for usage/config). */
@@ -77,8 +75,25 @@ export async function cli(argv: string[]): Promise<void> {
     if (e.code === 'EPIPE') process.exit(0);
     throw e;
   });
+  // Node ends a process whose top-level await can never settle (a bench awaiting a
+  // promise nothing will resolve, with nothing left to run) with exit code 13 and
+  // no word; say what was awaited, as an error of its own, and exit 1 like a failed run.
+  let answered = false;
+  process.on('exit', () => {
+    // The listener's argument reads 0 here; process.exitCode holds Node's 13.
+    if (answered || process.exitCode !== NODE_UNSETTLED_TOP_LEVEL_AWAIT) return;
+    const files = modulesLoading();
+    const what = files.length > 0 ? `the top-level await of ${files.join(', ')} (still loading)` : 'a promise of the bench';
+    const e = new KernbenchError('ERR_NEVER_SETTLED', `kernbench ${argv.join(' ')} waited for a promise that can never settle: nothing was left to run (no timer, no I/O, no kernel or rank in flight), got ${what}`);
+    process.stderr.write(`kernbench: ${e.name} [${e.code}]: ${printable(e.message)}\n`);
+    process.exitCode = 1;
+  });
   process.exitCode = await runCli(argv);
+  answered = true;
 }
+
+/** The exit code Node gives a process whose top-level await never settled. */
+const NODE_UNSETTLED_TOP_LEVEL_AWAIT = 13;
 
 /**
  * `kernbench ...argv` without the process around it: runs the command, prints an

@@ -28,6 +28,7 @@ export const ERROR_CODES = {
   ERR_MODULE_CONTRACT: 'a user module does not export what its kind requires',
   ERR_UNCAUGHT_EXCEPTION: 'an exception escaped every promise chain on an executor thread (a throw in a timer or event callback)',
   ERR_UNHANDLED_REJECTION: 'a promise rejected on an executor thread and nothing handled it',
+  ERR_NEVER_SETTLED: 'the command awaited a promise that can never settle: nothing was left to run (no timer, no I/O, no kernel or rank in flight)',
   ERR_RANK_EXIT: 'process.exit() was called on an executor thread (by a rank or a kernel)',
   ERR_EXECUTOR_LOST: 'an executor thread stopped while it served a session',
   ERR_DATA_RACE: 'two actors touched the same device bytes, at least one writing, with nothing ordering them (--check-races)',
@@ -134,9 +135,39 @@ export interface ConfigProblem {
   message: string;
 }
 
+/** The longest run of non-blank characters (a key, a value, a path) an error message prints whole. */
+const MAX_ECHOED_RUN = 400;
+
+/**
+ * Text from a user (keys, values, paths, flags) as an error message echoes it:
+ * each run of non-blank characters longer than MAX_ECHOED_RUN keeps its start
+ * and its end around a middle ellipsis that says how much it dropped, so a
+ * 5,000-character key costs one line, not 5,000 characters per echo.
+ */
+export function shortenEchoes(text: string): string {
+  return text.replace(new RegExp(`\\S{${MAX_ECHOED_RUN + 1},}`, 'gu'), (run) => {
+    const chars = Array.from(run); // code points: never half a surrogate pair
+    if (chars.length <= MAX_ECHOED_RUN) return run;
+    const keep = MAX_ECHOED_RUN / 2;
+    return `${chars.slice(0, keep).join('')}…[${chars.length - 2 * keep} more chars]…${chars.slice(-keep).join('')}`;
+  });
+}
+
+/**
+ * Text safe to print on a terminal: C0 and C1 control characters (but newline
+ * and tab) as \xNN, and the bidirectional controls (U+061C, U+200E/F,
+ * U+202A-E, U+2066-9), which would display the rest of a line reversed, as
+ * \uNNNN. The one rule for every message kernbench prints.
+ */
+export function printable(text: string): string {
+  return text
+    .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
+    .replace(/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 export function formatConfigProblem(p: ConfigProblem): string {
   const where = p.line === undefined ? p.file : `${p.file}:${p.line}:${p.col ?? 1}`;
-  return p.path === '' ? `${where}: ${p.message}` : `${where}: ${p.path}: ${p.message}`;
+  return shortenEchoes(p.path === '' ? `${where}: ${p.message}` : `${where}: ${p.path}: ${p.message}`);
 }
 
 export class ConfigError extends KernbenchError {

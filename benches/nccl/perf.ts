@@ -75,6 +75,7 @@ export function ncclPerfBench(name: CollectiveName): Bench {
     description: `nccl-tests' ${c.program} in virtual time: out-of-place and in-place time, algbw, busbw, #wrong per size`,
     options,
     table: true,
+    ...(name === 'all_reduce' ? { algorithm: { provides: 'all_reduce' } } : {}),
     run: (torch, ctx) => run(name, torch, ctx as BenchContext<Record<string, unknown>>),
   }) as unknown as Bench;
 }

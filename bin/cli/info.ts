@@ -9,7 +9,9 @@ import { paramsLine } from '../../lib/ccl/define-algorithm.js';
 import { resolveRunCcl } from '../../lib/ccl/resolve.js';
 import { optionInfos, optionsHelp } from '../../lib/bench/options.js';
 import { listBenches, loadBench } from '../../lib/bench/registry.js';
-import { checkSessionMemory } from '../../lib/config/plan.js';
+import { checkSessionMemory, DEFAULT_THREADS } from '../../lib/config/plan.js';
+import { benchAlgorithm } from '../../lib/bench/runner.js';
+import type { RunConfig } from '../../lib/bench/contract.js';
 import { sipKinds } from '../../lib/topology/kind-catalog.js';
 import { commandHelp } from './help.js';
 import { parseCommand } from './parse.js';
@@ -61,7 +63,14 @@ export async function cmdValidate(args: string[]): Promise<number> {
   const sets = (v.set as string[] | undefined) ?? [];
   const name = (v.topology as string | undefined) ?? DEFAULT_TOPOLOGY;
   const t = await loadTopologyWithKind(topologyPath(name), sets);
-  const c = await resolveRunCcl((v.ccl as string | undefined) ?? DEFAULT_CCL_FILE, { name, topology: t }, { algorithm: v.algorithm as string | undefined, sets });
+  const cclFile = (v.ccl as string | undefined) ?? DEFAULT_CCL_FILE;
+  let algorithm = v.algorithm as string | undefined;
+  if (typeof v.bench === 'string') {
+    // With a bench: its default algorithm, and the algorithm it needs (as run checks it).
+    const config: RunConfig = { topology: name, ccl: cclFile, threads: DEFAULT_THREADS, sets, algorithm, jitterSeed: null };
+    algorithm = (await benchAlgorithm(await loadBench(v.bench), config)).config.algorithm;
+  }
+  const c = await resolveRunCcl(cclFile, { name, topology: t }, { algorithm, sets });
   checkSessionMemory(t, c);
   const params = Object.entries(c.params).map(([k, x]) => `${k}=${String(x)}`);
   process.stdout.write(`ok: ${t.name} (${t.system.sips.count} SIPs, ${t.system.sips.topology}); algorithm ${c.algorithm} (${c.module}${params.length ? ` ${params.join(' ')}` : ''})\n`);

@@ -121,8 +121,8 @@ export const COMMANDS = {
   },
   validate: {
     summary: 'check configuration files and report every problem, as run does before it starts',
-    usage: ['[--topology F] [--ccl F] [--algorithm NAME] [--set PATH=VALUE ...]'],
-    flags: ['topology', 'ccl', 'algorithm', 'set', 'help'],
+    usage: ['[--bench NAME|PATH] [--topology F] [--ccl F] [--algorithm NAME] [--set PATH=VALUE ...]'],
+    flags: ['bench', 'topology', 'ccl', 'algorithm', 'set', 'help'],
   },
 } as const satisfies Record<string, CommandSpec>;
 

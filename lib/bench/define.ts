@@ -10,6 +10,7 @@
 import { z } from 'zod';
 import { KernbenchError } from '../errors.js';
 import type { Torch } from '../host/torch.js';
+import type { ArrangementKind, Provides } from '../ccl/define-algorithm.js';
 import type { BenchContext, BenchResult } from './contract.js';
 
 export { z };
@@ -37,14 +38,31 @@ export interface BenchSpec<S extends BenchOptionsSchema> {
    * refused before the run, not after it. Default false.
    */
   table?: boolean;
+  /**
+   * What the run's ccl.yaml algorithm must be, for a bench that runs it: what its
+   * module provides (an all-reduce bench cannot run a point-to-point smoke test),
+   * the arrangement it needs, and the entry used when --algorithm is not given
+   * (else the CCL file's default). Checked before any thread starts, by run and by
+   * `validate --bench` (lib/bench/runner.ts benchAlgorithm). Default: no requirement.
+   */
+  algorithm?: BenchAlgorithm;
   /** One session: the bench drives torch like a PyTorch script (spawn -> initProcessGroup -> allReduce). */
   run?: (torch: Torch, ctx: BenchContext<z.output<S>>) => Promise<BenchResult[]>;
   /** An evaluation that opens its own sessions (sweeps, layout comparisons) through ctx.session(...). */
   evaluate?: (ctx: BenchContext<z.output<S>>) => Promise<BenchResult[]>;
 }
 
+/** BenchSpec.algorithm: what the run's algorithm must be. */
+export interface BenchAlgorithm {
+  readonly provides: Provides;
+  readonly arrangement?: ArrangementKind;
+  /** The ccl.yaml entry run when --algorithm is not given. */
+  readonly default?: string;
+}
+
 export interface Bench<S extends BenchOptionsSchema = BenchOptionsSchema> {
   readonly [BENCH]: true;
+  readonly algorithm: BenchAlgorithm | undefined;
   readonly description: string;
   readonly options: S;
   /** Its results carry a table for --csv (BenchSpec.table). */
@@ -66,7 +84,8 @@ export function defineBench<S extends BenchOptionsSchema = z.ZodObject<Record<ne
   if (!isObjectSchema(options)) bad('options must be a zod object schema (z.object({...}))', typeof options);
   for (const key of Object.keys(options.shape)) if (!OPTION_NAME.test(key)) bad('option names are camelCase identifiers (minBytes is the flag --min-bytes)', `'${key}'`);
   if (spec.table !== undefined && typeof spec.table !== 'boolean') bad('table must be true or false (its results carry a table for --csv)', typeof spec.table);
-  return Object.freeze({ [BENCH]: true as const, description: spec.description, options, table: spec.table === true, run: spec.run, evaluate: spec.evaluate });
+  const algorithm = spec.algorithm === undefined ? undefined : Object.freeze({ ...spec.algorithm });
+  return Object.freeze({ [BENCH]: true as const, description: spec.description, algorithm, options, table: spec.table === true, run: spec.run, evaluate: spec.evaluate });
 }
 
 /** Is `x` a bench made with defineBench (by this or another copy of kernbench)? */

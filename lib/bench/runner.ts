@@ -15,7 +15,9 @@ import { mergeTraceData } from '../trace/recorder.js';
 import { runStats, sumStats, type RunStats } from '../trace/stats.js';
 import type { SessionReport } from '../session/session.js';
 import { Machine } from '../topology/machine.js';
-import { KernbenchError } from '../errors.js';
+import { ConfigError, KernbenchError } from '../errors.js';
+import { loadAlgorithmModule } from '../ccl/catalog.js';
+import type { ResolvedCcl } from '../config/ccl-schema.js';
 import { parseBenchOptions } from './options.js';
 import { PROGRESS_INTERVAL_MS, sessionProgress } from './progress.js';
 import { loadBench, type LoadedBench } from './registry.js';
@@ -115,12 +117,34 @@ export function benchOptions(loaded: LoadedBench, config: RunConfig): Record<str
   return parseBenchOptions(loaded.name, loaded.bench.options, given) as Record<string, unknown>;
 }
 
+/**
+ * `config` with the bench's default algorithm when --algorithm is not given, and
+ * its CCL configuration, refused (ERR_CONFIG, before any thread starts) when its
+ * algorithm is not what the bench runs (BenchSpec.algorithm): an all-reduce
+ * bench given a point-to-point module would fail inside every rank.
+ */
+export async function benchAlgorithm(loaded: LoadedBench, config: RunConfig): Promise<{ config: RunConfig; ccl: ResolvedCcl }> {
+  const need = loaded.bench.algorithm;
+  const withDefault = need?.default !== undefined && config.algorithm === undefined ? { ...config, algorithm: need.default } : config;
+  const { ccl } = await resolveRunConfig(withDefault);
+  if (need !== undefined) {
+    const { meta } = await loadAlgorithmModule(ccl.module_url);
+    const wrong = meta.provides !== need.provides ? `provides ${meta.provides}` : need.arrangement !== undefined && meta.arrangement !== need.arrangement ? `has arrangement ${meta.arrangement}` : undefined;
+    if (wrong !== undefined) {
+      const wanted = `${need.provides}${need.arrangement === undefined ? '' : ` with arrangement ${need.arrangement}`}`;
+      const file = withDefault.ccl === 'default' ? DEFAULT_CCL_FILE : withDefault.ccl;
+      throw new ConfigError([{ file, path: `algorithms.${ccl.algorithm}.module`, message: `bench ${loaded.name} runs an algorithm that provides ${wanted}; module '${ccl.module}' ${wrong}, got --algorithm ${ccl.algorithm}` }]);
+    }
+  }
+  return { config: withDefault, ccl };
+}
+
 /** Run the bench `bench` (a shipped bench's name or a path to a bench module, see loadBench) under `config`. */
-export async function runBench(resources: ThreadResources, bench: string | LoadedBench, config: RunConfig, log: (line: string) => void): Promise<RunOutcome> {
+export async function runBench(resources: ThreadResources, bench: string | LoadedBench, given: RunConfig, log: (line: string) => void): Promise<RunOutcome> {
   const loaded = typeof bench === 'string' ? await loadBench(bench) : bench;
   const mod = loaded.bench;
+  const { config, ccl } = await benchAlgorithm(loaded, given);
   const options = benchOptions(loaded, config);
-  const { ccl } = await resolveRunConfig(config);
   const sessionStats: RunStats[] = [];
   let linkReplays = 0;
   const ctx: BenchContext = {

@@ -4,7 +4,7 @@
 // A file that is not small UTF-8 text (a device, a binary) or whose aliases
 // expand without bound (an alias bomb) is refused as one problem, unparsed.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
+import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Document } from 'yaml';
 import type { ConfigProblem } from '../errors.js';
 import type { PathKey } from './schema-path.js';
 
@@ -47,6 +47,8 @@ export function readYamlSource(file: string): { source: YamlSource | undefined; 
     return only(`not UTF-8 text, got a file whose bytes do not decode as UTF-8: '${file}'`);
   }
   const parsed = parseYamlSource(file, text);
+  const unresolved = unresolvedAliases(parsed.source);
+  if (unresolved.length > 0) return { source: undefined, problems: [...parsed.problems, ...unresolved] };
   try {
     parsed.source.doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
   } catch (e) {
@@ -92,6 +94,28 @@ export function parseYamlSource(file: string, text: string): { source: YamlSourc
     return { file, line, col, path: '', message: `YAML syntax: ${err.message}, got ${got}` };
   });
   return { source: { file, doc, lineCounter }, problems };
+}
+
+/**
+ * Each alias whose anchor is not set before it (`name: *nope`), as a problem at
+ * the alias. Checked before expanding, so such a file is not mistaken for an
+ * alias bomb (yaml's toJS throws for both).
+ */
+function unresolvedAliases(source: YamlSource): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const anchors = new Set<string>(); // set so far, in document order (yaml's own rule)
+  visit(source.doc, {
+    Node(_key, node) {
+      if (isAlias(node)) {
+        if (anchors.has(node.source)) return;
+        const { line, col } = source.lineCounter.linePos(rangeStart(node) ?? 0);
+        problems.push({ file: source.file, line, col, path: '', message: `YAML alias names no anchor set before it, got '*${printable(node.source.slice(0, 40))}'` });
+      } else if (node.anchor !== undefined) {
+        anchors.add(node.anchor);
+      }
+    },
+  });
+  return problems;
 }
 
 /** Control characters written as \\xNN, so a message never sends raw bytes to a terminal. */

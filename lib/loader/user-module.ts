@@ -10,6 +10,7 @@
 // .js imports get slower under the hooks).
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, extname, isAbsolute, join, resolve } from 'node:path';
+import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { KernbenchError } from '../errors.js';
 
@@ -37,11 +38,27 @@ export async function importModule(url: string): Promise<Record<string, unknown>
     checkEsmTypeScript(url);
     await typeScriptLoader();
   }
+  loading.set(url, (loading.get(url) ?? 0) + 1);
   try {
     return (await import(url)) as Record<string, unknown>;
   } catch (e) {
     throw loadError(url, e);
+  } finally {
+    const n = (loading.get(url) ?? 1) - 1;
+    if (n === 0) loading.delete(url);
+    else loading.set(url, n);
   }
+}
+
+/** Imports under way on this thread, by URL (how many of each). */
+const loading = new Map<string, number>();
+
+/**
+ * The files this thread is still importing: what a process waits for when a
+ * module's top-level await never settles (the CLI names them as it ends).
+ */
+export function modulesLoading(): string[] {
+  return [...loading.keys()].sort().map((url) => (url.startsWith('file:') ? fileURLToPath(url) : url));
 }
 
 /** Why `url` failed to load, as one line with the file and, for a syntax error, its line and column. */
@@ -52,7 +69,10 @@ function loadError(url: string, e: unknown): KernbenchError {
   // tsx/esbuild: "Transform failed with 1 error:\n/abs/x.ts:2:28: ERROR: Expected ...".
   const at = /^(.*?):(\d+):(\d+): ERROR: (.*)$/m.exec(err?.message ?? '');
   if (at) return new KernbenchError('ERR_MODULE_LOAD', `${at[1]}:${at[2]}:${at[3]}: ${at[4]}`);
-  if (err?.name === 'SyntaxError') return new KernbenchError('ERR_MODULE_LOAD', `${file}: ${err.message}${syntaxPosition(e)}`);
+  if (err?.name === 'SyntaxError') {
+    const pos = javaScriptSyntaxPosition(file);
+    return new KernbenchError('ERR_MODULE_LOAD', pos === undefined ? `${file}: ${err.message}${syntaxPosition(e)}` : `${file}:${pos.line}:${pos.col}: ${err.message}`);
+  }
   if (e instanceof KernbenchError) return e;
   return new KernbenchError('ERR_MODULE_LOAD', `${file} threw while loading: ${err?.name ?? 'Error'}: ${oneLine(err?.message ?? String(e))}`);
 }
@@ -61,6 +81,24 @@ function loadError(url: string, e: unknown): KernbenchError {
 function syntaxPosition(e: unknown): string {
   const m = /^(file:\/\/\S+?):(\d+)$/m.exec((e as Error).stack ?? '');
   return m ? ` (line ${m[2]})` : '';
+}
+
+/**
+ * Where a JavaScript file's first syntax error is, 1-based: V8 gives an ES
+ * module's SyntaxError no position, so the file is parsed again by esbuild
+ * (tsx's own parser, so always installed with it). Undefined when it finds none
+ * (an error only V8 reports) or the file cannot be read.
+ */
+function javaScriptSyntaxPosition(file: string): { line: number; col: number } | undefined {
+  if (!file.startsWith('/') && !isAbsolute(file)) return undefined;
+  try {
+    const esbuild = createRequire(createRequire(import.meta.url).resolve('tsx/package.json'))('esbuild') as { transformSync: (code: string, options: Record<string, unknown>) => unknown };
+    esbuild.transformSync(readFileSync(file, 'utf8'), { loader: 'js', format: 'esm', sourcefile: file, logLevel: 'silent' });
+  } catch (e) {
+    const loc = (e as { errors?: { location?: { line: number; column: number } | null }[] }).errors?.[0]?.location;
+    if (loc) return { line: loc.line, col: loc.column + 1 };
+  }
+  return undefined;
 }
 
 function oneLine(s: string | undefined): string {

@@ -172,7 +172,10 @@ export function ringNeighbour(rank: number, dir: number, grid: SipGrid): number 
 
 /** A 2-D kind: the file's explicit w x h grid, which must hold every SIP once. */
 export function explicitGrid(kind: string, sips: SipCount): SipGrid | GridProblem {
-  if (sips.w === undefined || sips.h === undefined) return `${kind} needs an explicit w x h grid, got w=${sips.w} h=${sips.h}`;
+  if (sips.w === undefined || sips.h === undefined) {
+    const missing = sips.w === undefined && sips.h === undefined ? 'w and h' : sips.w === undefined ? `w (h is ${sips.h})` : `h (w is ${sips.w})`;
+    return { problem: `${kind} needs an explicit w x h grid, got count ${sips.count} without ${missing}`, at: sips.w === undefined ? 'w' : 'h' };
+  }
   if (sips.w * sips.h !== sips.count) return { problem: `w x h must equal count (${sips.w} x ${sips.h} = ${sips.w * sips.h}), got ${sips.count}`, at: 'count' };
   return { w: sips.w, h: sips.h };
 }

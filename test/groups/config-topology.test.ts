@@ -11,3 +11,4 @@ import '../error-codes.test.js';
 import '../ccl-defaults.test.js';
 import '../link-share.test.js';
 import '../arbiter.test.js';
+import '../issue23-small.test.js';

@@ -6,3 +6,4 @@
 import '../no-data.test.js';
 import '../no-data-memory.test.js';
 import '../data-memory.test.js';
+import '../issue23-runs.test.js';
