@@ -5,7 +5,7 @@
 import t from 'tap';
 import { loadCcl, loadTopology } from '../lib/config/load.js';
 import { DEFAULT_CCL_FILE, topologyPath } from '../lib/config/paths.js';
-import { checkSessionMemory } from '../lib/config/plan.js';
+import { buildPlan, checkSessionMemory, type SessionPlan, type ThreadLayout } from '../lib/config/plan.js';
 import { kernbench } from './helpers/cli.js';
 
 function plan(sets: string[]): void {
@@ -41,4 +41,15 @@ t.test('through the CLI, validate refuses the huge mesh with exit 2, one line, n
   t.equal(r.exitCode, 2);
   t.match(r.stderr, /shared memory/);
   t.notMatch(r.stderr, /\n\s+at /, 'no stack');
+});
+
+t.test('4096 ranks under --threads 2 are sized for two threads: only one thread per rank needs a command slot per rank', async (t) => {
+  const sets = ['system.sips.count=4096', 'ccl.n_elem=16384'];
+  const topology = loadTopology(topologyPath('ideal'), sets);
+  const ccl = { ...loadCcl(DEFAULT_CCL_FILE, { sets }), module_url: '' };
+  const at = (threads: ThreadLayout): SessionPlan => buildPlan({ topologyName: 'ideal', topology, ccl, threads, jitterSeed: null, noData: true });
+  t.equal(at(2).executors, 2);
+  t.equal(at(1).executors, 1);
+  // One thread per rank still needs 4097 threads' command slots (1 MiB each): more than one buffer holds.
+  t.throws(() => at('rank'), { code: 'ERR_CONFIG', message: /command and error slots/ });
 });

@@ -76,22 +76,17 @@ export function buildPlan(opts: {
   const m = new Machine(opts.topology);
   const timing = opts.topology.timing;
   const links: LinkMode = timing.link_sharing === 'none' ? 'none' : opts.arbitrateLinks || !timing.link_fast_path ? 'arbitrated' : 'optimistic';
+  // The layout's thread count first: the command slots are per thread, so --threads N
+  // needs far less shared memory than one thread per rank.
+  const executors = opts.threads === 'rank' ? m.sips : opts.threads === 'pe' ? m.totalPes : Math.min(opts.threads, m.totalPes);
   // Before anything is sized per PE: a configuration too large for this machine is
   // refused with its figure, not met by a V8 fatal error or a RangeError mid-allocation.
-  checkSharedMemory(sessionDims(m, opts.ccl, m.sips, opts.noData ?? false, opts.arenaBytes));
-  let executors: number;
+  checkSharedMemory(sessionDims(m, opts.ccl, executors, opts.noData ?? false, opts.arenaBytes));
   let peExecutor: number[];
-  if (opts.threads === 'rank') {
-    executors = m.sips;
-    peExecutor = tabulate(m.totalPes, (id) => m.coord(id).sip);
-  } else if (opts.threads === 'pe') {
-    executors = m.totalPes;
-    peExecutor = tabulate(m.totalPes, (id) => id);
-  } else {
-    executors = Math.min(opts.threads, m.totalPes);
-    // Spread PEs evenly: contiguous blocks keep a SIP's PEs together where possible.
-    peExecutor = tabulate(m.totalPes, (id) => Math.floor((id * executors) / m.totalPes));
-  }
+  if (opts.threads === 'rank') peExecutor = tabulate(m.totalPes, (id) => m.coord(id).sip);
+  else if (opts.threads === 'pe') peExecutor = tabulate(m.totalPes, (id) => id);
+  // Spread PEs evenly: contiguous blocks keep a SIP's PEs together where possible.
+  else peExecutor = tabulate(m.totalPes, (id) => Math.floor((id * executors) / m.totalPes));
   const hostExecutor = tabulate(m.sips, (sip) => peExecutor[m.peId({ sip, cube: 0, pe: 0 })]);
   return {
     topologyName: opts.topologyName,
