@@ -68,7 +68,7 @@ t.test('the ring allToAllSingle has one crit_ns under --threads 1, 2 and jitter'
   t.same(crit[2], crit[0]);
 });
 
-t.test('without peer channels uneven splits are ERR_UNEVEN_SPLIT, splits that do not add up ERR_SHAPE_MISMATCH; even ones given explicitly run', async (t) => {
+t.test('without peer channels uneven splits are ERR_UNEVEN_SPLIT, splits that do not add up ERR_INVALID_SPLIT_SIZES; even ones given explicitly run', async (t) => {
   const codes = [];
   for (const splits of [[2, 4], [1, 2], [3, 3]]) {
     const r = await rt.session({ topology: 'ring_1d_6', threads: 1 }, (torch) => torch.multiprocessing.spawn(a2aSplitWorker, { args: [splits], nprocs: 2 }));
@@ -76,7 +76,7 @@ t.test('without peer channels uneven splits are ERR_UNEVEN_SPLIT, splits that do
   }
   t.same(codes, [
     ['ERR_UNEVEN_SPLIT', 'ERR_UNEVEN_SPLIT'],
-    ['ERR_SHAPE_MISMATCH', 'ERR_SHAPE_MISMATCH'],
+    ['ERR_INVALID_SPLIT_SIZES', 'ERR_INVALID_SPLIT_SIZES'],
     ['none', 'none'],
   ]);
 });

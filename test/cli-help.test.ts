@@ -10,8 +10,8 @@ import { kernbench, kernbenchProcess, ROOT } from './helpers/cli.js';
 
 const commands = Object.keys(COMMANDS) as CommandName[];
 
-t.test('the table declares the six commands', async (t) => {
-  t.same(commands, ['run', 'sweep', 'stress', 'merge', 'list', 'validate']);
+t.test('the table declares the seven commands', async (t) => {
+  t.same(commands, ['run', 'sweep', 'stress', 'merge', 'report', 'list', 'validate']);
 });
 
 for (const name of commands) {

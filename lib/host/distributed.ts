@@ -217,7 +217,7 @@ export class Distributed {
     }
     const sum = given.reduce((a, b) => a + b, 0);
     if (given.length !== p || !given.every((x) => Number.isInteger(x) && x >= 0) || sum !== numel) {
-      throw new KernbenchError('ERR_SHAPE_MISMATCH', `allToAllSingle: ${name} must be ${p} non-negative integers summing to the tensor's ${numel} elements, got [${given.join(', ')}]`);
+      throw new KernbenchError('ERR_INVALID_SPLIT_SIZES', `allToAllSingle: ${name} must be ${p} non-negative integers summing to the tensor's ${numel} elements, got [${given.join(', ')}]`);
     }
     return [...given];
   }
