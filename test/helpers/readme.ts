@@ -65,7 +65,8 @@ export function startsThreads(tr: Transcript): boolean {
 }
 
 // The README writes the checkout as /path/to/kernbench/ and a scratch file as /tmp/NAME.
-const here = (s: string, tmp: string): string => s.replaceAll('/path/to/kernbench/', ROOT).replaceAll('/tmp/', `${tmp}/`);
+// Scratch paths first: the checkout itself may live under /tmp (a CI clone).
+const here = (s: string, tmp: string): string => s.replaceAll('/tmp/', `${tmp}/`).replaceAll('/path/to/kernbench/', ROOT);
 
 /** Run each transcript (in-process) and check that it prints the lines quoted. */
 export async function checkTranscripts(t: Test, list: Transcript[]): Promise<void> {
