@@ -130,7 +130,7 @@ t.test('YAML syntax errors are reported together with schema problems', async (t
 t.test('a 2-D SIP topology without a w x h grid is rejected', async (t) => {
   const text = topology(['topology: ring_1d', 'topology: torus_2d']);
   const file = fixture(t, 'torus.yaml', text);
-  t.same(configError(() => loadTopology(file)).problems.map(where), [{ file, path: 'system.sips', ...at(text, 'sips:') }]);
+  t.same(configError(() => loadTopology(file)).problems.map(where), [{ file, path: 'system.sips.w', ...at(text, 'sips:') }]);
 });
 
 t.test('a 2-D grid whose w x h differs from the SIP count is rejected', async (t) => {

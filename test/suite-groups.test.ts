@@ -14,7 +14,7 @@ const GROUPS = join(TEST, 'groups');
 const topics = readdirSync(TEST).filter((f) => f.endsWith('.test.ts')).map((f) => f.replace(/\.ts$/, ''));
 const imported = readdirSync(GROUPS)
   .filter((f) => f.endsWith('.test.ts'))
-  .flatMap((group) => [...readFileSync(join(GROUPS, group), 'utf8').matchAll(/^import '\.\.\/(.+)\.js';$/gm)].map((m) => ({ group, topic: m[1] })));
+  .flatMap((group) => [...readFileSync(join(GROUPS, group), 'utf8').matchAll(/^await import\('\.\.\/(.+)\.js'\);$/gm)].map((m) => ({ group, topic: m[1] })));
 
 t.test('every topic test file is imported by exactly one group, and every import names a topic file', async (t) => {
   const count = (topic: string) => imported.filter((i) => i.topic === topic).length;

@@ -3,6 +3,9 @@
 // and its loading of the library (decision 0028). Each file still runs alone:
 // `npx tap dist/test/NAME.test.js`.
 
-import '../backpressure.test.js';
-import '../backpressure-stats.test.js';
-import '../parked-recv.test.js';
+// Each file in turn, awaited: a file whose tests register only after an async module
+// (the kind catalog's top-level await) would otherwise be evaluated after tap ended.
+export {};
+await import('../backpressure.test.js');
+await import('../backpressure-stats.test.js');
+await import('../parked-recv.test.js');

@@ -3,6 +3,9 @@
 // and its loading of the library (decision 0028). Each file still runs alone:
 // `npx tap dist/test/NAME.test.js`.
 
-import '../host-api.test.js';
-import '../kernel-ops.test.js';
-import '../declared-types.test.js';
+// Each file in turn, awaited: a file whose tests register only after an async module
+// (the kind catalog's top-level await) would otherwise be evaluated after tap ended.
+export {};
+await import('../host-api.test.js');
+await import('../kernel-ops.test.js');
+await import('../declared-types.test.js');

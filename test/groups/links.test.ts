@@ -3,8 +3,11 @@
 // and its loading of the library (decision 0028). Each file still runs alone:
 // `npx tap dist/test/NAME.test.js`.
 
-import '../link-sharing.test.js';
-import '../link-optimistic.test.js';
-import '../link-intervals.test.js';
-import '../topology-fabrics.test.js';
-import '../topology-user-kind.test.js';
+// Each file in turn, awaited: a file whose tests register only after an async module
+// (the kind catalog's top-level await) would otherwise be evaluated after tap ended.
+export {};
+await import('../link-sharing.test.js');
+await import('../link-optimistic.test.js');
+await import('../link-intervals.test.js');
+await import('../topology-fabrics.test.js');
+await import('../topology-user-kind.test.js');

@@ -3,7 +3,10 @@
 // and its loading of the library (decision 0028). Each file still runs alone:
 // `npx tap dist/test/NAME.test.js`.
 
-import '../no-data.test.js';
-import '../no-data-memory.test.js';
-import '../data-memory.test.js';
-import '../issue23-runs.test.js';
+// Each file in turn, awaited: a file whose tests register only after an async module
+// (the kind catalog's top-level await) would otherwise be evaluated after tap ended.
+export {};
+await import('../no-data.test.js');
+await import('../no-data-memory.test.js');
+await import('../data-memory.test.js');
+await import('../issue23-runs.test.js');

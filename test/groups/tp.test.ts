@@ -3,9 +3,12 @@
 // and its loading of the library (decision 0028). Each file still runs alone:
 // `npx tap dist/test/NAME.test.js`.
 
-import '../tp.test.js';
-import '../tp-layer.test.js';
-import '../tp-layer-determinism.test.js';
-import '../tp-overlap.test.js';
-import '../tp-overlap-determinism.test.js';
-import '../tp-user-layer.test.js';
+// Each file in turn, awaited: a file whose tests register only after an async module
+// (the kind catalog's top-level await) would otherwise be evaluated after tap ended.
+export {};
+await import('../tp.test.js');
+await import('../tp-layer.test.js');
+await import('../tp-layer-determinism.test.js');
+await import('../tp-overlap.test.js');
+await import('../tp-overlap-determinism.test.js');
+await import('../tp-user-layer.test.js');
