@@ -74,6 +74,7 @@ const FACTORS: [string, (ws: number) => number, (size: number, count: number, ws
   ['allgather_perf', (ws) => (ws - 1) / ws, (size, count, ws) => size === count * ws * 4, 'none', -1],
   ['reducescatter_perf', (ws) => (ws - 1) / ws, (size, count, ws) => size === count * ws * 4, 'sum', -1],
   ['broadcast_perf', () => 1, (size, count) => size === count * 4, 'none', 1],
+  ['alltoall_perf', (ws) => (ws - 1) / ws, (size, count, ws) => size === count * 4 && count % ws === 0, 'none', -1],
 ];
 for (const [bench, factor, sizeRule, redop, root] of FACTORS) {
   t.test(`${bench}: nccl-tests' size, count, redop and root columns, busbw = algbw x its factor, no wrong values in either group`, async (t) => {
