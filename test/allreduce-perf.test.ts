@@ -93,6 +93,14 @@ for (const [bench, factor, sizeRule, redop, root] of FACTORS) {
   });
 }
 
+t.test('alltoall_perf with peer channels (the pairwise exchange) is right out of place and in place, as the ring is', async (t) => {
+  const [r] = await rt.bench('alltoall_perf', { ...over, sets: ['ccl.world_size=4', 'ccl.peer_ranks=4'] });
+  t.ok(r.ok, r.lines.slice(-2).join(' '));
+  const rows = parse(r.lines);
+  t.equal(rows.length, 4);
+  for (const x of rows) t.same(x.groups.map((g) => g.wrong), ['0', '0'], `size ${x.size}`);
+});
+
 t.test('every reduction op gives exact results in half, out of place and in place', async (t) => {
   for (const op of ['sum', 'prod', 'min', 'max', 'avg']) {
     const [r] = await rt.bench('allreduce_perf', { topology: 'ring_1d_6', threads: 1, sets: ['ccl.world_size=5'], options: { 'min-bytes': '32', 'max-bytes': '512', op, dtype: 'half' } });

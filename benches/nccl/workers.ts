@@ -189,9 +189,12 @@ export async function perfWorker(rank: number, plan: PerfPlan, torch: Torch): Pr
       case 'all_to_all': {
         // n is a multiple of ws: block j (n / ws elements) of rank r's output is rank j's block r of its input.
         const send = torch.zeros([n], { dtype }), recv = torch.zeros([n], { dtype });
+        // The input also carries its rank (mod 4): with input() alone, (rank + i) mod 3,
+        // a transposed exchange reads right whenever the block size is 1 mod 3.
         const b = n / ws;
-        await put(send, () => inputs(rank, n));
-        const exchanged = (i: number): number => input(Math.floor(i / b), rank * b + (i % b));
+        const value = (r: number, i: number): number => input(r, i) + 3 * (r % 4);
+        await put(send, () => tabulateF32(n, (i) => value(rank, i)));
+        const exchanged = (i: number): number => value(Math.floor(i / b), rank * b + (i % b));
         const w1 = await torch.distributed.allToAllSingle(recv, send);
         oop = { critNs: w1.critNs, wrong: (await check(recv, exchanged)).wrong };
         await torch.distributed.barrier();
