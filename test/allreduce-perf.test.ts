@@ -74,6 +74,7 @@ const FACTORS: [string, (ws: number) => number, (size: number, count: number, ws
   ['allgather_perf', (ws) => (ws - 1) / ws, (size, count, ws) => size === count * ws * 4, 'none', -1],
   ['reducescatter_perf', (ws) => (ws - 1) / ws, (size, count, ws) => size === count * ws * 4, 'sum', -1],
   ['broadcast_perf', () => 1, (size, count) => size === count * 4, 'none', 1],
+  ['alltoall_perf', (ws) => (ws - 1) / ws, (size, count, ws) => size === count * 4 && count % ws === 0, 'none', -1],
 ];
 for (const [bench, factor, sizeRule, redop, root] of FACTORS) {
   t.test(`${bench}: nccl-tests' size, count, redop and root columns, busbw = algbw x its factor, no wrong values in either group`, async (t) => {
@@ -91,6 +92,14 @@ for (const [bench, factor, sizeRule, redop, root] of FACTORS) {
     }
   });
 }
+
+t.test('alltoall_perf with peer channels (the pairwise exchange) is right out of place and in place, as the ring is', async (t) => {
+  const [r] = await rt.bench('alltoall_perf', { ...over, sets: ['ccl.world_size=4', 'ccl.peer_ranks=4'] });
+  t.ok(r.ok, r.lines.slice(-2).join(' '));
+  const rows = parse(r.lines);
+  t.equal(rows.length, 4);
+  for (const x of rows) t.same(x.groups.map((g) => g.wrong), ['0', '0'], `size ${x.size}`);
+});
 
 t.test('every reduction op gives exact results in half, out of place and in place', async (t) => {
   for (const op of ['sum', 'prod', 'min', 'max', 'avg']) {

@@ -6,9 +6,8 @@
 //
 // A collective is one entry of COLLECTIVES: how a size becomes the count the
 // collective is called with and the size column, and its bus-bandwidth factor
-// (nccl-tests doc/PERFORMANCE.md). all-to-all is the next entry, once
-// torch.distributed has it: a CollectiveName, a case in perfWorker, an entry
-// here and a three-line benches/alltoall_perf.ts.
+// (nccl-tests doc/PERFORMANCE.md). Adding one: a CollectiveName, a case in
+// perfWorker, an entry here and a three-line benches/<name>_perf.ts.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BenchContext, BenchResult } from '../../lib/bench/contract.js';
@@ -49,6 +48,8 @@ export const COLLECTIVES: Record<CollectiveName, Collective> = {
   all_gather: { program: 'all_gather_perf', count: perRank, buffers: (n, ws) => ({ send: n, recv: n * ws }), busFactor: (ws) => (ws - 1) / ws, reduces: false, rooted: false },
   reduce_scatter: { program: 'reduce_scatter_perf', count: perRank, buffers: (n, ws) => ({ send: n * ws, recv: n }), busFactor: (ws) => (ws - 1) / ws, reduces: true, rooted: false },
   broadcast: { program: 'broadcast_perf', count: (b, bpe) => Math.max(1, Math.floor(b / bpe)), buffers: (n) => ({ send: n, recv: n }), busFactor: () => 1, reduces: false, rooted: true },
+  // The size is the whole send buffer: ws equal blocks, at least one element each.
+  all_to_all: { program: 'alltoall_perf', count: (b, bpe, ws) => Math.max(ws, Math.floor(b / bpe / ws) * ws), buffers: (n) => ({ send: n, recv: n }), busFactor: (ws) => (ws - 1) / ws, reduces: false, rooted: false },
 };
 
 function optionsFor(c: Collective) {

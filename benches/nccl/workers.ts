@@ -12,6 +12,9 @@
 //                           send buffer is never written.
 //   all_gather              the input is block `rank` of the receive buffer.
 //   reduce_scatter          the output is block `rank` of the send buffer.
+//   all_to_all              one buffer: allToAllSingle(t, t). Both kernels (ring and
+//                           pairwise) load the whole input before they store the
+//                           output, so the call is safe in place; no host copy.
 // The last two launch the collective's kernel with a descriptor of that block
 // (blockOf): the host API has no tensor views.
 import { allGather } from '../../lib/ccl/collectives/all_gather.js';
@@ -24,8 +27,8 @@ import type { Torch } from '../../lib/host/torch.js';
 import type { TensorDesc } from '../../lib/shm/tensor-desc.js';
 import { tabulate, tabulateF32 } from '../../lib/tabulate.js';
 
-/** The collectives with a perf bench; alltoall joins when torch.distributed has it (see ./collectives.ts). */
-export type CollectiveName = 'all_reduce' | 'all_gather' | 'reduce_scatter' | 'broadcast';
+/** The collectives with a perf bench (./perf.ts). */
+export type CollectiveName = 'all_reduce' | 'all_gather' | 'reduce_scatter' | 'broadcast' | 'all_to_all';
 
 /** Rank `rank`'s input value for element i: small integers, so sums and products are exact in every dtype. */
 export const input = (rank: number, i: number): number => ((rank + i) % 3) + 1;
@@ -69,7 +72,7 @@ export interface RankRows {
 /** What the workers are told about one run (structured-cloned to each rank). */
 export interface PerfPlan {
   collective: CollectiveName;
-  /** Per size: the count the collective is called with (elements per rank for all_gather and reduce_scatter). */
+  /** Per size: the count the collective is called with (elements per rank for all_gather and reduce_scatter; the whole buffer for all_to_all). */
   counts: number[];
   dtype: DType;
   op: ReduceOp;
@@ -179,6 +182,24 @@ export async function perfWorker(rank: number, plan: PerfPlan, torch: Torch): Pr
         await w2.wait();
         // Only block `rank` is the result; the other blocks keep the input (nccl-tests checks the result block).
         const c = await check(send, (i) => (Math.floor(i / n) === rank ? mine(i % n) : input(rank, i)));
+        ip = { critNs: w2.critNs, wrong: c.wrong };
+        out = c.data;
+        break;
+      }
+      case 'all_to_all': {
+        // n is a multiple of ws: block j (n / ws elements) of rank r's output is rank j's block r of its input.
+        const send = torch.zeros([n], { dtype }), recv = torch.zeros([n], { dtype });
+        // The input also carries its rank (mod 4): with input() alone, (rank + i) mod 3,
+        // a transposed exchange reads right whenever the block size is 1 mod 3.
+        const b = n / ws;
+        const value = (r: number, i: number): number => input(r, i) + 3 * (r % 4);
+        await put(send, () => tabulateF32(n, (i) => value(rank, i)));
+        const exchanged = (i: number): number => value(Math.floor(i / b), rank * b + (i % b));
+        const w1 = await torch.distributed.allToAllSingle(recv, send);
+        oop = { critNs: w1.critNs, wrong: (await check(recv, exchanged)).wrong };
+        await torch.distributed.barrier();
+        const w2 = await torch.distributed.allToAllSingle(send, send);
+        const c = await check(send, exchanged);
         ip = { critNs: w2.critNs, wrong: c.wrong };
         out = c.data;
         break;
