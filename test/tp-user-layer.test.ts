@@ -31,7 +31,9 @@ function firstOutput(rows: number, h: number): number {
 t.test("a user's tensor-parallel block from the public API runs from a folder outside the package and computes the block", async (t) => {
   const r = await kernbench(['run', '--bench', './my_layer.ts', '--json'], { cwd: DIR });
   t.equal(r.exitCode, 0, `exit 0 (stderr: ${r.stderr})`);
-  const out = JSON.parse(r.stdout) as { ok: boolean; worldSize: number; flops: number; collectives: string; y0: number };
+  // --json keeps a bench's own figures under `extra` (schemas/run-result.schema.json).
+  const line = JSON.parse(r.stdout) as { ok: boolean; worldSize: number; extra: { flops: number; collectives: string; y0: number } };
+  const out = { ok: line.ok, worldSize: line.worldSize, ...line.extra };
   // FLOPs over both ranks: up [8, 32] @ [32, 64] and down [8, 64] @ [64, 32], 2 per multiply-add.
   t.same({ ok: out.ok, ws: out.worldSize, flops: out.flops, collectives: out.collectives }, { ok: true, ws: 2, flops: 2 * 8 * 32 * 64 + 2 * 8 * 64 * 32, collectives: 'all_reduce' });
   // Two partial sums rounded to f16 and added in f16: within 3 f16 ulps of the f64 value.

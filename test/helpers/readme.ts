@@ -9,7 +9,12 @@ import { kernbench, ROOT } from './cli.js';
 
 export const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 
+/** The command drops its stderr (`... 2>/dev/null`): its quote is stdout alone. */
+export const quiet = (tr: Transcript): boolean => tr.stderrDropped === true;
+
 export interface Transcript {
+  /** The command ends with `2>/dev/null`. */
+  stderrDropped?: boolean;
   /** README line of the `$ ` command. */
   line: number;
   env: Record<string, string>;
@@ -41,7 +46,9 @@ export function transcripts(text: string): Transcript[] {
     if (m) {
       close();
       const env = Object.fromEntries(m[1].trim().split(' ').filter(Boolean).map((kv) => kv.split('=') as [string, string]));
-      current = { line: i + 1, env, args: m[2].trim().split(/\s+/), expected: [] };
+      const args = m[2].trim().split(/\s+/);
+      const stderrDropped = args[args.length - 1] === '2>/dev/null';
+      current = { line: i + 1, env, args: stderrDropped ? args.slice(0, -1) : args, expected: [], ...(stderrDropped ? { stderrDropped } : {}) };
     } else if (l.startsWith('$ ')) close();
     else current?.expected.push(l);
   });
@@ -76,7 +83,8 @@ export async function checkTranscripts(t: Test, list: Transcript[]): Promise<voi
       tr.args.map((a) => here(a, tmp)),
       { env: tr.env },
     );
-    const printed = (r.stdout + r.stderr).replace(/\n$/, '').split('\n');
+    // A command quoted with `2>/dev/null` shows its stdout alone.
+    const printed = (quiet(tr) ? r.stdout : r.stdout + r.stderr).replace(/\n$/, '').split('\n');
     const expected = tr.expected.map((l) => here(l, tmp));
     t.ok(matches(expected, printed), `README.md:${tr.line}: ${tr.args.join(' ')}`, { expected: expected.join('\n'), printed: printed.join('\n') });
   }
