@@ -71,7 +71,7 @@ export interface RunConfig {
    */
   eventLog?: (lines: string[]) => void;
   /**
-   * Called every PROGRESS_INTERVAL_MS (lib/bench/progress.ts) while a session
+   * Called every progressIntervalMs() (lib/bench/progress.ts) while a session
    * runs, with how far it has got: the CLI's progress line on a terminal.
    * Reading it changes no result.
    */

@@ -5,11 +5,24 @@
 // The counters are read with Atomics.load. Actor clocks are Float64 words, which
 // Atomics cannot load: a plain read may see a clock a moment old, which is all a
 // progress line needs; nothing read here feeds back into the run.
+import { KernbenchError } from '../errors.js';
 import { HEADER, RING } from '../shm/layout.js';
 import type { Session } from '../session/session.js';
 
-/** How often a running session's progress is read (RunConfig.progress). */
+/** How often a running session's progress is read (RunConfig.progress), by default. */
 export const PROGRESS_INTERVAL_MS = 500;
+
+/**
+ * The progress interval: KERNBENCH_PROGRESS_MS (a positive integer, in ms) or the
+ * default. A test sets it short, so that a run shows frames however fast the machine.
+ */
+export function progressIntervalMs(env: NodeJS.ProcessEnv = process.env): number {
+  const v = env.KERNBENCH_PROGRESS_MS;
+  if (v === undefined || v === '') return PROGRESS_INTERVAL_MS;
+  const ms = Number(v);
+  if (!Number.isInteger(ms) || ms < 1) throw new KernbenchError('ERR_INVALID_ENV', `KERNBENCH_PROGRESS_MS must be a positive integer (milliseconds), got '${v}'`);
+  return ms;
+}
 
 export interface RunProgress {
   /** The furthest virtual time any actor (PE, DMA channel, host) has reached, in ps. */

@@ -19,7 +19,7 @@ import { ConfigError, KernbenchError } from '../errors.js';
 import { loadAlgorithmModule } from '../ccl/catalog.js';
 import type { ResolvedCcl } from '../config/ccl-schema.js';
 import { parseBenchOptions } from './options.js';
-import { PROGRESS_INTERVAL_MS, sessionProgress } from './progress.js';
+import { progressIntervalMs, sessionProgress } from './progress.js';
 import { loadBench, type LoadedBench } from './registry.js';
 
 export interface RunOutcome {
@@ -64,7 +64,7 @@ async function sessionOnce<T>(resources: ThreadResources, config: RunConfig, spa
   let value: T;
   // Progress for a person watching (--threads and jitter do not change what is read, only when).
   const progress = config.progress;
-  const ticker = progress ? setInterval(() => progress(sessionProgress(session)), PROGRESS_INTERVAL_MS) : undefined;
+  const ticker = progress ? setInterval(() => progress(sessionProgress(session)), progressIntervalMs()) : undefined;
   ticker?.unref();
   try {
     value = await fn(session.torch, session);
