@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import t from 'tap';
+import { configError } from './helpers/config-error.js';
 import { ConfigError, type ConfigProblem } from '../lib/errors.js';
 import { loadCcl, loadCclFile, loadTopology, resolveCcl, splitSets } from '../lib/config/load.js';
 import { DEFAULT_CCL_FILE, listTopologies, SCHEMAS_DIR, TOPOLOGIES_DIR, topologyPath } from '../lib/config/paths.js';
@@ -46,16 +47,6 @@ function at(text: string, needle: string, shift = 0): { line: number; col: numbe
   if (i < 0) throw new Error(`fixture has no '${needle}'`);
   const before = text.slice(0, i).split('\n');
   return { line: before.length, col: before[before.length - 1].length + 1 + shift };
-}
-
-function configError(fn: () => unknown): ConfigError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ConfigError) return e;
-    throw e;
-  }
-  throw new Error('expected a ConfigError, got none');
 }
 
 const where = (p: ConfigProblem) => ({ file: p.file, path: p.path, line: p.line, col: p.col });

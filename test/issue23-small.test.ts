@@ -3,21 +3,11 @@
 // error codes and exit codes.
 import { join } from 'node:path';
 import t from 'tap';
+import { configError } from './helpers/config-error.js';
 import { ConfigError } from '../lib/errors.js';
 import { loadTopology } from '../lib/config/load.js';
 import { TOPOLOGY_YAML } from './fixtures/topology-text.js';
 import { assertUsageError, kernbench } from './helpers/cli.js';
-
-/** The ConfigError `fn` throws (a failed assertion if it throws anything else). */
-function configError(fn: () => unknown): ConfigError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ConfigError) return e;
-    throw e;
-  }
-  throw new Error('expected a ConfigError, nothing was thrown');
-}
 
 t.test('an alias to an anchor never set is reported at its line:col, not as an alias bomb', async (t) => {
   const file = join(t.testdir({ 'alias.yaml': 'name: ok\nother: *nope\n' }), 'alias.yaml');

@@ -6,6 +6,7 @@
 // ring all-reduce with the same result on every thread layout.
 import { relative } from 'node:path';
 import t from 'tap';
+import { configError } from './helpers/config-error.js';
 import { loadTopology } from '../lib/config/load.js';
 import { topologyPath } from '../lib/config/paths.js';
 import { ConfigError } from '../lib/errors.js';
@@ -79,16 +80,6 @@ t.test('fat_tree_2l oversubscription scales the leaf-spine links, and a transfer
   t.same(costs.transfer(0, 5, bytes), { serialPs: transferPs(bytes, beta / 2), flightPs: 4 * latencyPs(alpha) }, 'between leaves');
   t.same(costs.transfer(0, 1, bytes), { serialPs: transferPs(bytes, beta), flightPs: 2 * latencyPs(alpha) }, 'within a leaf');
 });
-
-function configError(fn: () => unknown): ConfigError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ConfigError) return e;
-    throw e;
-  }
-  throw new Error('expected a ConfigError, got none');
-}
 
 t.test("a fabric's params are checked by its kind, each problem at its path", async (t) => {
   const file = relative(process.cwd(), topologyPath('fat_tree_2l_16'));
