@@ -7,4 +7,3 @@
 // (the kind catalog's top-level await) would otherwise be evaluated after tap ended.
 export {};
 await import('../milestone.test.js');
-await import('../young-gc.test.js');
