@@ -8,17 +8,11 @@ import { topologyPath } from '../lib/config/paths.js';
 import { DTYPES } from '../lib/dtype/dtypes.js';
 import { CCL_FIXTURES, a2aEndWorker, a2aSplitWorker, a2aUnevenWorker, a2aValue, cclValue, collectiveWorker, everyRank, peerShiftWorker, type CollectiveCase } from './fixtures/ccl.js';
 import { TestRuntime } from './helpers/run.js';
+import { expected, PEERS, range } from './helpers/all-to-all.js';
 
 const rt = new TestRuntime({ modules: [CCL_FIXTURES] });
 t.teardown(() => rt.close());
 
-const PEERS = (p: number): string[] => [`ccl.peer_ranks=${p}`];
-const range = <T>(n: number, f: (i: number) => T): T[] => Array.from({ length: n }, (_, i) => f(i));
-
-/** What group rank r must hold: block s is member s's input block r (inputs are cclValue('sum', global rank, 0, i)). */
-function expected(members: number[], r: number, n: number): number[] {
-  return range(members.length * n, (j) => cclValue('sum', members[Math.floor(j / n)], 0, r * n + (j % n)));
-}
 
 /** sizes[i][j]: elements from rank i to rank j, some 0. */
 const SIZES = (p: number): number[][] => range(p, (i) => range(p, (j) => (i * 5 + j * 3 + 1) % 7));
