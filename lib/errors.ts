@@ -32,7 +32,6 @@ export const ERROR_CODES = {
   ERR_RANK_EXIT: 'process.exit() was called on an executor thread (by a rank or a kernel)',
   ERR_EXECUTOR_LOST: 'an executor thread stopped while it served a session',
   ERR_DATA_RACE: 'two actors touched the same device bytes, at least one writing, with nothing ordering them (--check-races)',
-  ERR_LINK_REPLAY: 'two flows met on a shared link during an optimistic run; kernbench runs the session again with every piece through the link arbiter (a spawn in the abandoned run rejects with it)',
   // Outputs people look at (plots, the HTML report).
   ERR_OPTIONAL_DEPENDENCY: 'a feature needs an optional package that is not installed (plots need vega and vega-lite)',
   ERR_REPORT_INPUT: 'a file given to kernbench report is not a saved result of kernbench (--json output)',

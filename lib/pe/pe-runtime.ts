@@ -11,12 +11,13 @@ import { isKernel, type Kernel } from '../kernel/define.js';
 import { kernelEnded, kernelStarted } from '../tile/slab.js';
 import { epochEnded } from '../sync/young-gc.js';
 import { KernbenchError } from '../errors.js';
-import { ABORT_KIND, ACTOR_STATE, DIR_COUNT, PE, RECORD } from '../shm/layout.js';
+import { ABORT_KIND, ACTOR_STATE, DIR_COUNT, PE, RECORD, peerRing } from '../shm/layout.js';
 import type { PeCoord } from '../topology/machine.js';
 import type { LaunchCommand } from './commands.js';
 import type { ThreadEnv } from '../sync/thread-env.js';
 import { VirtualClock } from '../time/virtual-clock.js';
 import { raceLog } from '../race/log.js';
+import { claimLinks, releaseLinks, type Claims } from '../sync/link-claims.js';
 
 export class PeRuntime {
   /** This PE's virtual time (written only by this PE's kernels, on this thread). */
@@ -71,10 +72,20 @@ export class PeRuntime {
     this.env.sched.setState(this.env.shared.layout.peActor(this.id), ACTOR_STATE.IDLE);
   }
 
+  /** With shared links proved alone (plan.links 'claimed'): claim the routes of the kernel's outbound channels until it ends. */
+  private claimLinks(cmd: LaunchCommand): Claims | undefined {
+    const { env } = this;
+    if (env.plan.links !== 'claimed') return undefined;
+    const ccl = env.plan.ccl;
+    return claimLinks(env.shared, env.machine, this.id, cmd.ports, (k) => peerRing(ccl.channel_sets, ccl.peer_ranks ?? 0, cmd.ports.set, k).dir);
+  }
+
   private async run(cmd: LaunchCommand): Promise<void> {
     const { env } = this;
     const L = env.shared.layout;
     const start = this.clock.advanceTo(cmd.startPs);
+    // Before the kernel can send, and before this actor can publish a later clock (lib/sync/link-claims.ts).
+    const claims = this.claimLinks(cmd);
     env.sched.setState(L.peActor(this.id), ACTOR_STATE.RUNNING);
     // The kernel run's identity: the tiles its tl makes are its own (lib/tile/slab.ts).
     const run = kernelStarted();
@@ -97,6 +108,7 @@ export class PeRuntime {
       env.shared.writeErrorSlot(this.id, { error, atPs: this.clock.nowPs });
     }
     if (raceLog.on) raceLog.kernelEnd(this.id, cmd.seq);
+    if (claims) releaseLinks(env.shared, claims);
     // Its tiles are dead now (lib/tile/slab.ts recycles their slabs once no running kernel has
     // tiles there; after the thread's last kernel, it collects its young generation when next
     // idle, ./young-gc.ts).

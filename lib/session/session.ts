@@ -51,12 +51,6 @@ export interface SessionReport {
    * (lib/coordinator/coordinator-worker.ts).
    */
   unrungGrants: number;
-  /**
-   * Links shared optimistically (timing.link_sharing: max_min): this session is the second
-   * run, with every piece arbitrated, because two flows met on a link in the first
-   * (lib/bench/runner.ts, withSession).
-   */
-  linkReplayed: boolean;
 }
 
 interface RankOutcome {
@@ -81,9 +75,6 @@ export class Session implements Spawner {
   epoch = 0;
   /** The reports of the epochs that a failed spawn ended, in order (their records feed --log and --stats). */
   readonly failedEpochs: SessionReport[] = [];
-  /** An epoch of this session aborted because two flows met on a link in an optimistic run (lib/ipcq/link-overlap.ts): its results are void. */
-  linkOverlap = false;
-
   private constructor(
     readonly resources: ThreadResources,
     readonly plan: SessionPlan,
@@ -236,9 +227,6 @@ export class Session implements Spawner {
     outcomes.forEach((o, rank) => {
       if (o.status === 'rejected' && !(o.reason instanceof AbortError) && !(o.reason instanceof DeadlockError)) errors.set(rank, o.reason as Error);
     });
-    // An optimistic run found two flows on one link: the whole session is void, so no fresh
-    // epoch is opened; lib/bench/runner.ts ends it and runs it again, arbitrated.
-    if (kind === ABORT_KIND.LINK_OVERLAP) throw new KernbenchError('ERR_LINK_REPLAY', `spawn of ${nprocs} rank(s) abandoned: two flows met on a shared link in an optimistic run; the session runs again with every piece arbitrated`);
     await this.recover();
     if (errors.size > 0) throw new SpawnError(errors);
     // A deadlock (its report), or a fault nobody could fail in its place (a callback that threw after its rank or kernel ended).
@@ -280,7 +268,6 @@ export class Session implements Spawner {
   private async finish(reportFailures: boolean): Promise<SessionReport> {
     if (this.ended) throw new KernbenchError('ERR_INTERNAL', 'session ended twice');
     this.ended = true;
-    if (Atomics.load(this.shared.ctl, HEADER.ABORT_KIND) === ABORT_KIND.LINK_OVERLAP) this.linkOverlap = true;
     Atomics.add(this.shared.ctl, HEADER.SESSION_END, 1);
     // A ring, not a bare notify: a coordinator about to wait would miss a notify and sleep its whole timer.
     ringCoordinator(this.shared.ctl);
@@ -310,7 +297,6 @@ export class Session implements Spawner {
       epochGcs: reports.reduce((n, r) => n + r.epochGcs, 0),
       coordinatorPasses: coord?.type === 'session-done' ? coord.passes : 0,
       unrungGrants: coord?.type === 'session-done' ? coord.unrungGrants : 0,
-      linkReplayed: false,
     };
   }
 

@@ -69,6 +69,12 @@ export const HEADER = {
    * start at a time no snapshot of the actors shows (commandInFlight).
    */
   COMMANDS_IN_FLIGHT: 21,
+  /**
+   * Pieces held at their channel (timing.link_sharing: max_min): alone on their links by
+   * the claims, waiting for the launch horizon to pass their end (lib/sync/link-claims.ts).
+   * While it is non-zero an actor that stops running rings the coordinator, as for GRANTS_PENDING.
+   */
+  HELD_PENDING: 22,
 } as const;
 /** Two cache lines: the arbiter's words (16..) stay off the line barrier arrivals write (word 4). */
 const HEADER_WORDS = 32;
@@ -79,13 +85,8 @@ const HEADER_WORDS = 32;
  * report before it bumps ABORT. DEADLOCK's report is the DeadlockError; FAULT's
  * is the error that escaped on an executor thread (lib/executor/faults.ts).
  */
-/** Bandwidth-phase intervals a link keeps for the optimistic overlap check (lib/ipcq/link-overlap.ts); beyond them, the nearest two are merged. */
-export const LINK_INTERVALS = 8;
-/** `times` words per link for that check: the count, then LINK_INTERVALS (join, end) pairs sorted by join, and room for one more while a new pair is merged in. */
-export const LINK_SPAN = 1 + 2 * (LINK_INTERVALS + 1);
-
-/** Why a session aborted. LINK_OVERLAP: two flows met on a link during an optimistic run; the run is replayed with every piece arbitrated (lib/ipcq/link-overlap.ts). */
-export const ABORT_KIND = { NONE: 0, RANK_FAILED: 1, DEADLOCK: 2, FAULT: 3, LINK_OVERLAP: 4 } as const;
+/** Why a session aborted. */
+export const ABORT_KIND = { NONE: 0, RANK_FAILED: 1, DEADLOCK: 2, FAULT: 3 } as const;
 
 /** Per executor (and one extra slot for the main thread), EXEC_STRIDE words. */
 export const EXEC = {
@@ -150,8 +151,13 @@ export const PE = {
   FLOW_REQ: 16,
   /** Link flows made final per outbound channel (4 words); FLOW_REQ > FLOW_DONE means one is pending. */
   FLOW_DONE: 20,
+  /**
+   * Per outbound channel (4 words): its piece held for the launch horizon
+   * (lib/sync/link-claims.ts): 0 none, 1 held, 2 released to go alone, 3 handed to the link arbiter.
+   */
+  HOLD: 24,
 } as const;
-const PE_STRIDE = 24;
+const PE_STRIDE = 28;
 
 /** Per IPCQ ring. Tail and head sit on separate halves of a 64-byte line. */
 export const RING = {
@@ -269,7 +275,11 @@ export const FLOW = {
   JOIN_MIN_PS: 4,
   /** Written by the coordinator: when the last byte left, arrival - latency (the channel is free then). */
   SENT_PS: 5,
-  WIDTH: 6,
+  /** A held piece (PE.HOLD): the end of its bandwidth phase alone. */
+  END_PS: 6,
+  /** A piece's arrival alone, the latest of its channel's: its kernel ends no earlier (the PE's send floor, lib/sync/link-claims.ts). */
+  ARRIVAL_PS: 7,
+  WIDTH: 8,
 } as const;
 
 export const CMD_SLOTS = 64;
@@ -309,10 +319,9 @@ export interface LayoutDims {
    */
   channelSets?: number;
   /**
-   * Physical links (lib/topology/links.ts) that carry the optimistic fast path's overlap
-   * check (timing.link_sharing: max_min; 0 otherwise): a lock word in `ctl` and the
-   * bandwidth-phase intervals recorded on it in `times` (LINK_SPAN words a link;
-   * lib/ipcq/link-overlap.ts).
+   * Physical links (lib/topology/links.ts) that carry claims (timing.link_sharing: max_min;
+   * 0 otherwise): two `ctl` words a link, the count of claims and the claiming channel
+   * when it is the only one (lib/sync/link-claims.ts).
    */
   links?: number;
 }
@@ -347,7 +356,7 @@ export class ShmLayout {
   private readonly ringBase: number;
   private readonly allocBase: number;
   private readonly activeBase: number;
-  private readonly linkLockBase: number;
+  private readonly linkClaimBase: number;
   // times
   private readonly clockBase: number;
   private readonly recordBase: number;
@@ -355,9 +364,10 @@ export class ShmLayout {
   private readonly grantBase: number;
   private readonly channelFreeBase: number;
   private readonly flowBase: number;
-  private readonly linkIntervalBase: number;
   /** `times` index: a lower bound on the virtual time the link arbiter can still wake anyone at (lib/coordinator/link-arbiter.ts). */
   readonly linkBound: number;
+  /** `times` index: the highest launch horizon found so far, a lower bound on the virtual time of any launch not yet committed (lib/sync/link-claims.ts). */
+  readonly horizon: number;
 
   constructor(readonly dims: LayoutDims) {
     this.channelSets = dims.channelSets ?? 1;
@@ -380,8 +390,8 @@ export class ShmLayout {
     w += dims.cubes * 2;
     this.activeBase = w;
     w += Math.ceil(this.actors / 32);
-    this.linkLockBase = w;
-    w += dims.links ?? 0;
+    this.linkClaimBase = w;
+    w += 2 * (dims.links ?? 0);
     this.ctlWords = w;
 
     let f = 0;
@@ -399,8 +409,8 @@ export class ShmLayout {
     f += dims.pes * DIR_COUNT * FLOW.WIDTH;
     this.linkBound = f;
     f += 1;
-    this.linkIntervalBase = f;
-    f += (dims.links ?? 0) * LINK_SPAN;
+    this.horizon = f;
+    f += 1;
     this.timesWords = f;
 
     // A set's buffer: every slot's header (and inline payload) first, then every slot's
@@ -532,14 +542,9 @@ export class ShmLayout {
   channelFree(cubeGlobal: number, space: 0 | 1): number {
     return this.channelFreeBase + cubeGlobal * 2 + space;
   }
-  /** `ctl` index of link `id`'s lock word (the optimistic fast path's overlap check). */
-  linkLock(id: number): number {
-    return this.linkLockBase + id;
-  }
-
-  /** `times` index of link `id`'s recorded bandwidth-phase intervals (LINK_SPAN words: a count, then join and end pairs; the optimistic fast path). */
-  linkIntervals(id: number): number {
-    return this.linkIntervalBase + id * LINK_SPAN;
+  /** `ctl` index of link `id`'s claim count; the next word holds the claiming channel (pe * 4 + dir + 1) when the count is 1 (lib/sync/link-claims.ts). */
+  linkClaims(id: number): number {
+    return this.linkClaimBase + 2 * id;
   }
 
   /** PE `pe`'s link-flow request on its outbound channel `dir` (FLOW fields). */

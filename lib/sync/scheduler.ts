@@ -175,7 +175,6 @@ export class Scheduler {
       const report = this.shared.readErrorSlot(-1);
       return new AbortError(report ? `${report.error.name} [${report.error.code ?? 'no code'}]: ${report.error.message}` : 'an executor thread failed');
     }
-    if (kind === ABORT_KIND.LINK_OVERLAP) return new AbortError('two flows met on a shared link: the session is run again with every piece arbitrated');
     return new AbortError('another rank or PE failed');
   }
 
@@ -335,10 +334,11 @@ export class Scheduler {
    * An actor stopped running (blocked, idle, done). While shared-memory requests
    * or link flows are pending it may have been the last actor that could still
    * ask earlier than one of them: ring the coordinator, which runs an arbiter
-   * pass (lib/coordinator/arbiter.ts, link-arbiter.ts). Two loads when nothing is pending.
+   * pass (lib/coordinator/arbiter.ts, link-arbiter.ts). While pieces are held for the
+   * launch horizon, it may have raised it (lib/sync/link-claims.ts). Three loads when nothing is pending.
    */
   private stoppedRunning(): void {
-    if (Atomics.load(this.ctl, HEADER.GRANTS_PENDING) === 0 && Atomics.load(this.ctl, HEADER.FLOWS_PENDING) === 0) return;
+    if (Atomics.load(this.ctl, HEADER.GRANTS_PENDING) === 0 && Atomics.load(this.ctl, HEADER.FLOWS_PENDING) === 0 && Atomics.load(this.ctl, HEADER.HELD_PENDING) === 0) return;
     ringCoordinator(this.ctl);
   }
 
