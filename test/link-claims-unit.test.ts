@@ -48,7 +48,7 @@ t.test('a link is alone for a channel while no other kernel\'s channel claims it
 
 t.test('two channels of one kernel on one link are not alone on it', async (t) => {
   const sh = fresh();
-  // East to SIP 3 and west... a peer table: every rank of the world, each on the ring of its distance.
+  // A peer table (ccl.peer_ranks): every rank of the world, each on the ring of its distance.
   const world = [pe(0), pe(1), pe(2), pe(3)];
   claimLinks(sh, m, pe(0), { send: sendsTo(pe(1)).send, pes: world }, (k) => (k - 1) % 4);
   // Peers at distance 1 (east channel) and 3 (north channel, k - 1 = 2) both cross 0 -> 1.
