@@ -10,9 +10,33 @@
 // Errors cross threads as plain objects (`SerializedError`) and are rebuilt on
 // the other side with their class, message, stack and extra fields intact.
 
-export const ERROR_CODES = {
-  ERR_CONFIG: 'a topology or CCL configuration file is invalid',
+/**
+ * Usage errors: what the user gave kernbench is wrong or missing (the command
+ * line, a configuration file, a user module, an input file, a program or
+ * package a feature needs), as opposed to a failure of the simulated run. The
+ * CLI prints such an error's message alone, without a stack, and exits 2
+ * (bin/cli.ts asks `KernbenchError#isUsage`); every other code exits 1.
+ * Membership in this table is the property: a new usage condition is added
+ * here, any other in ERROR_CODES below (decision 0085).
+ */
+export const USAGE_ERROR_CODES = {
+  //   the command line
   ERR_USAGE: 'a CLI invocation is malformed (unknown bench, flag or value)',
+  ERR_UNKNOWN_TOPOLOGY: 'a topology was named that is neither shipped (kernbench list) nor a path to a file',
+  ERR_NO_TABLE: '--csv was given for a bench whose results carry no table',
+  //   a bench's options and what it needs
+  ERR_OPTIONAL_DEPENDENCY: 'a feature needs an optional package that is not installed (plots need vega and vega-lite)',
+  //   files given on the command line
+  ERR_REPORT_INPUT: 'a file given to kernbench report is not a saved result of kernbench (--json output)',
+  //   configuration
+  ERR_CONFIG: 'a topology or CCL configuration file is invalid',
+  //   user modules (algorithms, benches, kernels, SIP topology kinds)
+  ERR_MODULE_LOAD: 'a user module (algorithm, bench, kernel) could not be found or compiled',
+  ERR_MODULE_CONTRACT: 'a user module does not export what its kind requires',
+} as const;
+
+export const ERROR_CODES = {
+  ...USAGE_ERROR_CODES,
   ERR_DEADLOCK: 'every live PE and rank waits and nothing can make progress',
   ERR_ABORTED: 'the run was aborted because another rank or PE failed',
   ERR_KERNEL: 'a kernel threw on a PE',
@@ -24,8 +48,6 @@ export const ERROR_CODES = {
   ERR_IPCQ_PIECES: "a receive's size does not match the pieces its sender sent",
   ERR_NOT_EXPORTED: 'a function handed to another thread is not exported from a module',
   ERR_HOST_READ_PENDING: 'a synchronous host read found kernels still running',
-  ERR_MODULE_LOAD: 'a user module (algorithm, bench, kernel) could not be found or compiled',
-  ERR_MODULE_CONTRACT: 'a user module does not export what its kind requires',
   ERR_UNCAUGHT_EXCEPTION: 'an exception escaped every promise chain on an executor thread (a throw in a timer or event callback)',
   ERR_UNHANDLED_REJECTION: 'a promise rejected on an executor thread and nothing handled it',
   ERR_NEVER_SETTLED: 'the command awaited a promise that can never settle: nothing was left to run (no timer, no I/O, no kernel or rank in flight)',
@@ -33,9 +55,6 @@ export const ERROR_CODES = {
   ERR_EXECUTOR_LOST: 'an executor thread stopped while it served a session',
   ERR_DATA_RACE: 'two actors touched the same device bytes, at least one writing, with nothing ordering them (--check-races)',
   ERR_LINK_REPLAY: 'two flows met on a shared link during an optimistic run; kernbench runs the session again with every piece through the link arbiter (a spawn in the abandoned run rejects with it)',
-  // Outputs people look at (plots, the HTML report).
-  ERR_OPTIONAL_DEPENDENCY: 'a feature needs an optional package that is not installed (plots need vega and vega-lite)',
-  ERR_REPORT_INPUT: 'a file given to kernbench report is not a saved result of kernbench (--json output)',
   ERR_INTERNAL: 'an invariant of kernbench itself was broken',
 
   // Bad arguments to the host API and the extension points, one code per
@@ -85,14 +104,18 @@ export const ERROR_CODES = {
   ERR_NO_BIAS: 'a bias was loaded into a tensor-parallel layer built with bias: false',
   ERR_NO_NEIGHBOUR: "a kernel sent or received in a direction in which its collective's world gives it no neighbour",
   ERR_WRONG_WORLD: 'a collective algorithm was launched on a world it does not run on (its kind or size)',
-  // The command line's own conditions (bin/cli/); each exits 2 like ERR_USAGE.
-  ERR_UNKNOWN_TOPOLOGY: 'a topology was named that is neither shipped (kernbench list) nor a path to a file',
-  ERR_NO_TABLE: '--csv was given for a bench whose results carry no table',
   ERR_NO_PEER_CHANNELS: 'a kernel addressed a peer by rank in a run whose ccl.peer_ranks does not cover its world',
   ERR_INVALID_PEER: 'a kernel addressed a peer that is not another rank of its world',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
+/** The codes of usage errors: the CLI exits 2 for these. */
+export type UsageErrorCode = keyof typeof USAGE_ERROR_CODES;
+
+/** Is `code` a usage error's (the CLI exits 2, printing the message alone)? */
+export function isUsageCode(code: string): code is UsageErrorCode {
+  return Object.hasOwn(USAGE_ERROR_CODES, code);
+}
 
 export interface PeAddress {
   sip: number;
@@ -123,6 +146,14 @@ export class KernbenchError extends Error {
     this.atPs = details.atPs;
     this.pe = details.pe;
     this.kernel = details.kernel;
+  }
+
+  /**
+   * A usage error (USAGE_ERROR_CODES): what the user gave is wrong, not the run.
+   * Read from the code, so an error rebuilt on another thread answers the same.
+   */
+  get isUsage(): boolean {
+    return isUsageCode(this.code);
   }
 }
 

@@ -9,6 +9,7 @@ export { DTYPES, bytesPerElement, isDType, type DType } from '../dtype/index.js'
 export { REDUCE_OPS, type ReduceOp } from '../ccl/reduce-op.js';
 export {
   ERROR_CODES,
+  USAGE_ERROR_CODES,
   KernbenchError,
   ConfigError,
   UsageError,
@@ -17,6 +18,7 @@ export {
   KernelError,
   SpawnError,
   type ErrorCode,
+  type UsageErrorCode,
   type PeAddress,
 } from '../errors.js';
 export { withTorch, type TorchOptions } from '../bench/with-torch.js';

@@ -2,7 +2,7 @@
 // command line — in this process through bin/cli.ts's runCli (the same code the
 // binary runs, without a node start-up per case), or through bin/kernbench.js as
 // a user does where the process boundary is what is tested — and the shape every
-// usage or configuration error must have (exit 2, one message, no stack).
+// usage error must have (exit 2, one message, no stack).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +27,11 @@ export interface Run {
   stderr: string;
   /** The run was stopped by its guard timeout (a hang, not an answer). */
   timedOut: boolean;
+  /**
+   * The code of the error the run ended with; undefined when it ended without one,
+   * or ran as a process (an exit-2 message does not print its code).
+   */
+  errorCode: string | undefined;
 }
 
 export interface RunOptions {
@@ -98,7 +103,7 @@ export function kernbench(args: string[], opts: RunOptions = {}): Promise<Run> {
 async function inProcess(args: string[], opts: RunOptions): Promise<Run> {
   // Loaded on the first run: files that import this helper only for ROOT or for the
   // NODE_OPTIONS line above do not load the CLI and the library.
-  const { runCli } = await import('../../bin/cli.js');
+  const { answerCli } = await import('../../bin/cli.js');
   const { ThreadResources } = await import('../../lib/session/thread-resources.js');
   const cwd = process.cwd();
   const saved = Object.keys(opts.env ?? {}).map((k) => [k, process.env[k]] as const);
@@ -109,12 +114,14 @@ async function inProcess(args: string[], opts: RunOptions): Promise<Run> {
   let timer: NodeJS.Timeout | undefined;
   try {
     const guard = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), GUARD_MS)));
-    const code = await Promise.race([capture.run(out, () => runCli(args, shared)), guard]);
-    if (code === 'timeout') {
+    const answer = await Promise.race([capture.run(out, () => answerCli(args, shared)), guard]);
+    if (answer === 'timeout') {
       threads = undefined;
       void shared.close();
+      return { exitCode: undefined, stdout: out.stdout, stderr: out.stderr, timedOut: true, errorCode: undefined };
     }
-    return { exitCode: code === 'timeout' ? undefined : code, stdout: out.stdout, stderr: out.stderr, timedOut: code === 'timeout' };
+    const code = (answer.error as { code?: unknown } | undefined)?.code;
+    return { exitCode: answer.status, stdout: out.stdout, stderr: out.stderr, timedOut: false, errorCode: typeof code === 'string' ? code : undefined };
   } finally {
     out.open = false;
     clearTimeout(timer);
@@ -136,10 +143,10 @@ async function inProcess(args: string[], opts: RunOptions): Promise<Run> {
 export async function kernbenchProcess(args: string[], opts: Options & { nodeFlags?: string[] } = {}): Promise<Run> {
   const { nodeFlags = [], ...rest } = opts;
   const r = await execa('node', [...nodeFlags, BIN, ...args], { reject: false, cwd: ROOT, stripFinalNewline: false, timeout: GUARD_MS, ...rest });
-  return { exitCode: r.exitCode, stdout: String(r.stdout), stderr: String(r.stderr), timedOut: r.timedOut === true };
+  return { exitCode: r.exitCode, stdout: String(r.stdout), stderr: String(r.stderr), timedOut: r.timedOut === true, errorCode: undefined };
 }
 
-/** A usage or configuration error: exit 2, nothing on stdout, one `kernbench:` message, no stack trace, no raw control bytes. */
+/** A usage error: exit 2, nothing on stdout, one `kernbench:` message, no stack trace, no raw control bytes. */
 export function assertUsageError(t: Test, r: Run): void {
   t.equal(r.timedOut, false, 'answers instead of hanging');
   t.equal(r.exitCode, 2, 'exits 2');
