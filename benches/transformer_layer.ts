@@ -18,7 +18,7 @@
 // share of the peak of the PEs that compute (one per rank).
 import type { BenchContext, BenchResult } from '../lib/bench/contract.js';
 import { defineBench, z } from '../lib/bench/define.js';
-import { UsageError } from '../lib/errors.js';
+import { KernbenchError } from '../lib/errors.js';
 import type { Torch } from '../lib/host/torch.js';
 import { parallelState } from '../lib/tp/index.js';
 import { MODEL_PRESETS, PRESET_NAMES, type PresetName } from '../lib/tp/presets.js';
@@ -115,7 +115,7 @@ export function summarise(ranks: LayerRankResult[]): { slowest: LayerRankResult;
 async function run(torch: Torch, ctx: BenchContext<z.output<typeof options>>): Promise<BenchResult[]> {
   const o = ctx.options;
   const ws = torch.spec.system.sips.count;
-  if (o.tp !== undefined && o.tp !== ws) throw new UsageError(`transformer_layer: --tp must equal the SIP count (${ws}); choose it with --set system.sips.count=${o.tp}, got --tp ${o.tp}`);
+  if (o.tp !== undefined && o.tp !== ws) throw new KernbenchError('ERR_BENCH_OPTION_UNFIT', `transformer_layer: --tp must equal the SIP count (${ws}); choose it with --set system.sips.count=${o.tp}, got --tp ${o.tp}`);
   const noData = ctx.config.noData ?? false;
   const t = torch.spec.timing.pe;
   const peakPerPe = (o.dtype === 'f32' ? t.gemm_macs_per_cycle / 2 : t.gemm_macs_per_cycle) * 2 * t.clock_ghz * 1e9;

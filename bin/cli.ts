@@ -7,7 +7,7 @@
 //     for stress, any run that diverged, deadlocked, failed or timed out
 //   2 a usage error: the command line, a configuration file, a user module or an
 //     input is wrong (lib/errors.ts USAGE_ERROR_CODES); its message alone, no stack
-import { KernbenchError, printable as printableText, shortenEchoes, UsageError } from '../lib/errors.js';
+import { KernbenchError, printable as printableText, shortenEchoes } from '../lib/errors.js';
 import type { ThreadResources } from '../lib/session/thread-resources.js';
 import { modulesLoading } from '../lib/loader/user-module.js';
 import { commandHelp, globalHelp, versionText } from './cli/help.js';
@@ -57,8 +57,8 @@ export async function main(argv: string[], threads?: ThreadResources): Promise<n
   return HANDLERS[command](rest, threads);
 }
 
-function unknownCommand(got: string): UsageError {
-  return new UsageError(`unknown command; known: ${Object.keys(COMMANDS).join(', ')}, --help, --version, got '${got}'`);
+function unknownCommand(got: string): KernbenchError {
+  return new KernbenchError('ERR_UNKNOWN_COMMAND', `unknown command; known: ${Object.keys(COMMANDS).join(', ')}, --help, --version, got '${got}'`);
 }
 
 /** A message as the terminal gets it: echoed user text shortened, control and bidirectional characters escaped (lib/errors.ts). */

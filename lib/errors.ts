@@ -21,12 +21,30 @@
  */
 export const USAGE_ERROR_CODES = {
   //   the command line
-  ERR_USAGE: 'a CLI invocation is malformed (unknown bench, flag or value)',
+  ERR_UNKNOWN_COMMAND: 'a command was named that kernbench does not have (kernbench --help lists them)',
+  ERR_UNKNOWN_FLAG: 'a flag the command does not take, or an option the bench does not have',
+  ERR_UNEXPECTED_ARGUMENT: 'a command that takes only flags was given a bare argument',
+  ERR_MISSING_ARGUMENT: 'a command was given without a flag or file it needs (--bench, --over, the files of merge and report)',
+  ERR_INVALID_FLAG_VALUE: "one of kernbench's own flags was given without its value, or with one it does not take (--seeds, --timeout, a value given to a switch)",
+  ERR_INVALID_THREADS: '--threads names no thread layout (rank, pe or a positive integer), or a stress list of layouts has an empty or a repeated one',
+  ERR_INVALID_SET: 'a --set is not dotted.path=value with a YAML value',
+  ERR_CONFLICTING_FLAGS: 'two flags choose one setting differently (--algorithm and --set ccl.algorithm)',
+  ERR_INVALID_SWEEP: "a sweep's --over or --shard describes no grid or no part of one (not PATH=V1,V2,..., not I/N, more shards than points)",
   ERR_UNKNOWN_TOPOLOGY: 'a topology was named that is neither shipped (kernbench list) nor a path to a file',
+  ERR_UNKNOWN_BENCH: 'a bench was named that is neither shipped (kernbench list) nor a path to a bench module',
   ERR_NO_TABLE: '--csv was given for a bench whose results carry no table',
   //   a bench's options and what it needs
-  ERR_OPTIONAL_DEPENDENCY: 'a feature needs an optional package that is not installed (plots need vega and vega-lite)',
+  ERR_INVALID_BENCH_OPTION: "a bench option's value is not one its schema takes (not a number, out of range, options that contradict each other)",
+  ERR_BENCH_OPTION_UNFIT: "a bench option does not fit the machine, world or model of the run (a root past the world, --tp other than the SIP count, more cubes than a SIP has, a size or scale that does not divide evenly)",
+  ERR_BENCH_TOPOLOGY: 'a bench was run on a topology it does not model (simgrid_ring: a ring of one-PE SIPs)',
+  ERR_BENCH_TOO_LARGE: "a bench's sizes need more than the run can give them (buffers beyond device memory, a data check past its limit)",
+  ERR_OPTIONAL_DEPENDENCY: 'a feature needs an optional package or program that is not installed (plots need vega and vega-lite; simgrid_ring needs g++, SimGrid, time and its source)',
+  ERR_EXTERNAL_PROGRAM: "a program a bench runs (simgrid_ring's SimGrid binary) failed or printed no result",
   //   files given on the command line
+  ERR_UNREADABLE_INPUT: 'a file given on the command line (to merge or report) cannot be read',
+  ERR_UNWRITABLE_OUTPUT: 'an output file a flag names (--csv, --trace, --html) cannot be written: its folder is missing, it is a folder, or the place is read-only',
+  ERR_MERGE_INPUT: "a file given to kernbench merge is not a sweep shard's CSV or JSON (or is CSV where --json needs JSON)",
+  ERR_MERGE_SHARDS: 'the files given to kernbench merge are not the shards of one sweep: different sweeps, shard counts or formats, a shard twice or missing',
   ERR_REPORT_INPUT: 'a file given to kernbench report is not a saved result of kernbench (--json output)',
   //   configuration
   ERR_CONFIG: 'a topology or CCL configuration file is invalid',
@@ -211,13 +229,6 @@ export class ConfigError extends KernbenchError {
   }
 }
 
-export class UsageError extends KernbenchError {
-  constructor(message: string) {
-    super('ERR_USAGE', message);
-    this.name = 'UsageError';
-  }
-}
-
 export class DeadlockError extends KernbenchError {
   /** One line per waiter: who waits, for what, since which virtual time. */
   readonly waiters: string[];
@@ -308,7 +319,6 @@ export function serializeError(e: unknown): SerializedError {
 const KERNBENCH_CLASSES: Record<string, { prototype: Error }> = {
   KernbenchError,
   ConfigError,
-  UsageError,
   DeadlockError,
   AbortError,
   KernelError,

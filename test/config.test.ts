@@ -156,7 +156,7 @@ t.test('a --set with a bad value is reported under --set, not at the file line i
 
 t.test('a malformed --set is a usage error', async (t) => {
   const file = fixture(t, 'set.yaml', TOPOLOGY);
-  for (const bad of ['system.sips.count', '=4', 'system..count=4']) t.throws(() => loadTopology(file, [bad]), { code: 'ERR_USAGE' }, bad);
+  for (const bad of ['system.sips.count', '=4', 'system..count=4']) t.throws(() => loadTopology(file, [bad]), { code: 'ERR_INVALID_SET' }, bad);
 });
 
 t.test('ccl. sets are routed to the CCL configuration with the prefix stripped', async (t) => {

@@ -8,7 +8,7 @@ import type { RunConfig } from '../../lib/bench/contract.js';
 import { reportHtml, type ReportData } from '../../lib/bench/report.js';
 import { SWEEP_COLUMNS, type Cell, type SweepAxis, type SweepTable } from '../../lib/bench/sweep.js';
 import { VERSION } from '../../lib/config/paths.js';
-import { KernbenchError, UsageError } from '../../lib/errors.js';
+import { KernbenchError } from '../../lib/errors.js';
 import { commandHelp } from './help.js';
 import { parseCommand } from './parse.js';
 
@@ -20,7 +20,7 @@ export const DEFAULT_REPORT_FILE = 'report.html';
 export function sweepHtmlTarget(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
   const file = resolve(value);
-  if (!existsSync(dirname(file)) || !statSync(dirname(file)).isDirectory()) throw new UsageError(`--html: cannot write ${file}: its folder does not exist, got '${value}'`);
+  if (!existsSync(dirname(file)) || !statSync(dirname(file)).isDirectory()) throw new KernbenchError('ERR_UNWRITABLE_OUTPUT', `--html: cannot write ${file}: its folder does not exist, got '${value}'`);
   return file;
 }
 
@@ -78,7 +78,7 @@ function readResults(files: string[]): { columns: string[]; rows: Cell[][]; vers
     try {
       text = readFileSync(file, 'utf8');
     } catch (e) {
-      throw new UsageError(`report: cannot read ${resolve(file)}: ${(e as NodeJS.ErrnoException).code ?? String(e)}, got '${file}'`);
+      throw new KernbenchError('ERR_UNREADABLE_INPUT', `report: cannot read ${resolve(file)}: ${(e as NodeJS.ErrnoException).code ?? String(e)}, got '${file}'`);
     }
     text.split('\n').forEach((line, i) => {
       if (line.trim() === '') return;
@@ -108,7 +108,7 @@ export async function cmdReport(args: string[]): Promise<number> {
     process.stdout.write(commandHelp('report'));
     return 0;
   }
-  if (parsed.positionals.length === 0) throw new UsageError('report needs the saved results (sweep --json > FILE.json), got no file');
+  if (parsed.positionals.length === 0) throw new KernbenchError('ERR_MISSING_ARGUMENT', 'report needs the saved results (sweep --json > FILE.json), got no file');
   const file = sweepHtmlTarget(parsed.values.html ?? DEFAULT_REPORT_FILE) as string;
   const { columns, rows, versions } = readResults(parsed.positionals);
   const topoCol = columns.indexOf('topology');

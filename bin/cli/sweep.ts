@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { benchOptions } from '../../lib/bench/runner.js';
 import { mergeShards } from '../../lib/bench/merge.js';
 import { formatTable, parseAxis, parseShard, rowsOk, runSweep, shardTable, sweepId, toCsv, toJsonLines, withoutVersion, withVersion, type Shard } from '../../lib/bench/sweep.js';
-import { UsageError } from '../../lib/errors.js';
+import { KernbenchError } from '../../lib/errors.js';
 import { ThreadResources } from '../../lib/session/thread-resources.js';
 import { benchHelp, commandHelp } from './help.js';
 import { checkWritable, configFrom, preflight } from './inputs.js';
@@ -21,11 +21,11 @@ export async function cmdSweep(args: string[], threads: ThreadResources | undefi
   }
   const v = b.values;
   const axes = ((v.over as string[] | undefined) ?? []).map(parseAxis);
-  if (axes.length === 0) throw new UsageError('sweep needs at least one --over PATH=V1,V2,..., got none');
+  if (axes.length === 0) throw new KernbenchError('ERR_MISSING_ARGUMENT', 'sweep needs at least one --over PATH=V1,V2,..., got none');
   const config = configFrom(v, b.options);
   const shard: Shard | undefined = typeof v.shard === 'string' ? parseShard(v.shard) : undefined;
   const gridSize = axes.reduce((n, a) => n * a.values.length, 1);
-  if (shard && shard.count > gridSize) throw new UsageError(`--shard: ${shard.count} shards for a grid of ${gridSize} points would leave shards empty; use at most ${gridSize}, got '${v.shard as string}'`);
+  if (shard && shard.count > gridSize) throw new KernbenchError('ERR_INVALID_SWEEP', `--shard: ${shard.count} shards for a grid of ${gridSize} points would leave shards empty; use at most ${gridSize}, got '${v.shard as string}'`);
   preflight(b, config, false);
   const html = sweepHtmlTarget(v.html);
   const resources = threads ?? new ThreadResources();
@@ -57,7 +57,7 @@ export function cmdMerge(args: string[]): number {
   }
   if (typeof v.csv === 'string') checkWritable('csv', v.csv);
   const merged = mergeShards(positionals);
-  if (v.json === true && merged.format !== 'json') throw new UsageError(`merge --json needs the shards' --json files (CSV cells have no types), got CSV files`);
+  if (v.json === true && merged.format !== 'json') throw new KernbenchError('ERR_MERGE_INPUT', `merge --json needs the shards' --json files (CSV cells have no types), got CSV files`);
   const text = withoutVersion(merged);
   process.stdout.write(v.json === true ? toJsonLines(merged.columns, merged.rows) : formatTable(text.columns, text.rows));
   if (typeof v.csv === 'string') writeFileSync(v.csv, toCsv(merged.columns, merged.rows.map((r) => r.map(String))));

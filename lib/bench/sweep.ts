@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { VERSION } from '../config/paths.js';
 import { join } from 'node:path';
-import { UsageError } from '../errors.js';
+import { KernbenchError } from '../errors.js';
 import type { BenchResult, RunConfig } from './contract.js';
 import { runBench } from './runner.js';
 import type { LoadedBench } from './registry.js';
@@ -25,7 +25,7 @@ export function parseAxis(text: string): SweepAxis {
   const eq = text.indexOf('=');
   const path = text.slice(0, eq).trim();
   const values = text.slice(eq + 1).split(',').map((v) => v.trim()).filter((v) => v !== '');
-  if (eq <= 0 || path === '' || values.length === 0) throw new UsageError(`--over takes PATH=V1,V2,... (a --set path and its values), got '${text}'`);
+  if (eq <= 0 || path === '' || values.length === 0) throw new KernbenchError('ERR_INVALID_SWEEP', `--over takes PATH=V1,V2,... (a --set path and its values), got '${text}'`);
   return { path, values };
 }
 
@@ -50,7 +50,7 @@ export function parseShard(text: string): Shard {
   const m = /^([1-9][0-9]*)\/([1-9][0-9]*)$/.exec(text);
   const index = m ? Number(m[1]) : NaN;
   const count = m ? Number(m[2]) : NaN;
-  if (!m || !Number.isSafeInteger(count) || index > count) throw new UsageError(`--shard takes I/N with 1 <= I <= N (shard I of N, counted from 1), got '${text}'`);
+  if (!m || !Number.isSafeInteger(count) || index > count) throw new KernbenchError('ERR_INVALID_SWEEP', `--shard takes I/N with 1 <= I <= N (shard I of N, counted from 1), got '${text}'`);
   return { index, count };
 }
 

@@ -10,7 +10,7 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
-import { ConfigError, UsageError, type ConfigProblem } from '../errors.js';
+import { ConfigError, KernbenchError, type ConfigProblem } from '../errors.js';
 import { CclFileSchema, ResolvedCclSchema, TUNABLES, type CclFile, type MergedCcl } from './ccl-schema.js';
 import { DEFAULT_CCL_FILE } from './paths.js';
 import { issueProblems, sortProblems, type Locator } from './problems.js';
@@ -138,7 +138,7 @@ export function resolveCclLocated(file: CclFile, fileName: string, opts: CclOpti
 
   const algorithmSet = setCovering(parsedSets, ['algorithm']);
   if (opts.algorithm !== undefined && algorithmSet !== undefined && algorithmSet.value !== opts.algorithm) {
-    throw new UsageError(`choose the algorithm once, got '${opts.algorithm}' and --set ${CCL_SET_PREFIX}${algorithmSet.text}`);
+    throw new KernbenchError('ERR_CONFLICTING_FLAGS', `choose the algorithm once, got '${opts.algorithm}' and --set ${CCL_SET_PREFIX}${algorithmSet.text}`);
   }
   const known = Object.keys(file.algorithms);
   const [name, chosenBy]: [unknown, Omit<ConfigProblem, 'message'>] =

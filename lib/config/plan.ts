@@ -5,7 +5,7 @@
 import type { ResolvedCcl } from './ccl-schema.js';
 import type { Topology } from './topology-schema.js';
 import { totalmem } from 'node:os';
-import { ConfigError, UsageError } from '../errors.js';
+import { ConfigError, KernbenchError } from '../errors.js';
 import { ShmLayout, totalChannelSets, type LayoutDims } from '../shm/layout.js';
 import { Machine } from '../topology/machine.js';
 import { Links } from '../topology/links.js';
@@ -57,7 +57,7 @@ export type LinkMode = 'none' | 'optimistic' | 'arbitrated';
 export function parseThreadLayout(s: string): ThreadLayout {
   if (s === 'rank' || s === 'pe') return s;
   if (/^[1-9][0-9]*$/.test(s) && Number.isSafeInteger(Number(s))) return Number(s);
-  throw new UsageError(`--threads takes rank, pe or a positive integer (decimal digits only), got '${s}'`);
+  throw new KernbenchError('ERR_INVALID_THREADS', `--threads takes rank, pe or a positive integer (decimal digits only), got '${s}'`);
 }
 
 export function buildPlan(opts: {

@@ -12,7 +12,6 @@ export {
   USAGE_ERROR_CODES,
   KernbenchError,
   ConfigError,
-  UsageError,
   DeadlockError,
   AbortError,
   KernelError,
