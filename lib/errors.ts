@@ -47,7 +47,12 @@ export const USAGE_ERROR_CODES = {
   ERR_MERGE_SHARDS: 'the files given to kernbench merge are not the shards of one sweep: different sweeps, shard counts or formats, a shard twice or missing',
   ERR_REPORT_INPUT: 'a file given to kernbench report is not a saved result of kernbench (--json output)',
   //   configuration
-  ERR_CONFIG: 'a topology or CCL configuration file is invalid',
+  ERR_CONFIG: 'a topology or CCL configuration (a file, or a --set of it) has problems, each at its file:line:col or --set: YAML syntax, a schema violation, a module or name that resolves to nothing, params or a world its module refuses',
+  ERR_CONFIG_TOO_LARGE: 'a configuration needs more shared memory than one buffer may hold or this machine has',
+  ERR_WRONG_ALGORITHM: 'the chosen CCL algorithm does not provide the collective the bench or the call needs (an all-reduce)',
+  ERR_CCL_ARRANGEMENT: 'a CCL algorithm cannot arrange its ranks as asked: a topology it does not take, an unknown hierarchical root, a group that does not fill its logical grid',
+  ERR_UNKNOWN_TOPOLOGY_KIND: 'a SIP topology kind was named that no shipped or loaded kind module defines',
+  ERR_INVALID_SIPS: "a topology built in code has a system.sips (count, grid, params) that breaks its SIP topology kind's rules (a file gets ERR_CONFIG at the line)",
   //   user modules (algorithms, benches, kernels, SIP topology kinds)
   ERR_MODULE_LOAD: 'a user module (algorithm, bench, kernel) could not be found or compiled',
   ERR_MODULE_CONTRACT: 'a user module does not export what its kind requires',
@@ -220,10 +225,11 @@ export function formatConfigProblem(p: ConfigProblem): string {
   return shortenEchoes(p.path === '' ? `${where}: ${p.message}` : `${where}: ${p.path}: ${p.message}`);
 }
 
+/** Problems of a configuration, each located (file:line:col or --set); its code is a usage error's. */
 export class ConfigError extends KernbenchError {
   readonly problems: ConfigProblem[];
-  constructor(problems: ConfigProblem[]) {
-    super('ERR_CONFIG', problems.map(formatConfigProblem).join('\n'));
+  constructor(code: UsageErrorCode, problems: ConfigProblem[]) {
+    super(code, problems.map(formatConfigProblem).join('\n'));
     this.name = 'ConfigError';
     this.problems = problems;
   }

@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import t from 'tap';
-import { AbortError, ConfigError, DeadlockError, ERROR_CODES, KernelError, serializeError, SpawnError, type ErrorCode } from '../lib/errors.js';
+import { AbortError, DeadlockError, ERROR_CODES, KernelError, serializeError, SpawnError, type ErrorCode } from '../lib/errors.js';
 import { END, ERRORS_DOC, errorCodeTable, ROOT, tableInDoc } from './helpers/error-docs.js';
 
 /**
@@ -36,13 +36,13 @@ const MAX_SITES = 6;
 
 /**
  * Codes exempt from MAX_SITES, each for a stated reason. ERR_INTERNAL is every
- * broken invariant of kernbench itself: one code, by design. ERR_CONFIG,
- * ERR_MODULE_LOAD and ERR_MODULE_CONTRACT each still name several conditions
- * (decision 0043). ERR_ABORTED is one condition (an actor
+ * broken invariant of kernbench itself: one code, by design. ERR_MODULE_LOAD
+ * and ERR_MODULE_CONTRACT each still name several conditions (decision 0043).
+ * ERR_ABORTED is one condition (an actor
  * woken by an abort) raised wherever a wait can be woken; the abort's reason is in
  * its message.
  */
-const UNCAPPED: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['ERR_INTERNAL', 'ERR_CONFIG', 'ERR_MODULE_LOAD', 'ERR_MODULE_CONTRACT', 'ERR_ABORTED']);
+const UNCAPPED: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['ERR_INTERNAL', 'ERR_MODULE_LOAD', 'ERR_MODULE_CONTRACT', 'ERR_ABORTED']);
 
 /** Codes of other libraries that kernbench reads off their errors (never raises), as the docs may name them. */
 const FOREIGN_CODES = new Set(['ERR_MODULE_NOT_FOUND', 'ERR_WORKER_INVALID_EXEC_ARGV', 'ERR_PARSE_ARGS_UNKNOWN_OPTION', 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL']);
@@ -69,10 +69,12 @@ function withoutDefinitions(file: string, text: string): string {
   return text.replace(/super\(\s*'ERR_[A-Z0-9_]+'/g, 'super(');
 }
 
-/** Each registry class raises its own code: `new ConfigError(...)` is a raise of ERR_CONFIG. */
+/**
+ * Each registry class with a code of its own raises it: `new DeadlockError(...)`
+ * is a raise of ERR_DEADLOCK. (A ConfigError is given its code at each `new`.)
+ */
 const CLASS_CODES: ReadonlyMap<string, string> = new Map(
   [
-    new ConfigError([]),
     new DeadlockError([]),
     new AbortError(''),
     new KernelError('k', { sip: 0, cube: 0, pe: 0 }, 0, serializeError(new Error('x'))),
@@ -107,7 +109,7 @@ function raiseSites(): Site[] {
 const SITES = raiseSites();
 
 t.test('CLASS_CODES knows every registry class the sources construct', async (t) => {
-  t.same([...CLASS_CODES.values()].sort(), ['ERR_ABORTED', 'ERR_CONFIG', 'ERR_DEADLOCK', 'ERR_KERNEL', 'ERR_SPAWN']);
+  t.same([...CLASS_CODES.values()].sort(), ['ERR_ABORTED', 'ERR_DEADLOCK', 'ERR_KERNEL', 'ERR_SPAWN']);
 });
 
 t.test('lib/ throws no raw Error, TypeError or RangeError outside the allow-list of unreachable invariants', async (t) => {

@@ -14,6 +14,6 @@ t.test('the CLI exits 2 for exactly the usage codes and 1 for every other, askin
   const expected = codes.map((c) => `${c}: ${Object.hasOwn(USAGE_ERROR_CODES, c) ? 2 : 1}`);
   t.same(codes.map((c) => status(new KernbenchError(c, 'm'))), expected, 'fresh');
   t.same(codes.map((c) => status(rebuilt(new KernbenchError(c, 'm')))), expected, 'rebuilt');
-  t.equal(exitStatusOf(rebuilt(new ConfigError([{ file: 'f.yaml', path: 'a', message: 'm' }]))), 2, 'a rebuilt ConfigError');
+  t.equal(exitStatusOf(rebuilt(new ConfigError('ERR_CONFIG', [{ file: 'f.yaml', path: 'a', message: 'm' }]))), 2, 'a rebuilt ConfigError');
   t.equal(exitStatusOf(new Error('plain')), 1, "an error that is not kernbench's");
 });

@@ -124,13 +124,13 @@ export interface AllReduceAlgorithm {
 /**
  * Load the all-reduce of a resolved CCL configuration (lib/ccl/resolve.ts
  * checked it before the run) on this thread. A point_to_point module is
- * ERR_CONFIG: the configuration names something that is not an all-reduce.
+ * ERR_WRONG_ALGORITHM: the configuration names something that is not an all-reduce.
  */
 export async function loadAllReduce(ccl: Pick<ResolvedCcl, 'module' | 'module_url' | 'topology' | 'params'>): Promise<AllReduceAlgorithm> {
   const mod = await loadAlgorithmModule(ccl.module_url);
   if (mod.allReduce === undefined) {
     const choices = (await algorithmCatalog()).filter((a) => a.meta.provides === 'all_reduce').map((a) => a.name);
-    throw new KernbenchError('ERR_CONFIG', `CCL module '${ccl.module}' is not an all-reduce (${mod.meta.summary}); choose one of ${choices.join(', ')}, got '${ccl.module}'`);
+    throw new KernbenchError('ERR_WRONG_ALGORITHM', `CCL module '${ccl.module}' is not an all-reduce (${mod.meta.summary}); choose one of ${choices.join(', ')}, got '${ccl.module}'`);
   }
   return { module: ccl.module, allReduce: mod.allReduce, arrangement: arrangementFor(mod.meta, ccl.module, ccl.topology, ccl.params), params: ccl.params };
 }

@@ -51,7 +51,7 @@ export interface RunTopology {
 function fail(problems: ConfigProblem[]): never {
   // The run's merged configuration repeats its entry: say each problem once.
   const unique = new Map(problems.map((p) => [formatConfigProblem(p), p]));
-  throw new ConfigError(sortProblems([...unique.values()]));
+  throw new ConfigError('ERR_CONFIG', sortProblems([...unique.values()]));
 }
 
 /**
@@ -118,7 +118,7 @@ export async function resolveRunCcl(cclFile: string, topo: RunTopology, opts: Cc
       arrangementFor(meta, use.module, use.topology, params);
       parsed.set(use, params);
     } catch (e) {
-      if (!(e instanceof KernbenchError) || e.code !== 'ERR_CONFIG') throw e;
+      if (!(e instanceof KernbenchError) || e.code !== 'ERR_CCL_ARRANGEMENT') throw e;
       problems.push({ ...use.at(['params']), message: e.message });
     }
   }

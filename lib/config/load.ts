@@ -33,7 +33,7 @@ export interface CclOptions {
 }
 
 function fail(problems: ConfigProblem[]): never {
-  throw new ConfigError(sortProblems(problems));
+  throw new ConfigError('ERR_CONFIG', sortProblems(problems));
 }
 
 /** Point at `path` in `source` (or only name the file when there is no document). */

@@ -129,7 +129,7 @@ const gib = (b: number): string => `${(b / 2 ** 30).toFixed(b < 2 ** 30 ? 3 : 1)
 /**
  * Refuse a session whose shared buffers (lib/shm/shared-state.ts SharedState.create)
  * cannot be allocated here: one larger than MAX_BUFFER_BYTES, or all of them
- * together more than this machine's memory (os.totalmem). ERR_CONFIG, with the
+ * together more than this machine's memory (os.totalmem). ERR_CONFIG_TOO_LARGE, with the
  * figures: what each buffer needs and what is available.
  */
 export function checkSharedMemory(dims: LayoutDims): void {
@@ -145,11 +145,11 @@ export function checkSharedMemory(dims: LayoutDims): void {
   const shape = `${dims.pes} PEs, ${L.channelSets} channel set(s) of ${dims.pes * 4} rings x ${dims.nSlots} slots x ${dims.slotSize} B`;
   const largest = Math.max(L.ipcqSetBytes, dims.arenaBytes, L.ctlWords * 4, L.timesWords * 8, L.cmdBytes);
   if (largest > MAX_BUFFER_BYTES) {
-    throw new ConfigError([{ file: '(configuration)', path: 'shared memory', message: `one shared buffer would need ${gib(largest)}, more than the ${gib(MAX_BUFFER_BYTES + 1)} a buffer may hold (${shape}; ${what}); lower ccl.n_slots, ccl.slot_size or the machine's size, got ${largest} bytes` }]);
+    throw new ConfigError('ERR_CONFIG_TOO_LARGE', [{ file: '(configuration)', path: 'shared memory', message: `one shared buffer would need ${gib(largest)}, more than the ${gib(MAX_BUFFER_BYTES + 1)} a buffer may hold (${shape}; ${what}); lower ccl.n_slots, ccl.slot_size or the machine's size, got ${largest} bytes` }]);
   }
   const available = totalmem();
   if (!Number.isFinite(total) || total > available) {
-    throw new ConfigError([{ file: '(configuration)', path: 'shared memory', message: `this configuration needs ${gib(total)} of shared memory (${shape}; ${what}), more than this machine's ${gib(available)}; lower ccl.n_slots, ccl.slot_size, ccl.channel_sets or the machine's size, got ${total} bytes` }]);
+    throw new ConfigError('ERR_CONFIG_TOO_LARGE', [{ file: '(configuration)', path: 'shared memory', message: `this configuration needs ${gib(total)} of shared memory (${shape}; ${what}), more than this machine's ${gib(available)}; lower ccl.n_slots, ccl.slot_size, ccl.channel_sets or the machine's size, got ${total} bytes` }]);
   }
 }
 
