@@ -54,7 +54,10 @@ export const USAGE_ERROR_CODES = {
   ERR_UNKNOWN_TOPOLOGY_KIND: 'a SIP topology kind was named that no shipped or loaded kind module defines',
   ERR_INVALID_SIPS: "a topology built in code has a system.sips (count, grid, params) that breaks its SIP topology kind's rules (a file gets ERR_CONFIG at the line)",
   //   user modules (algorithms, benches, kernels, SIP topology kinds)
-  ERR_MODULE_LOAD: 'a user module (algorithm, bench, kernel) could not be found or compiled',
+  ERR_MODULE_MISSING: 'a user module file, or a module it imports, does not exist',
+  ERR_MODULE_FORMAT: "a user module's file is not one kernbench loads as an ES module (not .ts, .mts, .js or .mjs; a .ts file outside a \"type\": \"module\" package)",
+  ERR_MODULE_SYNTAX: 'a user module does not compile (a syntax error, at its file:line:col)',
+  ERR_MODULE_THREW: 'a user module threw while it loaded (its top-level code)',
   ERR_MODULE_CONTRACT: 'a user module does not export what its kind requires',
 } as const;
 

@@ -9,7 +9,8 @@
 //      algorithm or an existing .ts/.mts/.js/.mjs file (paths in the file are
 //      relative to the file's folder; a --set path to the working directory)
 //   3. each module loads and exports what its kind requires
-//      (ERR_MODULE_LOAD / ERR_MODULE_CONTRACT: path, expected and found exports)
+//      (an ERR_MODULE_* code: the file, and for a broken contract the exports
+//      expected and found)
 //   4. each module accepts its entry's `topology`, and its `params` fit the
 //      module's params schema
 //   5. the chosen configuration fits the topology: world_size <= SIP count,
@@ -97,7 +98,8 @@ export async function resolveRunCcl(cclFile: string, topo: RunTopology, opts: Cc
     try {
       modules.set(url, await loadAlgorithmModule(url));
     } catch (e) {
-      if (e instanceof KernbenchError && (e.code === 'ERR_MODULE_LOAD' || e.code === 'ERR_MODULE_CONTRACT')) {
+      // A module that cannot be used (an ERR_MODULE_* usage error): say which line of ccl.yaml names it.
+      if (e instanceof KernbenchError && e.isUsage) {
         throw new KernbenchError(e.code, `${formatConfigProblem({ ...use.at(['module']), message: e.message })}`);
       }
       throw e;
@@ -148,7 +150,7 @@ function moduleUrl(module: string, base: string, problems: ConfigProblem[], wher
     try {
       return userModuleUrl(module, base, 'module');
     } catch (e) {
-      if (!(e instanceof KernbenchError) || e.code !== 'ERR_MODULE_LOAD') throw e;
+      if (!(e instanceof KernbenchError) || (e.code !== 'ERR_MODULE_MISSING' && e.code !== 'ERR_MODULE_FORMAT')) throw e;
       problems.push({ ...where, message: e.message.replace(/^module: /, '') });
       return undefined;
     }

@@ -19,7 +19,7 @@ import { importModule } from './user-module.js';
 /** One import per module per thread, however many sessions ask. */
 const loading = new Map<string, Promise<SipTopology>>();
 
-/** Import, check and register the kind module at file URL `url` on this thread. ERR_MODULE_LOAD / ERR_MODULE_CONTRACT name the file. */
+/** Import, check and register the kind module at file URL `url` on this thread. Its ERR_MODULE_* errors name the file. */
 export function loadSipKindModule(url: KindModuleUrl): Promise<SipTopology> {
   let p = loading.get(url);
   if (p === undefined) {
