@@ -58,7 +58,9 @@ export const USAGE_ERROR_CODES = {
   ERR_MODULE_FORMAT: "a user module's file is not one kernbench loads as an ES module (not .ts, .mts, .js or .mjs; a .ts file outside a \"type\": \"module\" package)",
   ERR_MODULE_SYNTAX: 'a user module does not compile (a syntax error, at its file:line:col)',
   ERR_MODULE_THREW: 'a user module threw while it loaded (its top-level code)',
-  ERR_MODULE_CONTRACT: 'a user module does not export what its kind requires',
+  ERR_MODULE_EXPORT: 'a user module does not export what its kind requires (its path, the exports expected and found)',
+  ERR_MODULE_DEFINITION: "a definition (defineBench, defineAlgorithm, defineSipTopology) is malformed or breaks a rule of its kind (a kind named other than its file, a bench option named like one of kernbench's flags)",
+  ERR_BENCH_TABLE_MISSING: 'a bench that declares a table (defineBench({ table: true })) returned results without one',
 } as const;
 
 export const ERROR_CODES = {

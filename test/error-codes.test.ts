@@ -36,13 +36,11 @@ const MAX_SITES = 6;
 
 /**
  * Codes exempt from MAX_SITES, each for a stated reason. ERR_INTERNAL is every
- * broken invariant of kernbench itself: one code, by design.
- * ERR_MODULE_CONTRACT still names several conditions (decision 0043).
- * ERR_ABORTED is one condition (an actor
- * woken by an abort) raised wherever a wait can be woken; the abort's reason is in
- * its message.
+ * broken invariant of kernbench itself: one code, by design. ERR_ABORTED is one
+ * condition (an actor woken by an abort) raised wherever a wait can be woken; the
+ * abort's reason is in its message.
  */
-const UNCAPPED: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['ERR_INTERNAL', 'ERR_MODULE_CONTRACT', 'ERR_ABORTED']);
+const UNCAPPED: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['ERR_INTERNAL', 'ERR_ABORTED']);
 
 /** Codes of other libraries that kernbench reads off their errors (never raises), as the docs may name them. */
 const FOREIGN_CODES = new Set(['ERR_MODULE_NOT_FOUND', 'ERR_WORKER_INVALID_EXEC_ARGV', 'ERR_PARSE_ARGS_UNKNOWN_OPTION', 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL']);

@@ -100,7 +100,7 @@ export async function parseBenchArgs(name: BenchCommand, args: string[]): Promis
   const table = commandTable(name);
   for (const o of infos) {
     if (Object.hasOwn(FLAGS, o.flag)) {
-      throw new KernbenchError('ERR_MODULE_CONTRACT', `${benchFile(loaded)}: option '${o.field}' would be the flag --${o.flag}, which is kernbench's own; rename it, got '${o.field}'`);
+      throw new KernbenchError('ERR_MODULE_DEFINITION', `${benchFile(loaded)}: option '${o.field}' would be the flag --${o.flag}, which is kernbench's own; rename it, got '${o.field}'`);
     }
     table[o.flag] = { type: o.kind === 'boolean' ? 'boolean' : 'string' };
   }

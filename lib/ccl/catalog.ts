@@ -73,7 +73,8 @@ const loaded = new Map<string, Promise<AlgorithmModule>>();
 /**
  * Import the algorithm module at file URL `url` and check its exports: `meta`,
  * and `allReduce` unless meta says the module is point_to_point. A load failure
- * is ERR_MODULE_LOAD, a broken contract ERR_MODULE_CONTRACT (path, expected and
+ * is one of the ERR_MODULE_* codes, a broken contract ERR_MODULE_EXPORT or
+ * ERR_MODULE_DEFINITION (path, expected and
  * found exports).
  */
 export function loadAlgorithmModule(url: string): Promise<AlgorithmModule> {
@@ -93,8 +94,8 @@ async function importAlgorithm(url: string): Promise<AlgorithmModule> {
     mod = await importModule(url);
   } catch (e) {
     // defineAlgorithm runs while the module loads and cannot know its path: add it.
-    if (e instanceof KernbenchError && e.code === 'ERR_MODULE_CONTRACT' && e.message.startsWith('defineAlgorithm:')) {
-      throw new KernbenchError('ERR_MODULE_CONTRACT', `${fileURLToPath(url)}: ${e.message}`);
+    if (e instanceof KernbenchError && e.code === 'ERR_MODULE_DEFINITION' && e.message.startsWith('defineAlgorithm:')) {
+      throw new KernbenchError(e.code, `${fileURLToPath(url)}: ${e.message}`);
     }
     throw e;
   }

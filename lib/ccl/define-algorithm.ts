@@ -63,12 +63,12 @@ export interface AlgorithmMeta<P extends ParamsSchema = ParamsSchema> {
   readonly params?: P;
 }
 
-/** Check and freeze an algorithm module's metadata; a bad one is ERR_MODULE_CONTRACT naming each field. */
+/** Check and freeze an algorithm module's metadata; a bad one is ERR_MODULE_DEFINITION naming each field. */
 export function defineAlgorithm<P extends ParamsSchema = ParamsSchema>(meta: AlgorithmMeta<P>): AlgorithmMeta<P> {
   const result = AlgorithmMetaSchema.safeParse(meta);
   if (!result.success) {
     const bad = result.error.issues.map((i) => `${i.path.map(String).join('.') || 'meta'}: ${i.message}`).join('; ');
-    throw new KernbenchError('ERR_MODULE_CONTRACT', `defineAlgorithm: ${bad}, got ${describeMeta(meta)}`);
+    throw new KernbenchError('ERR_MODULE_DEFINITION', `defineAlgorithm: ${bad}, got ${describeMeta(meta)}`);
   }
   return Object.freeze({ ...meta, topologies: Object.freeze([...meta.topologies]) });
 }

@@ -26,7 +26,7 @@ export function loadSipKindModule(url: KindModuleUrl): Promise<SipTopology> {
     p = importModule(url).then((mod) => {
       if (!isSipTopology(mod.kind)) {
         const found = Object.keys(mod).sort();
-        throw new KernbenchError('ERR_MODULE_CONTRACT', `${fileURLToPath(url)} is not a SIP topology kind module: kind: missing or not made with defineSipTopology. Expected exports: kind (defineSipTopology({name, summary, grid, neighbour, hops | fabric})); found: ${found.length ? found.join(', ') : 'none'}`);
+        throw new KernbenchError('ERR_MODULE_EXPORT', `${fileURLToPath(url)} is not a SIP topology kind module: kind: missing or not made with defineSipTopology. Expected exports: kind (defineSipTopology({name, summary, grid, neighbour, hops | fabric})); found: ${found.length ? found.join(', ') : 'none'}`);
       }
       registerSipKind(url, mod.kind);
       return mod.kind;

@@ -175,7 +175,7 @@ export interface ExportRule {
   optional?: boolean;
 }
 
-/** Refuse a module that breaks its kind's contract: ERR_MODULE_CONTRACT with its path, the exports expected and those found. */
+/** Refuse a module that breaks its kind's contract: ERR_MODULE_EXPORT with its path, the exports expected and those found. */
 export function checkExports(url: string, kind: string, mod: Record<string, unknown>, rules: readonly ExportRule[]): void {
   const wrong = rules.filter((r) => (r.optional && mod[r.name] === undefined ? false : !r.check(mod[r.name])));
   if (wrong.length === 0) return;
@@ -183,7 +183,7 @@ export function checkExports(url: string, kind: string, mod: Record<string, unkn
   const expected = rules.map((r) => `${r.name}${r.optional ? '?' : ''} (${r.is})`).join(', ');
   const found = Object.keys(mod).sort();
   const bad = wrong.map((r) => `${r.name}: ${mod[r.name] === undefined ? 'missing' : `not ${r.is}, got ${describe(mod[r.name])}`}`).join('; ');
-  throw new KernbenchError('ERR_MODULE_CONTRACT', `${file} is not a ${kind} module: ${bad}. Expected exports: ${expected}; found: ${found.length ? found.join(', ') : 'none'}`);
+  throw new KernbenchError('ERR_MODULE_EXPORT', `${file} is not a ${kind} module: ${bad}. Expected exports: ${expected}; found: ${found.length ? found.join(', ') : 'none'}`);
 }
 
 function describe(v: unknown): string {

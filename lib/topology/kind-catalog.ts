@@ -33,10 +33,10 @@ async function loadKind(file: string): Promise<SipTopology> {
   const path = fileURLToPath(url);
   if (!isSipTopology(mod.kind)) {
     const found = Object.keys(mod).sort();
-    throw new KernbenchError('ERR_MODULE_CONTRACT', `${path} is not a SIP topology kind module: kind: missing or not made with defineSipTopology. Expected exports: kind (defineSipTopology({name, summary, grid, hops, neighbour})); found: ${found.length ? found.join(', ') : 'none'}`);
+    throw new KernbenchError('ERR_MODULE_EXPORT', `${path} is not a SIP topology kind module: kind: missing or not made with defineSipTopology. Expected exports: kind (defineSipTopology({name, summary, grid, hops, neighbour})); found: ${found.length ? found.join(', ') : 'none'}`);
   }
   if (mod.kind.name !== file) {
-    throw new KernbenchError('ERR_MODULE_CONTRACT', `${path}: a kind is named after its file, expected name '${file}', got '${mod.kind.name}'`);
+    throw new KernbenchError('ERR_MODULE_DEFINITION', `${path}: a kind is named after its file, expected name '${file}', got '${mod.kind.name}'`);
   }
   return mod.kind;
 }
