@@ -61,7 +61,7 @@ t.test('report FILE.json... makes the page from saved sweep --json results; a fi
   t.match(html, '"series":["mesh_allreduce on torus_2d_2x3","ring_allreduce on torus_2d_2x3"]', 'one series per algorithm');
   writeFileSync(join(dir, 'bad.json'), '{"hello": 1}\n');
   const bad = await kernbench(['report', join(dir, 'bad.json'), '--html', join(dir, 'bad.html')]);
-  assertUsageError(t, bad);
+  assertUsageError(t, bad, 'ERR_REPORT_INPUT');
   t.match(bad.stderr, 'bad.json:1');
 });
 

@@ -152,7 +152,7 @@ t.test('a run that outlives --timeout is reported as timed out, and stress still
 });
 
 t.test('stress --seeds 0 is a usage error (exit 2, one line)', async (t) => {
-  assertUsageError(t, await kernbench(['stress', '--bench', 'ccl_allreduce', '--seeds', '0']));
+  assertUsageError(t, await kernbench(['stress', '--bench', 'ccl_allreduce', '--seeds', '0']), 'ERR_INVALID_FLAG_VALUE');
 });
 
 t.test('bad --seeds, --threads and --timeout values are refused (ERR_INVALID_FLAG_VALUE, ERR_INVALID_THREADS)', async (t) => {

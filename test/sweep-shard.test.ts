@@ -80,5 +80,5 @@ t.test('a shard file of the old 0-based numbering (shard 0/2) is refused by merg
 });
 
 t.test('sweep --shard with more shards than grid points is a usage error', async (t) => {
-  assertUsageError(t, await kernbench([...SWEEP, '--shard', '1/4']));
+  assertUsageError(t, await kernbench([...SWEEP, '--shard', '1/4']), 'ERR_INVALID_SWEEP');
 });

@@ -2,12 +2,13 @@
 // command line — in this process through bin/cli.ts's runCli (the same code the
 // binary runs, without a node start-up per case), or through bin/kernbench.js as
 // a user does where the process boundary is what is tested — and the shape every
-// usage error must have (exit 2, one message, no stack).
+// usage error must have (exit 2, one message, no stack, its code).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa, type Options } from 'execa';
 import t, { type Test } from 'tap';
+import type { UsageErrorCode } from '../../lib/errors.js';
 import type { ThreadResources } from '../../lib/session/thread-resources.js';
 
 // tap runs each test file with NODE_OPTIONS=--import @tapjs/processinfo (process
@@ -146,12 +147,23 @@ export async function kernbenchProcess(args: string[], opts: Options & { nodeFla
   return { exitCode: r.exitCode, stdout: String(r.stdout), stderr: String(r.stderr), timedOut: r.timedOut === true, errorCode: undefined };
 }
 
-/** A usage error: exit 2, nothing on stdout, one `kernbench:` message, no stack trace, no raw control bytes. */
-export function assertUsageError(t: Test, r: Run): void {
+/**
+ * A usage error as a process shows it: exit 2, nothing on stdout, one
+ * `kernbench:` message, no stack trace, no raw control bytes. For runs through the
+ * binary, whose exit-2 message does not print the code; in-process runs use
+ * assertUsageError, which checks the code as well.
+ */
+export function assertUsageExit(t: Test, r: Run): void {
   t.equal(r.timedOut, false, 'answers instead of hanging');
   t.equal(r.exitCode, 2, 'exits 2');
   t.equal(r.stdout, '', 'prints nothing on stdout');
   t.match(r.stderr, /^kernbench: /, 'stderr starts with kernbench:');
   t.notMatch(r.stderr, '    at ', 'stderr has no stack trace');
   t.notMatch(r.stderr, /[\u0000-\u0009\u000b-\u001f\u007f]/, 'stderr has no control characters but newlines');
+}
+
+/** A usage error of an in-process run (kernbench()): the shape assertUsageExit checks, and its code. */
+export function assertUsageError(t: Test, r: Run, code: UsageErrorCode): void {
+  assertUsageExit(t, r);
+  t.equal(r.errorCode, code, `the error's code is ${code}`);
 }
