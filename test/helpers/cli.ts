@@ -1,5 +1,5 @@
 // Runs on: main thread (tap). Shared plumbing for the CLI tests: run a kernbench
-// command line — in this process through bin/cli.ts's runCli (the same code the
+// command line — in this process through bin/cli.ts's answerCli (the same code the
 // binary runs, without a node start-up per case), or through bin/kernbench.js as
 // a user does where the process boundary is what is tested — and the shape every
 // usage error must have (exit 2, one message, no stack, its code).
