@@ -74,7 +74,7 @@ function simThroughput(dir, flags) {
     if (!m) throw new Error(`${dir}: sim_throughput printed no ${name}`);
     fig[name] = Number(m[1]);
   }
-  fig.crit = /crit_ns: (\S+) .*digest (\w+)/.exec(out)?.slice(1).join(' ');
+  fig.sim_crit = /crit_ns: (\S+) .*digest (\w+)/.exec(out)?.slice(1).join(' ');
   return fig;
 }
 
@@ -86,7 +86,7 @@ function allocation(dir) {
   let bytes = 0;
   for (const m of out.matchAll(/ allocated=(\d+) /g)) bytes += Number(m[1]);
   const messages = 2 * (allocSips - 1) * allocSips;
-  return { alloc_bytes_per_msg: bytes / messages, crit: /crit_ns: (\S+) .*digest (\w+)/.exec(out)?.slice(1).join(' ') };
+  return { alloc_bytes_per_msg: bytes / messages, alloc_crit: /crit_ns: (\S+) .*digest (\w+)/.exec(out)?.slice(1).join(' ') };
 }
 
 const median = (xs) => {
