@@ -10,12 +10,13 @@
 //      process CPU per message;
 //   2. ccl_allreduce --no-data --threads 1 on the ideal ring under
 //      `node --trace-gc --trace-gc-nvp`: the bytes V8 allocated (the `allocated=`
-//      of every GC line, every isolate, start-up included) divided by the ring's
-//      2 (p - 1) p messages. The bytes after the last GC are not counted: the ring
-//      is sized so that they are a small part of the total.
+//      of every GC line, start-up included) divided by the ring's 2 (p - 1) p
+//      messages, for every isolate together and for the executor's alone. The
+//      bytes after the last GC are not counted: the ring is sized so that they
+//      are a small part of the total.
 //
 //   node scripts/paired-builds.mjs --old DIR --new DIR [--pairs 4] [--sizes 16]
-//        [--spawns 1,3] [--alloc-sips 256]
+//        [--spawns 1,3] [--alloc-sips 256] [--alloc-only]
 //
 // Both builds must be built (npm run build). A build whose sim_throughput has no
 // --sizes option (before the bench options replaced the KERNBENCH_SIM_* knobs)
@@ -33,6 +34,8 @@ const { values: opts } = parseArgs({
     sizes: { type: 'string', default: '16' },
     spawns: { type: 'string', default: '1,3' },
     'alloc-sips': { type: 'string', default: '256' },
+    /** Only the allocation count (no sim_throughput): it takes seconds a run, not minutes. */
+    'alloc-only': { type: 'boolean', default: false },
   },
 });
 if (!opts.old || !opts.new) {
@@ -83,10 +86,16 @@ function allocation(dir) {
     '--trace-gc', '--trace-gc-nvp', 'bin/kernbench.js', 'run', '--bench', 'ccl_allreduce', '--topology', 'ideal',
     '--set', `system.sips.count=${allocSips}`, '--set', 'ccl.n_elem=16384', '--dtype', 'f32', '--no-data', '--threads', '1',
   ]);
-  let bytes = 0;
-  for (const m of out.matchAll(/ allocated=(\d+) /g)) bytes += Number(m[1]);
+  // Per isolate (the address after the pid): the executor running the ring is the one
+  // that allocates most; the others (main, the coordinator) mostly wait, and what they
+  // allocate waiting grows with the wall time, so with the load.
+  const byIsolate = new Map();
+  for (const m of out.matchAll(/^\[\d+:(0x[0-9a-f]+)\].* allocated=(\d+) /gm)) byIsolate.set(m[1], (byIsolate.get(m[1]) ?? 0) + Number(m[2]));
+  const all = [...byIsolate.values()];
   const messages = 2 * (allocSips - 1) * allocSips;
-  return { alloc_bytes_per_msg: bytes / messages, alloc_crit: /crit_ns: (\S+) .*digest (\w+)/.exec(out)?.slice(1).join(' ') };
+  return {
+    alloc_bytes_per_msg: all.reduce((a, b) => a + b, 0) / messages,
+    executor_alloc_bytes_per_msg: Math.max(...all) / messages, alloc_crit: /crit_ns: (\S+) .*digest (\w+)/.exec(out)?.slice(1).join(' ') };
 }
 
 const median = (xs) => {
@@ -101,14 +110,14 @@ for (let i = 0; i < pairs; i++) {
   const order = i % 2 === 0 ? ['old', 'new'] : ['new', 'old'];
   for (const which of order) {
     const before = load();
-    const fig = { ...simThroughput(builds[which], flags[which]), ...allocation(builds[which]) };
+    const fig = { ...(opts['alloc-only'] ? {} : simThroughput(builds[which], flags[which])), ...allocation(builds[which]) };
     const after = load();
     rows[which].push(fig);
     console.log(`pair ${i + 1} ${which} (load ${before}-${after}): ${Object.entries(fig).map(([k, v]) => `${k}=${typeof v === 'number' ? +v.toFixed(3) : v}`).join(' ')}`);
   }
 }
 console.log('\nfigure | old median | new median | new / old');
-for (const name of [...SIM_FIGURES, 'alloc_bytes_per_msg']) {
+for (const name of [...(opts['alloc-only'] ? [] : SIM_FIGURES), 'alloc_bytes_per_msg', 'executor_alloc_bytes_per_msg']) {
   const o = median(rows.old.map((r) => r[name]));
   const n = median(rows.new.map((r) => r[name]));
   console.log(`${name} | ${+o.toFixed(3)} | ${+n.toFixed(3)} | ${(n / o).toFixed(3)}`);
