@@ -30,23 +30,28 @@ const FILTER_MASK = FILTER_SLOTS - 1;
 export class WaiterTable {
   private readonly byWord = new Map<number, Waiter[]>();
   /** Waiters in the table. */
-  count = 0;
+  private n = 0;
   /**
    * Waiters parked per word, counted modulo FILTER_SLOTS: a zero means no waiter
    * on any word of that slot, so wake (every local publish) skips the map.
-   * While a thread's hosts wait for their collectives `count` is never zero,
+   * While a thread's hosts wait for their collectives the count is never zero,
    * and the map lookup was most of a publish's cost (a ring step publishes twice).
    */
   private readonly filter = new Uint32Array(FILTER_SLOTS);
 
   constructor(private readonly ctl: Int32Array) {}
 
+  /** Waiters in the table. */
+  get count(): number {
+    return this.n;
+  }
+
   /** Add a waiter under its word. */
   add(w: Waiter): void {
     const list = this.byWord.get(w.word);
     if (list) list.push(w);
     else this.byWord.set(w.word, [w]);
-    this.count++;
+    this.n++;
     this.filter[w.word & FILTER_MASK]++;
   }
 
@@ -59,7 +64,7 @@ export class WaiterTable {
     const list = this.byWord.get(w.word)!;
     if (list.length === 1) list.length = 0;
     else list.splice(list.indexOf(w), 1);
-    this.count--;
+    this.n--;
     this.filter[w.word & FILTER_MASK]--;
   }
 
@@ -77,7 +82,7 @@ export class WaiterTable {
     for (let i = 0; i < list.length; i++) {
       const w = list[i];
       if (v >= w.target) {
-        this.count--;
+        this.n--;
         this.filter[word & FILTER_MASK]--;
         w.settled = true;
         if (first === undefined) first = w;
@@ -105,7 +110,7 @@ export class WaiterTable {
     const all: Waiter[] = [];
     for (const list of this.byWord.values()) for (const w of list) all.push(w);
     this.byWord.clear();
-    this.count = 0;
+    this.n = 0;
     this.filter.fill(0);
     const watched = new Set<number>();
     for (const w of all) {
