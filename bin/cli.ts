@@ -6,7 +6,7 @@
 //   1 a bench result is not ok, or the run failed (kernel error, deadlock, ...);
 //     for stress, any run that diverged, deadlocked, failed or timed out
 //   2 usage or configuration error (no stack trace)
-import { KernbenchError, printable as printableText, shortenEchoes, UsageError } from '../lib/errors.js';
+import { KernbenchError, printable as printableText, RunStoppedError, shortenEchoes, UsageError } from '../lib/errors.js';
 import type { ThreadResources } from '../lib/session/thread-resources.js';
 import { modulesLoading } from '../lib/loader/user-module.js';
 import { commandHelp, globalHelp, versionText } from './cli/help.js';
@@ -90,7 +90,13 @@ export async function cli(argv: string[]): Promise<void> {
   });
   process.exitCode = await runCli(argv);
   answered = true;
+  // A stopped run's user code may keep the process alive (a live timer on main, a loop
+  // the watchdog ended mid-way): it has been reported, so the process ends now.
+  if (runStopped) process.exit();
 }
+
+/** A run was stopped (timeout, interrupt, virtual-time limit) and reported: cli() exits at once. */
+let runStopped = false;
 
 /** The exit code Node gives a process whose top-level await never settled. */
 const NODE_UNSETTLED_TOP_LEVEL_AWAIT = 13;
@@ -110,6 +116,7 @@ export async function runCli(argv: string[], threads?: ThreadResources): Promise
       process.stderr.write(`kernbench: ${printable(e.message)}\n`);
       code = 2;
     } else if (e instanceof KernbenchError) {
+      if (e instanceof RunStoppedError) runStopped = true;
       process.stderr.write(`kernbench: ${e.name} [${e.code}]: ${printable(e.message)}\n`);
       code = 1;
     } else {

@@ -84,8 +84,8 @@ export const LINK_INTERVALS = 8;
 /** `times` words per link for that check: the count, then LINK_INTERVALS (join, end) pairs sorted by join, and room for one more while a new pair is merged in. */
 export const LINK_SPAN = 1 + 2 * (LINK_INTERVALS + 1);
 
-/** Why a session aborted. LINK_OVERLAP: two flows met on a link during an optimistic run; the run is replayed with every piece arbitrated (lib/ipcq/link-overlap.ts). */
-export const ABORT_KIND = { NONE: 0, RANK_FAILED: 1, DEADLOCK: 2, FAULT: 3, LINK_OVERLAP: 4 } as const;
+/** Why a session aborted. STOPPED: a PE passed the virtual-time limit; the report slot holds the RunStoppedError (lib/pe/pe-runtime.ts). LINK_OVERLAP: two flows met on a link during an optimistic run; the run is replayed with every piece arbitrated (lib/ipcq/link-overlap.ts). */
+export const ABORT_KIND = { NONE: 0, RANK_FAILED: 1, DEADLOCK: 2, FAULT: 3, LINK_OVERLAP: 4, STOPPED: 5 } as const;
 
 /** Per executor (and one extra slot for the main thread), EXEC_STRIDE words. */
 export const EXEC = {
@@ -288,6 +288,8 @@ export const REPORT_BYTES_PER_ACTOR = 512;
 /** 1 MiB: ~2000 actors' worth; past that, nobody reads a deadlock report line by line. */
 export const REPORT_SLOT_MAX_BYTES = 1024 * 1024;
 export const CMD_SLOT_BYTES = 16 * 1024;
+/** Bytes per PE for the name of the kernel it runs (length-prefixed UTF-8), published at kernel start for a stopped run's report. */
+export const KERNEL_NAME_BYTES = 128;
 /** Per command slot: a publication sequence word (slot k holds command n when seq == n + 1). */
 
 export interface LayoutDims {
@@ -413,13 +415,18 @@ export class ShmLayout {
     this.payloadBase = this.ringsPerSet * dims.nSlots * this.slotStride;
     this.ipcqSetBytes = this.payloadBase + this.ringsPerSet * dims.nSlots * this.payloadStride;
     this.reportSlotBytes = Math.min(REPORT_SLOT_MAX_BYTES, Math.max(ERROR_SLOT_BYTES, this.actors * REPORT_BYTES_PER_ACTOR));
-    this.cmdBytes = (dims.executors + 1) * CMD_SLOTS * CMD_SLOT_BYTES + this.reportSlotBytes + dims.pes * ERROR_SLOT_BYTES;
+    this.cmdBytes = (dims.executors + 1) * CMD_SLOTS * CMD_SLOT_BYTES + this.reportSlotBytes + dims.pes * (ERROR_SLOT_BYTES + KERNEL_NAME_BYTES);
   }
 
   /** Byte offset in `cmd` of a PE's last kernel error (JSON), or of the abort's report (pe = -1): the report first, then one slot per PE. */
   errorOffset(pe: number): number {
     const base = (this.dims.executors + 1) * CMD_SLOTS * CMD_SLOT_BYTES;
     return pe < 0 ? base : base + this.reportSlotBytes + pe * ERROR_SLOT_BYTES;
+  }
+
+  /** Byte offset in `cmd` of the name of the kernel PE `pe` runs (KERNEL_NAME_BYTES, after every error slot). */
+  kernelNameOffset(pe: number): number {
+    return this.errorOffset(this.dims.pes) + pe * KERNEL_NAME_BYTES;
   }
 
   /** Capacity in bytes (length prefix included) of a PE's error slot, or of the report slot (pe = -1). */
