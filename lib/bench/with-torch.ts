@@ -52,6 +52,8 @@ const TorchOptionsSchema = z.strictObject({
    * main-thread code is not interrupted (the CLI's is). Default: none.
    */
   timeout: z.number().positive().optional(),
+  /** Stops the run when aborted (the library's Ctrl-C): withTorch rejects with ERR_INTERRUPTED and the same report. */
+  signal: z.instanceof(AbortSignal).optional(),
   /** The virtual-time limit in ns (as run --max-virtual-time): a PE clock past it rejects with ERR_VIRTUAL_TIME_LIMIT. Default: none. */
   maxVirtualTimeNs: z.number().positive().optional(),
 });
@@ -73,12 +75,15 @@ export async function withTorch<T>(options: TorchOptions, fn: (torch: Torch) => 
     const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(options)'}: ${i.message}`).join('; ');
     throw new KernbenchError('ERR_INVALID_OPTIONS', `withTorch: bad options: ${problems}, got ${JSON.stringify(options)}`);
   }
-  const { modules, timeout, maxVirtualTimeNs, ...rest } = parsed.data;
+  const { modules, timeout, maxVirtualTimeNs, signal, ...rest } = parsed.data;
   const config: RunConfig = { ...rest, algorithm: rest.algorithm, dtype: undefined, ...(maxVirtualTimeNs !== undefined ? { maxVirtualTimePs: Math.round(maxVirtualTimeNs * 1000) } : {}) };
   // A TypeScript user names workers.ts as './workers.js', as their imports do (sourceUrl).
   const urls = modules.map((m) => sourceUrl(m.startsWith('file:') ? m : pathToFileURL(isAbsolute(m) ? m : resolve(m)).href));
   const resources = new ThreadResources();
   const watchdog = new Watchdog(resources, { timeoutS: timeout });
+  const interrupted = (): void => watchdog.stop('ERR_INTERRUPTED', 'interrupted (its AbortSignal was aborted)');
+  if (signal?.aborted === true) interrupted();
+  signal?.addEventListener('abort', interrupted);
   try {
     const run = withSession(resources, config, urls, (torch) => fn(torch));
     run.catch(() => undefined); // a stopped run's own end is not waited for
@@ -88,6 +93,7 @@ export async function withTorch<T>(options: TorchOptions, fn: (torch: Torch) => 
     if (e instanceof RunStoppedError) await resources.terminate();
     throw e;
   } finally {
+    signal?.removeEventListener('abort', interrupted);
     watchdog.dispose();
     await resources.close();
   }
