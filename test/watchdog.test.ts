@@ -57,7 +57,7 @@ for (const [name, what] of [
 }
 
 t.test('a kernel whose virtual time grows without bound ends at --timeout, named as running', async (t) => {
-  const r = await kernbenchProcess(['run', '--bench', KERNELS, '--mode', 'runaway', '--threads', '1', '--timeout', '10', '--json']);
+  const r = await kernbenchProcess(['run', '--bench', KERNELS, '--mode', 'runaway', '--threads', '1', '--timeout', '5', '--json']);
   t.equal(r.exitCode, 1);
   const e = stoppedJson(r.stdout);
   t.equal(e.code, 'ERR_TIMEOUT');
@@ -95,7 +95,9 @@ t.test('under --threads 1, rank and pe, an interrupted run names the busy kernel
       (e: unknown) => e,
     );
     // Interrupt once the kernel has started (its thread is then busy for good).
-    while (!existsSync(marker)) await new Promise((r) => setTimeout(r, 50));
+    let settled = false;
+    void run.then(() => (settled = true));
+    while (!settled && !existsSync(marker)) await new Promise((r) => setTimeout(r, 50));
     stop.abort();
     const e = await run;
     t.ok(e instanceof RunStoppedError, `--threads ${threads}: ${String(e)}`);
