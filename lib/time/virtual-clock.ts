@@ -17,7 +17,11 @@ export class VirtualClock {
    * ERR_VIRTUAL_TIME_LIMIT, so a kernel whose time grows without bound stops where its
    * clock advances (one comparison per advance).
    */
-  constructor(private readonly limitPs = Infinity) {}
+  private readonly limitPs: number;
+
+  constructor(limitPs?: number) {
+    this.limitPs = limitPs ?? Infinity;
+  }
 
   /** The current virtual time in ps. */
   get nowPs(): number {
