@@ -7,7 +7,7 @@
 //     for stress, any run that diverged, deadlocked, failed or timed out
 //   2 a usage error: the command line, a configuration file, a user module or an
 //     input is wrong (lib/errors.ts USAGE_ERROR_CODES); its message alone, no stack
-import { KernbenchError, printable as printableText, shortenEchoes } from '../lib/errors.js';
+import { KernbenchError, printable as printableText, RunStoppedError, shortenEchoes } from '../lib/errors.js';
 import type { ThreadResources } from '../lib/session/thread-resources.js';
 import { modulesLoading } from '../lib/loader/user-module.js';
 import { commandHelp, globalHelp, versionText } from './cli/help.js';
@@ -88,7 +88,13 @@ export async function cli(argv: string[]): Promise<void> {
   });
   process.exitCode = await runCli(argv);
   answered = true;
+  // A stopped run's user code may keep the process alive (a live timer on main, a loop
+  // the watchdog ended mid-way): it has been reported, so the process ends now.
+  if (runStopped) process.exit();
 }
+
+/** A run was stopped (timeout, interrupt, virtual-time limit) and reported: cli() exits at once. */
+let runStopped = false;
 
 /** The exit code Node gives a process whose top-level await never settled. */
 const NODE_UNSETTLED_TOP_LEVEL_AWAIT = 13;
@@ -139,6 +145,7 @@ function reportError(e: unknown): number {
     return 2;
   }
   if (e instanceof KernbenchError) {
+    if (e instanceof RunStoppedError) runStopped = true;
     process.stderr.write(`kernbench: ${e.name} [${e.code}]: ${printable(e.message)}\n`);
     return 1;
   }

@@ -82,6 +82,11 @@ export const ERROR_CODES = {
   ERR_RANK_EXIT: 'process.exit() was called on an executor thread (by a rank or a kernel)',
   ERR_EXECUTOR_LOST: 'an executor thread stopped while it served a session',
   ERR_DATA_RACE: 'two actors touched the same device bytes, at least one writing, with nothing ordering them (--check-races)',
+  // A run stopped before it ended (docs/decisions/0095-a-stuck-run-is-reported.md): each
+  // carries a report of what every actor was doing (RunStoppedError).
+  ERR_TIMEOUT: 'the run took longer than its --timeout (withTorch: timeout) and was stopped',
+  ERR_INTERRUPTED: 'the run was interrupted (SIGINT, Ctrl-C) and stopped',
+  ERR_VIRTUAL_TIME_LIMIT: "a PE's virtual clock passed the run's --max-virtual-time (withTorch: maxVirtualTimeNs)",
   ERR_LINK_REPLAY: 'two flows met on a shared link during an optimistic run; kernbench runs the session again with every piece through the link arbiter (a spawn in the abandoned run rejects with it)',
   ERR_INTERNAL: 'an invariant of kernbench itself was broken',
 
@@ -258,6 +263,44 @@ export class DeadlockError extends KernbenchError {
   }
 }
 
+/** One actor of a stopped run, as the report names it (lib/coordinator/actor-states.ts). */
+export interface ActorStateReport {
+  /** The actor's index in the session's actor table. */
+  actor: number;
+  /** `PE (sip 0, cube 0, pe 0) kernel`, `rank 1 host`, `main host`, ... */
+  who: string;
+  state: 'running' | 'waiting';
+  /** The PE the actor belongs to (PE actors only). */
+  pe?: PeAddress;
+  /** The spawned rank (rank hosts only). */
+  rank?: number;
+  /** The kernel running on the actor's PE (PE actors only). */
+  kernel?: string;
+  /** Its virtual time as last published (a running actor: at least this). */
+  atPs: number;
+  /** What a waiting actor waits for (the deadlock report's phrase). */
+  waitsFor?: string;
+  /** The whole line. */
+  line: string;
+}
+
+/**
+ * A run stopped before it ended: by its timeout, by an interrupt, or by the virtual-time
+ * limit. Like a deadlock report it begins with a summary (the message); `actors` names
+ * what each active actor was doing: running (which kernel, on which PE, at what virtual
+ * time) or waiting (on what).
+ */
+export class RunStoppedError extends KernbenchError {
+  readonly summary: string[];
+  readonly actors: ActorStateReport[];
+  constructor(code: 'ERR_TIMEOUT' | 'ERR_INTERRUPTED' | 'ERR_VIRTUAL_TIME_LIMIT', why: string, summary: string[], actors: ActorStateReport[]) {
+    super(code, `${why}; what each actor was doing:\n  ${summary.join('\n  ')}`);
+    this.name = 'RunStoppedError';
+    this.summary = summary;
+    this.actors = actors;
+  }
+}
+
 export class AbortError extends KernbenchError {
   constructor(reason: string) {
     super('ERR_ABORTED', `aborted: ${reason}`);
@@ -331,6 +374,7 @@ const KERNBENCH_CLASSES: Record<string, { prototype: Error }> = {
   KernbenchError,
   ConfigError,
   DeadlockError,
+  RunStoppedError,
   AbortError,
   KernelError,
   SpawnError,

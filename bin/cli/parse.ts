@@ -66,16 +66,20 @@ function joinDashValues(args: string[], table: FlagTable): string[] {
 }
 
 /** The value of --bench (and whether --help was given) before the bench's own flags are known. */
-export function prescan(args: string[]): { bench: string | undefined; help: boolean } {
+export function prescan(args: string[]): { bench: string | undefined; help: boolean; timeout: string | undefined } {
   let bench: string | undefined;
   let help = false;
+  // --timeout too: it must hold while the bench module loads (an endless loop at import).
+  let timeout: string | undefined;
   for (let i = 0; i < args.length; i++) {
     if (args[i] === '--bench') bench = args[++i];
     else if (args[i].startsWith('--bench=')) bench = args[i].slice('--bench='.length);
+    else if (args[i] === '--timeout') timeout = args[++i];
+    else if (args[i].startsWith('--timeout=')) timeout = args[i].slice('--timeout='.length);
     else if (args[i] === '--help' || args[i] === '-h') help = true;
     else if (args[i] === '--') break;
   }
-  return { bench, help };
+  return { bench, help, timeout };
 }
 
 export interface BenchArgs {

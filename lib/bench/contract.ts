@@ -78,6 +78,12 @@ export interface RunConfig {
   progress?: (p: RunProgress) => void;
   /** Timing-only mode (--no-data): same virtual times, no data moved or computed; benches skip their checks. */
   noData?: boolean;
+  /**
+   * The virtual-time limit (--max-virtual-time, in ps; none when absent): a PE whose clock
+   * passes it stops the run with ERR_VIRTUAL_TIME_LIMIT and a report of every actor
+   * (docs/decisions/0095-a-stuck-run-is-reported.md).
+   */
+  maxVirtualTimePs?: number;
   /** Check for data races (--check-races): the session fails with ERR_DATA_RACE at its end if two actors touched the same bytes unordered. */
   checkRaces?: boolean;
   /**

@@ -57,7 +57,7 @@ async function sessionOnce<T>(resources: ThreadResources, config: RunConfig, spa
   const { topology, ccl } = await resolveRunConfig(config);
   // Every thread records (lib/trace/recorder.ts) for the trace, the statistics and the log alike.
   const record = config.trace !== undefined || config.stats === true || config.eventLog !== undefined;
-  const plan = buildPlan({ topologyName: config.topology, topology, ccl, threads: config.threads, jitterSeed: config.jitterSeed, trace: record, noData: config.noData ?? false, checkRaces: config.checkRaces ?? false, arbitrateLinks });
+  const plan = buildPlan({ topologyName: config.topology, topology, ccl, threads: config.threads, jitterSeed: config.jitterSeed, trace: record, noData: config.noData ?? false, checkRaces: config.checkRaces ?? false, arbitrateLinks, maxVirtualTimePs: config.maxVirtualTimePs });
   const machine = new Machine(topology);
   const session = await Session.open(resources, plan);
   session.spawnModules.push(...spawnModules);
@@ -68,8 +68,10 @@ async function sessionOnce<T>(resources: ThreadResources, config: RunConfig, spa
   ticker?.unref();
   try {
     value = await fn(session.torch, session);
-  } catch (e) {
+  } catch (thrown) {
     clearInterval(ticker);
+    // A run stopped by the virtual-time limit fails with its report, whatever fn made of the kernel's error.
+    const e = session.stoppedError() ?? thrown;
     const report = await session.end().catch(() => undefined);
     if (session.linkOverlap) return { linkOverlap: true, settle: () => unreachableRun() };
     return {

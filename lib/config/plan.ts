@@ -45,6 +45,8 @@ export interface SessionPlan {
    * final). Both sharing modes give the same times (docs/decisions/0030-optimistic-links.md).
    */
   links: LinkMode;
+  /** A PE clock past this stops the run (ps; Infinity: no limit; --max-virtual-time). */
+  maxVirtualTimePs: number;
 }
 
 export type LinkMode = 'none' | 'optimistic' | 'arbitrated';
@@ -72,6 +74,7 @@ export function buildPlan(opts: {
   arenaBytes?: number;
   /** Every piece through the link arbiter (a replay after an overlap, or timing.link_fast_path: false). */
   arbitrateLinks?: boolean;
+  maxVirtualTimePs?: number;
 }): SessionPlan {
   const m = new Machine(opts.topology);
   const timing = opts.topology.timing;
@@ -101,6 +104,7 @@ export function buildPlan(opts: {
     noData: opts.noData ?? false,
     checkRaces: opts.checkRaces ?? false,
     links,
+    maxVirtualTimePs: opts.maxVirtualTimePs ?? Infinity,
     dims: { ...sessionDims(m, opts.ccl, executors, opts.noData ?? false, opts.arenaBytes), links: links === 'optimistic' ? new Links(m).count : 0 },
   };
 }

@@ -76,7 +76,7 @@ function ringName(sh: SharedState, ring: number): string {
   return `${DIRECTIONS[ring % 4]} ring${set === 0 ? '' : ` of channel set ${set} (a process group's)`}`;
 }
 
-function describeWait(sh: SharedState, m: Machine, a: number, target: number): string {
+export function describeWait(sh: SharedState, m: Machine, a: number, target: number): string {
   const L = sh.layout;
   const kind = Atomics.load(sh.ctl, L.actor(a, ACTOR.WAIT_KIND));
   const aux = Atomics.load(sh.ctl, L.actor(a, ACTOR.WAIT_AUX));

@@ -271,7 +271,7 @@ export class KernelContext extends MemoryOps implements SendWaiter {
     const L = this.pe.env.shared.layout;
     const region = new Region();
     const start = this.clock.nowPs;
-    const kids = branches.map((_, i) => new KernelContext(this.pe, this.name, this.ports, this.rank, this.run, Flow.branch(start, L.branchActor(this.pe.id, i), region, i)));
+    const kids = branches.map((_, i) => new KernelContext(this.pe, this.name, this.ports, this.rank, this.run, Flow.branch(start, L.branchActor(this.pe.id, i), region, i, this.pe.env.plan.maxVirtualTimePs)));
     // A branch's pieces, like this flow's, enter their links after the sends it waited for arrived.
     for (const k of kids) k.transfers.inherit(this.transfers);
     return runBranches(this.pe.env.sched, this.flow, kids, branches);

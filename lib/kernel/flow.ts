@@ -53,9 +53,9 @@ export class Flow {
     readonly branch: number,
   ) {}
 
-  /** A branch starting at `startPs`. */
-  static branch(startPs: number, actor: number, region: Region, index: number): Flow {
-    const clock = new VirtualClock();
+  /** A branch starting at `startPs`, its clock under the run's virtual-time limit (`limitPs`). */
+  static branch(startPs: number, actor: number, region: Region, index: number, limitPs: number): Flow {
+    const clock = new VirtualClock(limitPs);
     clock.advanceTo(startPs);
     return new Flow(clock, actor, region, index);
   }

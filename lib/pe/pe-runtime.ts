@@ -2,7 +2,9 @@
 // session — its virtual clock, its DMA channels, and the queue of kernels
 // launched on it, which it runs one at a time in launch-sequence order.
 import { importModule } from '../loader/user-module.js';
-import { DeadlockError, KernelError, serializeError } from '../errors.js';
+import { DeadlockError, KernelError, RunStoppedError, serializeError } from '../errors.js';
+import { actorStates } from '../coordinator/actor-states.js';
+import { writeKernelName } from '../shm/shared-state.js';
 import { FaultOwner } from '../sync/fault-owner.js';
 import { abortSession } from '../sync/scheduler.js';
 import { InboundChannel, OutboundChannel } from '../ipcq/channel.js';
@@ -19,8 +21,8 @@ import { VirtualClock } from '../time/virtual-clock.js';
 import { raceLog } from '../race/log.js';
 
 export class PeRuntime {
-  /** This PE's virtual time (written only by this PE's kernels, on this thread). */
-  readonly clock = new VirtualClock();
+  /** This PE's virtual time (written only by this PE's kernels, on this thread), under the run's virtual-time limit. */
+  readonly clock: VirtualClock;
   readonly coord: PeCoord;
   readonly out: OutboundChannel[] = [];
   readonly in: InboundChannel[] = [];
@@ -33,6 +35,7 @@ export class PeRuntime {
     readonly id: number,
   ) {
     this.coord = env.machine.coord(id);
+    this.clock = new VirtualClock(env.plan.maxVirtualTimePs);
     for (let d = 0; d < DIR_COUNT; d++) {
       this.out.push(new OutboundChannel(env, id, d));
       this.in.push(new InboundChannel(env, id, d));
@@ -75,6 +78,10 @@ export class PeRuntime {
     const { env } = this;
     const L = env.shared.layout;
     const start = this.clock.advanceTo(cmd.startPs);
+    // Who runs here, and since when: what a stopped run's report names for a kernel that
+    // never waits (lib/coordinator/actor-states.ts). Before the state, as a wait's fields are.
+    writeKernelName(env.shared, this.id, cmd.name);
+    env.shared.times[L.clock(L.peActor(this.id))] = start;
     env.sched.setState(L.peActor(this.id), ACTOR_STATE.RUNNING);
     // The kernel run's identity: the tiles its tl makes are its own (lib/tile/slab.ts).
     const run = kernelStarted();
@@ -89,8 +96,9 @@ export class PeRuntime {
         await kernel.fn(tl, ...cmd.args);
         await tl.drain();
       });
-    } catch (e) {
+    } catch (thrown) {
       status = 1;
+      const e = isVirtualTimeLimit(thrown) ? this.stopAtLimit(cmd.name, thrown) : thrown;
       // A deadlock's report is the session's (the report slot), read by whoever needs it: not
       // serialized again into every PE's slot (at a thousand ranks, most of the wait; issue 23 item 4).
       const error = e instanceof DeadlockError ? serializeError(new DeadlockError([], ['(the report is in the session report slot)'])) : serializeError(e);
@@ -117,6 +125,27 @@ export class PeRuntime {
     // end is published, so its host sees the KernelError itself (HostRuntime.complete).
     if (owner.faulted) abortSession(env.shared, ABORT_KIND.FAULT, serializeError(new KernelError(cmd.name, this.coord, this.clock.nowPs, serializeError(owner.faulted))));
   }
+
+  /**
+   * The kernel passed the run's virtual-time limit: the run stops as a timed-out one does,
+   * with what every actor was doing (this PE at its clock past the limit). The report goes
+   * to the session's report slot; the kernel fails with it.
+   */
+  private stopAtLimit(kernel: string, limit: KernbenchError): RunStoppedError {
+    const { env } = this;
+    const L = env.shared.layout;
+    env.shared.times[L.clock(L.peActor(this.id))] = this.clock.nowPs;
+    const states = actorStates(env.shared, env.machine);
+    const stopped = new RunStoppedError('ERR_VIRTUAL_TIME_LIMIT', `stopped: kernel '${kernel}' on ${env.machine.describePe(this.id)}: ${limit.message}`, states.summary, states.actors);
+    const report = serializeError(stopped);
+    report.stack = undefined;
+    abortSession(env.shared, ABORT_KIND.STOPPED, report);
+    return stopped;
+  }
+}
+
+function isVirtualTimeLimit(e: unknown): e is KernbenchError {
+  return e instanceof KernbenchError && e.code === 'ERR_VIRTUAL_TIME_LIMIT' && !(e instanceof RunStoppedError);
 }
 
 /**

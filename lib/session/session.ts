@@ -113,6 +113,7 @@ export class Session implements Spawner {
   }
 
   private async start(): Promise<void> {
+    this.resources.open = this;
     const L = this.shared.layout;
     for (let h = 0; h < L.dims.hosts; h++) this.env.sched.setState(L.hostActor(h), ACTOR_STATE.DONE);
     this.env.sched.setState(this.host.actor, ACTOR_STATE.RUNNING);
@@ -238,12 +239,22 @@ export class Session implements Spawner {
     });
     // An optimistic run found two flows on one link: the whole session is void, so no fresh
     // epoch is opened; lib/bench/runner.ts ends it and runs it again, arbitrated.
+    // A PE passed the virtual-time limit: the run stops with its report; no fresh epoch.
+    const stopped = this.stoppedError();
+    if (stopped) throw stopped;
     if (kind === ABORT_KIND.LINK_OVERLAP) throw new KernbenchError('ERR_LINK_REPLAY', `spawn of ${nprocs} rank(s) abandoned: two flows met on a shared link in an optimistic run; the session runs again with every piece arbitrated`);
     await this.recover();
     if (errors.size > 0) throw new SpawnError(errors);
     // A deadlock (its report), or a fault nobody could fail in its place (a callback that threw after its rank or kernel ended).
     if (report) throw reviveError(report.error);
     throw new KernbenchError('ERR_INTERNAL', 'spawn failed but no rank reported a root cause');
+  }
+
+  /** The report of a run stopped by the virtual-time limit (lib/pe/pe-runtime.ts), once a PE has written it; else undefined. */
+  stoppedError(): Error | undefined {
+    if (Atomics.load(this.shared.ctl, HEADER.ABORT_KIND) !== ABORT_KIND.STOPPED || Atomics.load(this.shared.ctl, HEADER.ABORT) === 0) return undefined;
+    const report = this.shared.readErrorSlot(-1);
+    return report ? reviveError(report.error) : undefined;
   }
 
   /** Find the module and export name of a spawn target among the registered modules (like pickle, spawn needs an importable function). */
@@ -280,6 +291,7 @@ export class Session implements Spawner {
   private async finish(reportFailures: boolean): Promise<SessionReport> {
     if (this.ended) throw new KernbenchError('ERR_INTERNAL', 'session ended twice');
     this.ended = true;
+    if (this.resources.open === this) this.resources.open = undefined;
     if (Atomics.load(this.shared.ctl, HEADER.ABORT_KIND) === ABORT_KIND.LINK_OVERLAP) this.linkOverlap = true;
     Atomics.add(this.shared.ctl, HEADER.SESSION_END, 1);
     // A ring, not a bare notify: a coordinator about to wait would miss a notify and sleep its whole timer.
@@ -290,6 +302,8 @@ export class Session implements Spawner {
     for (const p of this.ports) p.close();
     const coord = await this.coordinatorDone;
     if (coord?.type === 'fatal') throw reviveError(coord.error as SerializedError);
+    const stopped = this.stoppedError();
+    if (reportFailures && stopped) throw stopped;
     // A fault that aborted the session and that no spawn reported (main was not joining): the run failed.
     if (reportFailures && Atomics.load(this.shared.ctl, HEADER.ABORT_KIND) === ABORT_KIND.FAULT) {
       const report = this.shared.readErrorSlot(-1);

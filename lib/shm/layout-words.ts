@@ -75,9 +75,11 @@ export const LINK_SPAN = 1 + 2 * (LINK_INTERVALS + 1);
  * report before it bumps ABORT. DEADLOCK's report is the DeadlockError; FAULT's
  * is the error that escaped on an executor thread (lib/executor/faults.ts).
  * LINK_OVERLAP: two flows met on a link during an optimistic run; the run is
- * replayed with every piece arbitrated (lib/ipcq/link-overlap.ts).
+ * replayed with every piece arbitrated (lib/ipcq/link-overlap.ts). STOPPED: a PE
+ * passed the virtual-time limit; the report slot holds the RunStoppedError
+ * (lib/pe/pe-runtime.ts).
  */
-export const ABORT_KIND = { NONE: 0, RANK_FAILED: 1, DEADLOCK: 2, FAULT: 3, LINK_OVERLAP: 4 } as const;
+export const ABORT_KIND = { NONE: 0, RANK_FAILED: 1, DEADLOCK: 2, FAULT: 3, LINK_OVERLAP: 4, STOPPED: 5 } as const;
 
 /** Per executor (and one extra slot for the main thread), EXEC_STRIDE words. */
 export const EXEC = {
@@ -249,3 +251,5 @@ export const REPORT_BYTES_PER_ACTOR = 512;
 /** 1 MiB: ~2000 actors' worth; past that, nobody reads a deadlock report line by line. */
 export const REPORT_SLOT_MAX_BYTES = 1024 * 1024;
 export const CMD_SLOT_BYTES = 16 * 1024;
+/** Bytes per PE for the name of the kernel it runs (length-prefixed UTF-8), published at kernel start for a stopped run's report. */
+export const KERNEL_NAME_BYTES = 128;

@@ -22,7 +22,7 @@
 // exactly (see lib/coordinator/deadlock.ts).
 
 import {
-  ACTORS_PER_PE, ACTOR_STRIDE, CMD_SLOTS, CMD_SLOT_BYTES, ERROR_SLOT_BYTES, EXEC_STRIDE, FLOW, GRANT, HEADER_WORDS, INLINE_PAYLOAD_BYTES,
+  ACTORS_PER_PE, ACTOR_STRIDE, CMD_SLOTS, CMD_SLOT_BYTES, ERROR_SLOT_BYTES, EXEC_STRIDE, FLOW, GRANT, HEADER_WORDS, INLINE_PAYLOAD_BYTES, KERNEL_NAME_BYTES,
   LINK_SPAN, PE_STRIDE, RECORD, RECORD_CAPACITY, REPORT_BYTES_PER_ACTOR, REPORT_SLOT_MAX_BYTES, RING_STRIDE, SLOT,
 } from './layout-words.js';
 import { DIR_COUNT, ringId } from './layout-rings.js';
@@ -153,13 +153,18 @@ export class ShmLayout {
     this.payloadBase = this.ringsPerSet * dims.nSlots * this.slotStride;
     this.ipcqSetBytes = this.payloadBase + this.ringsPerSet * dims.nSlots * this.payloadStride;
     this.reportSlotBytes = Math.min(REPORT_SLOT_MAX_BYTES, Math.max(ERROR_SLOT_BYTES, this.actors * REPORT_BYTES_PER_ACTOR));
-    this.cmdBytes = (dims.executors + 1) * CMD_SLOTS * CMD_SLOT_BYTES + this.reportSlotBytes + dims.pes * ERROR_SLOT_BYTES;
+    this.cmdBytes = (dims.executors + 1) * CMD_SLOTS * CMD_SLOT_BYTES + this.reportSlotBytes + dims.pes * (ERROR_SLOT_BYTES + KERNEL_NAME_BYTES);
   }
 
   /** Byte offset in `cmd` of a PE's last kernel error (JSON), or of the abort's report (pe = -1): the report first, then one slot per PE. */
   errorOffset(pe: number): number {
     const base = (this.dims.executors + 1) * CMD_SLOTS * CMD_SLOT_BYTES;
     return pe < 0 ? base : base + this.reportSlotBytes + pe * ERROR_SLOT_BYTES;
+  }
+
+  /** Byte offset in `cmd` of the name of the kernel PE `pe` runs (KERNEL_NAME_BYTES, after every error slot). */
+  kernelNameOffset(pe: number): number {
+    return this.errorOffset(this.dims.pes) + pe * KERNEL_NAME_BYTES;
   }
 
   /** Capacity in bytes (length prefix included) of a PE's error slot, or of the report slot (pe = -1). */

@@ -154,6 +154,7 @@ export class Scheduler {
       const report = this.shared.readErrorSlot(-1);
       return new AbortError(report ? `${report.error.name} [${report.error.code ?? 'no code'}]: ${report.error.message}` : 'an executor thread failed');
     }
+    if (kind === ABORT_KIND.STOPPED) return new AbortError('a PE passed the virtual-time limit: the run stops (its report is the session\'s)');
     if (kind === ABORT_KIND.LINK_OVERLAP) return new AbortError('two flows met on a shared link: the session is run again with every piece arbitrated');
     return new AbortError('another rank or PE failed');
   }
