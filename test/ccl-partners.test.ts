@@ -47,9 +47,63 @@ for (const module of ['recursive_doubling_allreduce', 'rabenseifner_allreduce'])
       );
       cases.forEach((c, k) => {
         const want = reduced(c.op, c.dtype, range(p, (i) => i), c.nElem);
-        if (r.value.some((rank) => JSON.stringify(rank[k]) !== JSON.stringify(want))) wrong.push(`p=${p} ${c.op} ${c.dtype} n=${c.nElem}`);
+        if (r.value.some((rank) => JSON.stringify(rank.values[k]) !== JSON.stringify(want))) wrong.push(`p=${p} ${c.op} ${c.dtype} n=${c.nElem}`);
       });
     }
     t.same(wrong, [], 'cases with a wrong result');
   });
 }
+
+t.test('reduce, gather and scatter give the JS reference on the world, for every dtype, each op and both list forms, rooted anywhere', async (t) => {
+  const p = 6;
+  const cases: RootedCase[] = [
+    ...REDUCE_OPS.map((op, k): RootedCase => ({ kind: 'reduce', nElem: 7, dtype: DTYPES[k % DTYPES.length], op, root: k % p })),
+    ...DTYPES.flatMap((dtype, k): RootedCase[] => [
+      { kind: 'gather', nElem: 5, dtype, root: (k + 2) % p, form: 'list' },
+      { kind: 'gather', nElem: 5, dtype, root: (k + 3) % p, form: 'tensor' },
+      { kind: 'scatter', nElem: 5, dtype, root: (k + 4) % p, form: 'list' },
+      { kind: 'scatter', nElem: 5, dtype, root: (k + 1) % p, form: 'tensor', asyncOp: true },
+    ]),
+  ];
+  const r = await rt.session({ topology: 'ring_1d_6', threads: 1, sets: PEERS(p) }, (torch) => torch.multiprocessing.spawn(rootedSweepWorker, { args: [cases], nprocs: p }));
+  const wrong = cases.filter((c, k) => JSON.stringify(r.value.map((rank) => rank[k]?.values ?? null)) !== JSON.stringify(rootedExpected(c, p, range(p, (i) => i))));
+  t.same(wrong, [], 'cases with a wrong result');
+});
+
+t.test('reduce, gather and scatter on a group and on a group that overlaps another move data among the members by group rank', async (t) => {
+  for (const [group, also] of [
+    [[4, 1, 3], undefined],
+    [[0, 2, 3, 5], [1, 2, 3]],
+  ] as const) {
+    const members = [...group].sort((a, b) => a - b);
+    const base = { group: [...group], also: also ? [...also] : undefined, nElem: 4, dtype: 'f32' as const };
+    const cases: RootedCase[] = [
+      { ...base, kind: 'reduce', op: 'max', root: members[1] },
+      { ...base, kind: 'gather', root: members[2] },
+      { ...base, kind: 'scatter', root: members[0] },
+    ];
+    const r = await rt.session({ topology: 'ring_1d_6', threads: 1, sets: PEERS(6) }, (torch) => torch.multiprocessing.spawn(rootedSweepWorker, { args: [cases], nprocs: 6 }));
+    cases.forEach((c, k) => t.same(r.value.map((rank) => rank[k]?.values ?? null), rootedExpected(c, 6, members), `${c.kind} on [${members.join(', ')}]`));
+  }
+});
+
+t.test('misuse fails by code: a peer module without peer channels, a root outside the group, a root list of the wrong length', async (t) => {
+  const codes = [];
+  for (const [c, nprocs, sets] of [
+    [{ kind: 'reduce', nElem: 4, dtype: 'f32', root: 0 }, 2, []],
+    [{ kind: 'gather', nElem: 4, dtype: 'f32', root: 5 }, 2, PEERS(2)],
+    [{ kind: 'gather', nElem: 4, dtype: 'f32', root: 0, listLength: 0 }, 1, PEERS(2)],
+    [{ kind: 'scatter', nElem: 4, dtype: 'f32', root: 0, listLength: 2 }, 1, PEERS(2)],
+  ] as const) {
+    const r = await rt.session({ topology: 'ring_1d_6', threads: 1, sets: [...sets] }, (torch) => torch.multiprocessing.spawn(rootedErrorWorker, { args: [c], nprocs }));
+    codes.push(r.value);
+  }
+  t.same(codes, [['ERR_NO_PEER_CHANNELS', 'ERR_NO_PEER_CHANNELS'], ['ERR_INVALID_RANK', 'ERR_INVALID_RANK'], ['ERR_ROOT_LIST'], ['ERR_ROOT_LIST']]);
+});
+
+t.test("the ccl.yaml collectives' keys are the collectives the modules provide", async (t) => {
+  const { CclFileSchema } = await import('../lib/config/ccl-schema.js');
+  const { z } = await import('zod');
+  const json = z.toJSONSchema(CclFileSchema, { io: 'input' }) as unknown as { properties: { defaults: { properties: { collectives: { properties: Record<string, unknown> } } } } };
+  t.same(Object.keys(json.properties.defaults.properties.collectives.properties), [...COLLECTIVES]);
+});
