@@ -1,5 +1,5 @@
 // Bruck's and the pairwise all-to-all picked by ccl.yaml's
-// collectives.all_to_all (docs/collectives.md, "Choosing an algorithm"):
+// collectives.all_to_all (docs/algorithms/partners.md, "Choosing an algorithm"):
 // allToAllSingle moves the blocks for every dtype, on the world and on a
 // subgroup; the expected blocks are computed here from the inputs.
 import t from 'tap';

@@ -1,5 +1,5 @@
 // The determinism contract for the partner-based collectives
-// (docs/collectives.md): with every call of mixWorker (allReduce, allToAllSingle,
+// (docs/algorithms/partners.md): with every call of mixWorker (allReduce, allToAllSingle,
 // reduce, gather, scatter) on modules that address peers, one digest of the
 // data and one crit_ns per call and rank under --threads 1, 2, rank, pe and
 // jitter, compared between real runs.

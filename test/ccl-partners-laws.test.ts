@@ -1,5 +1,5 @@
 // The partner-based collectives against their textbook laws and the
-// determinism contract (docs/collectives.md). On the ideal machine with a
+// determinism contract (docs/algorithms/partners.md). On the ideal machine with a
 // fully connected fabric (every ordered pair of SIPs on its own link, one link
 // class: alpha = sip_sip latency, beta = its bandwidth; zero overheads), each
 // algorithm's crit_ns is its alpha-beta law to 1e-6, the law computed here from

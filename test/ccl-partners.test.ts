@@ -1,4 +1,4 @@
-// The partner-based collectives (docs/collectives.md): Rabenseifner's and the
+// The partner-based collectives (docs/algorithms/partners.md): Rabenseifner's and the
 // recursive-doubling all-reduce, Bruck's and the pairwise all-to-all chosen by
 // ccl.yaml's `collectives`, and the binomial-tree reduce, gather and scatter
 // (torch.distributed.reduce / gather / scatter). Data against a JS reference

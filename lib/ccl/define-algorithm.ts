@@ -12,7 +12,7 @@
 //   reduce     (tl, t, op, dst, params)                            reduce (dst: the root's group rank)
 //   gather     (tl, outs, input, dst, params)                      gather (outs: the root's p blocks, or one tensor of p blocks; [] elsewhere)
 //   scatter    (tl, out, ins, src, params)                         scatter (ins: the root's p blocks, or one tensor; [] elsewhere)
-// (docs/collectives.md; docs/decisions/0105-collective-modules.md)
+// (docs/algorithms/partners.md; docs/decisions/0105-collective-modules.md)
 // `params` is a zod object schema for the entry's `params:` mapping; the kernel
 // receives the parsed value ({} when the module declares none). A variant of
 // an algorithm (another root, another chunking) is a parameter, not a module.

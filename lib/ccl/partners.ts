@@ -1,7 +1,7 @@
 // Runs on: executor threads (inside partner-based collective kernels). Owns:
 // what the partner-based algorithms share — powers of two, a rank's partner
 // in a binomial tree, and the fold that lets a power-of-two algorithm run on
-// any number of ranks (docs/collectives.md, "Any number of ranks").
+// any number of ranks (docs/algorithms/partners.md, "Any number of ranks").
 //
 // Every partner is addressed by rank (tl.peer, docs/decisions/0060-peer-channels.md).
 import type { KernelContext } from '../kernel/context.js';

@@ -60,7 +60,7 @@ const AlgorithmParamsSchema = z.record(z.string(), z.unknown());
 /**
  * The module of each collective other than all-reduce (an all-reduce is the
  * entry's own `module:`): `collectives: {reduce: {module: binomial_reduce}}`.
- * A collective left out takes its default (docs/collectives.md, "Choosing an
+ * A collective left out takes its default (docs/algorithms/partners.md, "Choosing an
  * algorithm"). An entry's `collectives` replaces the defaults' whole mapping.
  * The keys are lib/ccl/define-algorithm.ts's COLLECTIVES (this layer cannot
  * import it; test/ccl-partners.test.ts checks they agree).

@@ -225,7 +225,7 @@ export class Distributed {
     return [...given];
   }
 
-  // ---- Collectives run by an algorithm module (docs/collectives.md, decision 0105) ----
+  // ---- Collectives run by an algorithm module (docs/algorithms/partners.md, decision 0105) ----
 
   /** allToAllSingle with the module ccl.yaml's `collectives.all_to_all` names. */
   private async allToAllWithModule(group: ProcessGroup, out: Tensor, t: Tensor, inSplits: number[], outSplits: number[], opts: CollectiveOptions): Promise<Work> {

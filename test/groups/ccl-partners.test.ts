@@ -5,3 +5,4 @@
 export {};
 await import('../ccl-partners.test.js');
 await import('../ccl-partners-a2a.test.js');
+await import('../ccl-partners-user.test.js');

@@ -2,7 +2,7 @@
 // Owns: the binomial-tree gather (torch.distributed.gather): every rank's
 // n-element tile lands on the root `dst` (a group rank), rank s's as block s.
 // Each partner is addressed by rank (tl.peer).
-// Steps and cost law: docs/collectives.md, "binomial_gather".
+// Steps and cost law: docs/algorithms/partners.md, "binomial_gather".
 //   v = (r - dst) mod p. Rank v collects the blocks of ranks v .. v + lowbit(v) - 1
 //   (the root: all): for m = 1, 2, 4, ... below lowbit(v), it receives the
 //   blocks of v + m .. v + 2m - 1 from v + m (all receives issued first), then
@@ -20,7 +20,7 @@ export const meta = defineAlgorithm({
   arrangement: 'logical',
   topologies: ['ring_1d'],
   peers: true,
-  summary: 'binomial tree: rank v gathers its subtree, then sends it to v - lowbit(v) (docs/collectives.md)',
+  summary: 'binomial tree: rank v gathers its subtree, then sends it to v - lowbit(v) (docs/algorithms/partners.md)',
 });
 
 export const gather = defineKernel(import.meta.url, 'gather', async (tl, outs: readonly TensorDesc[], input: TensorDesc, dst: number, _params: Record<string, unknown>) => {

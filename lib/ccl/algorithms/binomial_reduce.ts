@@ -2,7 +2,7 @@
 // Owns: the binomial-tree reduce (torch.distributed.reduce): the reduction of
 // every rank's tile lands on the root `dst` (a group rank); the other ranks'
 // tensors are left as they were. Each partner is addressed by rank (tl.peer).
-// Steps and cost law: docs/collectives.md, "binomial_reduce".
+// Steps and cost law: docs/algorithms/partners.md, "binomial_reduce".
 //   v = (r - dst) mod p, the rank relative to the root. For m = 1, 2, 4, ...:
 //   if v has bit m, send the partial to v - m and stop; else, if v + m < p,
 //   receive v + m's partial and reduce it in (all receives are issued first,
@@ -20,7 +20,7 @@ export const meta = defineAlgorithm({
   arrangement: 'logical',
   topologies: ['ring_1d'],
   peers: true,
-  summary: 'binomial tree: ceil(log2 p) rounds, rank v sends to v - lowbit(v) (docs/collectives.md)',
+  summary: 'binomial tree: ceil(log2 p) rounds, rank v sends to v - lowbit(v) (docs/algorithms/partners.md)',
 });
 
 export const reduce = defineKernel(import.meta.url, 'reduce', async (tl, t: TensorDesc, op: ReduceOp, dst: number, _params: Record<string, unknown>) => {

@@ -2,7 +2,7 @@
 // Owns: the binomial-tree scatter (torch.distributed.scatter): the root `src`
 // (a group rank) holds p blocks of n elements; block s lands on rank s. Each
 // partner is addressed by rank (tl.peer).
-// Steps and cost law: docs/collectives.md, "binomial_scatter".
+// Steps and cost law: docs/algorithms/partners.md, "binomial_scatter".
 //   v = (r - src) mod p. Rank v > 0 receives the blocks of v .. v + lowbit(v) - 1
 //   from v - lowbit(v); then, for m from the largest power of two below
 //   lowbit(v) (the root: below p) down to 1, it sends the blocks of
@@ -20,7 +20,7 @@ export const meta = defineAlgorithm({
   arrangement: 'logical',
   topologies: ['ring_1d'],
   peers: true,
-  summary: 'binomial tree: rank v receives its subtree from v - lowbit(v), then halves it down (docs/collectives.md)',
+  summary: 'binomial tree: rank v receives its subtree from v - lowbit(v), then halves it down (docs/algorithms/partners.md)',
 });
 
 export const scatter = defineKernel(import.meta.url, 'scatter', async (tl, out: TensorDesc, ins: readonly TensorDesc[], src: number, _params: Record<string, unknown>) => {

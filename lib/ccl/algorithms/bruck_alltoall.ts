@@ -1,6 +1,6 @@
 // Runs on: executor threads (the kernel); imported by hosts for its reference.
 // Owns: Bruck's all-to-all (even splits), each partner addressed by rank
-// (tl.peer). Steps and cost law: docs/collectives.md, "bruck_alltoall".
+// (tl.peer). Steps and cost law: docs/algorithms/partners.md, "bruck_alltoall".
 //   1. rotate: position j holds this rank's block for rank r + j.
 //   2. k = 0 .. ceil(log2 p) - 1: send the blocks at every position j with
 //      bit k set to rank r + 2^k, in one message; receive the same positions
@@ -20,7 +20,7 @@ export const meta = defineAlgorithm({
   topologies: ['ring_1d'],
   peers: true,
   splits: 'even',
-  summary: 'Bruck: ceil(log2 p) steps, step k sends the blocks whose offset has bit k to rank r + 2^k (docs/collectives.md)',
+  summary: 'Bruck: ceil(log2 p) steps, step k sends the blocks whose offset has bit k to rank r + 2^k (docs/algorithms/partners.md)',
 });
 
 export const allToAll = defineKernel(

@@ -1,7 +1,7 @@
 // Runs on: executor threads (the kernel); imported by hosts for its reference.
 // Owns: Rabenseifner's all-reduce — a reduce-scatter by recursive halving, then
 // an all-gather by recursive doubling — each partner addressed by rank
-// (tl.peer). Steps and cost law: docs/collectives.md, "rabenseifner_allreduce".
+// (tl.peer). Steps and cost law: docs/algorithms/partners.md, "rabenseifner_allreduce".
 //   p a power of two, the tile cut into p chunks (lib/ccl/steps.ts Chunks).
 //   reduce-scatter, d = p/2, p/4, ..., 1: rank r and r xor d split their
 //     window of chunks in two halves; r keeps the lower half when r & d is 0,
@@ -25,7 +25,7 @@ export const meta = defineAlgorithm({
   arrangement: 'logical',
   topologies: ['ring_1d'],
   peers: true,
-  summary: 'Rabenseifner: recursive-halving reduce-scatter + recursive-doubling all-gather (docs/collectives.md)',
+  summary: 'Rabenseifner: recursive-halving reduce-scatter + recursive-doubling all-gather (docs/algorithms/partners.md)',
 });
 
 export const allReduce = defineKernel(import.meta.url, 'allReduce', async (tl, t: TensorDesc, op: ReduceOp, _shape: WorldShape, _params: Record<string, unknown>) => {

@@ -1,6 +1,6 @@
 // Runs on: executor threads (the kernel); imported by hosts for its reference.
 // Owns: the recursive-doubling all-reduce, each partner addressed by rank
-// (tl.peer). Steps and cost law: docs/collectives.md, "recursive_doubling_allreduce".
+// (tl.peer). Steps and cost law: docs/algorithms/partners.md, "recursive_doubling_allreduce".
 //   p a power of two, rank r, k = 0 .. log2 p - 1: exchange the whole tile
 //   with rank r xor 2^k and reduce what arrives into it. Every rank ends with
 //   the reduction of all p tiles (a op b = b op a, so the partners agree bit for bit).
@@ -20,7 +20,7 @@ export const meta = defineAlgorithm({
   arrangement: 'logical',
   topologies: ['ring_1d'],
   peers: true,
-  summary: 'recursive doubling: log2 p exchanges of the whole tensor with rank r xor 2^k (docs/collectives.md)',
+  summary: 'recursive doubling: log2 p exchanges of the whole tensor with rank r xor 2^k (docs/algorithms/partners.md)',
 });
 
 export const allReduce = defineKernel(import.meta.url, 'allReduce', async (tl, t: TensorDesc, op: ReduceOp, _shape: WorldShape, _params: Record<string, unknown>) => {
