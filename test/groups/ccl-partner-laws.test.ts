@@ -5,3 +5,4 @@
 export {};
 await import('../ccl-partners-laws.test.js');
 await import('../ccl-partners-determinism.test.js');
+await import('../ccl-partners-user.test.js');

@@ -5,4 +5,3 @@
 export {};
 await import('../ccl-partners.test.js');
 await import('../ccl-partners-a2a.test.js');
-await import('../ccl-partners-user.test.js');
