@@ -4,7 +4,7 @@
 // subgroup; the expected blocks are computed here from the inputs.
 import t from 'tap';
 import { DTYPES } from '../lib/dtype/dtypes.js';
-import { CCL_FIXTURES, collectiveWorker, everyRank, type CollectiveCase, type RankView } from './fixtures/ccl.js';
+import { a2aSplitWorker, CCL_FIXTURES, collectiveWorker, everyRank, type CollectiveCase, type RankView } from './fixtures/ccl.js';
 import { expected, PEERS, range } from './helpers/all-to-all.js';
 import { TestRuntime } from './helpers/run.js';
 
@@ -33,3 +33,15 @@ for (const module of ['bruck_alltoall', 'pairwise_alltoall']) {
   });
 }
 
+
+t.test('uneven splits to an even-only module (bruck_alltoall) are ERR_UNEVEN_SPLIT before any launch; even ones given explicitly run', async (t) => {
+  const codes = [];
+  for (const splits of [[2, 4], [3, 3]]) {
+    const r = await rt.session({ topology: 'ring_1d_6', threads: 1, sets: ['ccl.collectives.all_to_all.module=bruck_alltoall', ...PEERS(2)] }, (torch) => torch.multiprocessing.spawn(a2aSplitWorker, { args: [splits], nprocs: 2 }));
+    codes.push(r.value);
+  }
+  t.same(codes, [
+    ['ERR_UNEVEN_SPLIT', 'ERR_UNEVEN_SPLIT'],
+    ['none', 'none'],
+  ]);
+});

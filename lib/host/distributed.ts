@@ -205,10 +205,7 @@ export class Distributed {
     const args = [out.toDesc(), t.toDesc()];
     if (this.ccl.collective_modules?.all_to_all !== undefined) return this.allToAllWithModule(group, out, t, inSplits, outSplits, opts);
     if (p > 1 && (this.ccl.peer_ranks ?? 0) >= p) return this.run(this.launchCollective('all_to_all', allToAllPairwise, t, [...args, inSplits, outSplits], { group, leadingTensor: false }), opts);
-    const even = out.numel === t.numel && t.numel % p === 0 && [...inSplits, ...outSplits].every((x) => x === t.numel / p);
-    if (!even) {
-      throw new KernbenchError('ERR_UNEVEN_SPLIT', `allToAllSingle on ${group}: without peer channels the ring all-to-all takes ${p} equal blocks only; run with ccl.peer_ranks >= ${p} (--set ccl.peer_ranks=${p}) for the pairwise exchange, got inputSplitSizes [${inSplits.join(', ')}] and outputSplitSizes [${outSplits.join(', ')}]`);
-    }
+    checkEvenSplits(group, out, t, inSplits, outSplits, `without peer channels the ring all-to-all takes ${p} equal blocks only; run with ccl.peer_ranks >= ${p} (--set ccl.peer_ranks=${p}) for the pairwise exchange`);
     return this.run(this.launchCollective('all_to_all', allToAll, t, args, { group, leadingTensor: false }), opts);
   }
 
@@ -230,10 +227,7 @@ export class Distributed {
   /** allToAllSingle with the module ccl.yaml's `collectives.all_to_all` names. */
   private async allToAllWithModule(group: ProcessGroup, out: Tensor, t: Tensor, inSplits: number[], outSplits: number[], opts: CollectiveOptions): Promise<Work> {
     const algo = await this.collectiveModule('all_to_all', '', group);
-    const p = group.size;
-    if (algo.meta.splits !== 'uneven' && !(out.numel === t.numel && t.numel % p === 0 && [...inSplits, ...outSplits].every((x) => x === t.numel / p))) {
-      throw new KernbenchError('ERR_UNEVEN_SPLIT', `allToAllSingle on ${group}: all_to_all module '${algo.module}' takes ${p} equal blocks only (its meta.splits is 'even'), got inputSplitSizes [${inSplits.join(', ')}] and outputSplitSizes [${outSplits.join(', ')}]`);
-    }
+    if (algo.meta.splits !== 'uneven') checkEvenSplits(group, out, t, inSplits, outSplits, `all_to_all module '${algo.module}' takes ${group.size} equal blocks only (its meta.splits is 'even')`);
     return this.run(this.launchCollective('all_to_all', algo.kernel, t, [out.toDesc(), t.toDesc(), inSplits, outSplits, algo.params], { group, leadingTensor: false }), opts);
   }
 
@@ -374,4 +368,11 @@ export class Distributed {
     if (!this.world) throw new KernbenchError('ERR_NOT_INITIALIZED', `the default process group is not initialised; call torch.distributed.initProcessGroup({backend: "ahbm"}) first, got a call from rank ${this.rankInfo.rank} with no process group`);
     return this.world;
   }
+}
+
+/** allToAllSingle for an algorithm that takes p equal blocks only: ERR_UNEVEN_SPLIT saying `why` unless every split is t.numel / p. */
+function checkEvenSplits(group: ProcessGroup, out: Tensor, t: Tensor, inSplits: readonly number[], outSplits: readonly number[], why: string): void {
+  const p = group.size;
+  if (out.numel === t.numel && t.numel % p === 0 && [...inSplits, ...outSplits].every((x) => x === t.numel / p)) return;
+  throw new KernbenchError('ERR_UNEVEN_SPLIT', `allToAllSingle on ${group}: ${why}, got inputSplitSizes [${inSplits.join(', ')}] and outputSplitSizes [${outSplits.join(', ')}]`);
 }
