@@ -139,6 +139,8 @@ export const ERROR_CODES = {
   ERR_WRONG_WORLD: 'a collective algorithm was launched on a world it does not run on (its kind or size)',
   ERR_NO_PEER_CHANNELS: 'a kernel addressed a peer by rank in a run whose ccl.peer_ranks does not cover its world',
   ERR_INVALID_PEER: 'a kernel addressed a peer that is not another rank of its world',
+  // Rooted collectives (torch.distributed.gather / scatter, lib/host/distributed.ts).
+  ERR_ROOT_LIST: "a gather's gatherList or a scatter's scatterList at the root is missing, or holds neither one tensor per group rank nor one tensor of all their blocks",
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

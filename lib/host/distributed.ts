@@ -16,6 +16,8 @@ import { reduceScatter } from '../ccl/collectives/reduce_scatter.js';
 import { placeCollective, type Arrangement, type CollectivePlacement } from '../ccl/placement.js';
 import { ProcessGroup, nextChannelSet } from '../ccl/process-group.js';
 import { checkReduceOp, type ReduceOp } from '../ccl/reduce-op.js';
+import type { CollectiveAlgorithm } from '../ccl/catalog.js';
+import type { CollectiveName } from '../ccl/define-algorithm.js';
 import { KernbenchError } from '../errors.js';
 import type { Kernel } from '../kernel/define.js';
 import type { HostRuntime, LaunchHandle } from './host-runtime.js';
@@ -201,11 +203,9 @@ export class Distributed {
     const outSplits = this.splits('outputSplitSizes', opts.outputSplitSizes, out.numel, p);
     this.checkPair('allToAllSingle', out, t, inSplits[me] === outSplits[me], `a rank's block for itself must be the same size in both splits (input ${inSplits[me]}, output ${outSplits[me]})`);
     const args = [out.toDesc(), t.toDesc()];
+    if (this.ccl.collective_modules?.all_to_all !== undefined) return this.allToAllWithModule(group, out, t, inSplits, outSplits, opts);
     if (p > 1 && (this.ccl.peer_ranks ?? 0) >= p) return this.run(this.launchCollective('all_to_all', allToAllPairwise, t, [...args, inSplits, outSplits], { group, leadingTensor: false }), opts);
-    const even = out.numel === t.numel && t.numel % p === 0 && [...inSplits, ...outSplits].every((x) => x === t.numel / p);
-    if (!even) {
-      throw new KernbenchError('ERR_UNEVEN_SPLIT', `allToAllSingle on ${group}: without peer channels the ring all-to-all takes ${p} equal blocks only; run with ccl.peer_ranks >= ${p} (--set ccl.peer_ranks=${p}) for the pairwise exchange, got inputSplitSizes [${inSplits.join(', ')}] and outputSplitSizes [${outSplits.join(', ')}]`);
-    }
+    checkEvenSplits(group, out, t, inSplits, outSplits, `without peer channels the ring all-to-all takes ${p} equal blocks only; run with ccl.peer_ranks >= ${p} (--set ccl.peer_ranks=${p}) for the pairwise exchange`);
     return this.run(this.launchCollective('all_to_all', allToAll, t, args, { group, leadingTensor: false }), opts);
   }
 
@@ -220,6 +220,95 @@ export class Distributed {
       throw new KernbenchError('ERR_INVALID_SPLIT_SIZES', `allToAllSingle: ${name} must be ${p} non-negative integers summing to the tensor's ${numel} elements, got [${given.join(', ')}]`);
     }
     return [...given];
+  }
+
+  // ---- Collectives run by an algorithm module (docs/algorithms/partners.md, decision 0105) ----
+
+  /** allToAllSingle with the module ccl.yaml's `collectives.all_to_all` names. */
+  private async allToAllWithModule(group: ProcessGroup, out: Tensor, t: Tensor, inSplits: number[], outSplits: number[], opts: CollectiveOptions): Promise<Work> {
+    const algo = await this.collectiveModule('all_to_all', '', group);
+    if (algo.meta.splits !== 'uneven') checkEvenSplits(group, out, t, inSplits, outSplits, `all_to_all module '${algo.module}' takes ${group.size} equal blocks only (its meta.splits is 'even')`);
+    return this.run(this.launchCollective('all_to_all', algo.kernel, t, [out.toDesc(), t.toDesc(), inSplits, outSplits, algo.params], { group, leadingTensor: false }), opts);
+  }
+
+  /**
+   * Reduce every group rank's `t` onto global rank `dst`, in place there
+   * (PyTorch's reduce); the other ranks' tensors are left as they were. The
+   * module is ccl.yaml's `collectives.reduce` (default binomial_reduce).
+   */
+  async reduce(t: Tensor, opts: CollectiveOptions & { dst: number; op?: ReduceOp }): Promise<Work> {
+    const op = checkReduceOp(opts.op ?? 'sum');
+    const group = opts.group ?? this.requireWorld().group;
+    const dst = this.rootRank('reduce', 'dst', opts.dst, group);
+    const algo = await this.collectiveModule('reduce', 'binomial_reduce', group);
+    return this.run(this.launchCollective('reduce', algo.kernel, t, [op, dst, algo.params], { group }), opts);
+  }
+
+  /**
+   * Gather every group rank's `t` (n elements) on global rank `dst` (PyTorch's
+   * gather): into `gatherList`, p tensors of n elements (block s from group
+   * rank s), or one tensor of p x n elements (the tensor form); other ranks
+   * pass none. Every tensor is one shard on the input's PE. The module is
+   * ccl.yaml's `collectives.gather` (default binomial_gather).
+   */
+  async gather(t: Tensor, opts: CollectiveOptions & { dst?: number; gatherList?: readonly Tensor[] | Tensor }): Promise<Work> {
+    const group = opts.group ?? this.requireWorld().group;
+    const dst = this.rootRank('gather', 'dst', opts.dst ?? 0, group);
+    const outs = this.rootList('gather', 'gatherList', t, opts.gatherList, dst, group);
+    const algo = await this.collectiveModule('gather', 'binomial_gather', group);
+    return this.run(this.launchCollective('gather', algo.kernel, t, [outs, t.toDesc(), dst, algo.params], { group, leadingTensor: false }), opts);
+  }
+
+  /**
+   * Scatter from global rank `src` (PyTorch's scatter): `scatterList` there, p
+   * tensors of n elements or one tensor of p x n, block s to group rank s,
+   * lands in every rank's `t` (n elements); other ranks pass none. Every tensor
+   * is one shard on `t`'s PE. The module is ccl.yaml's `collectives.scatter`
+   * (default binomial_scatter).
+   */
+  async scatter(t: Tensor, opts: CollectiveOptions & { src?: number; scatterList?: readonly Tensor[] | Tensor }): Promise<Work> {
+    const group = opts.group ?? this.requireWorld().group;
+    const src = this.rootRank('scatter', 'src', opts.src ?? 0, group);
+    const ins = this.rootList('scatter', 'scatterList', t, opts.scatterList, src, group);
+    const algo = await this.collectiveModule('scatter', 'binomial_scatter', group);
+    return this.run(this.launchCollective('scatter', algo.kernel, t, [t.toDesc(), ins, src, algo.params], { group, leadingTensor: false }), opts);
+  }
+
+  /** The group rank of global rank `global`, the root of collective `name`. */
+  private rootRank(name: string, field: string, global: number, group: ProcessGroup): number {
+    this.memberRank(name, group);
+    const r = group.groupRank(global);
+    if (r < 0) throw new KernbenchError('ERR_INVALID_RANK', `${name}: ${field} must be a global rank in ${group}, got ${global}`);
+    return r;
+  }
+
+  /** The root's list of a gather or scatter as tensor descriptions ([] off the root), each checked against `t`. */
+  private rootList(name: string, field: string, t: Tensor, list: readonly Tensor[] | Tensor | undefined, root: number, group: ProcessGroup): unknown[] {
+    if (group.groupRank(this.rankInfo.rank) !== root) return [];
+    const p = group.size;
+    const tensors = list === undefined ? [] : Array.isArray(list) ? (list as readonly Tensor[]) : [list as Tensor];
+    const whole = tensors.length === 1 && p > 1;
+    if (tensors.length !== p && !whole) {
+      throw new KernbenchError('ERR_ROOT_LIST', `${name}: the root's ${field} must be ${p} tensors of ${t.numel} elements or one tensor of ${p} x ${t.numel}, got ${list === undefined ? 'none' : `${tensors.length} tensors`}`);
+    }
+    for (const x of tensors) this.checkPair(name, x, t, x.numel === (whole ? p : 1) * t.numel, `each tensor of ${field} must have ${whole ? `${p} x ` : ''}${t.numel} elements`);
+    return tensors.map((x) => x.toDesc());
+  }
+
+  /**
+   * The module of collective `name`: ccl.yaml's `collectives` choice, else
+   * shipped module `fallback`. One that addresses peers needs peer channels
+   * for the group: refused here, before the launch, naming the setting.
+   */
+  private async collectiveModule(name: CollectiveName, fallback: string, group: ProcessGroup): Promise<CollectiveAlgorithm> {
+    // Imported here, not at the top: the catalog brings zod (see allReduce).
+    const { loadCollective } = await import('../ccl/catalog.js');
+    const algo = await loadCollective(this.ccl, name, fallback);
+    const p = group.size;
+    if (algo.meta.peers === true && p > 1 && (this.ccl.peer_ranks ?? 0) < p) {
+      throw new KernbenchError('ERR_NO_PEER_CHANNELS', `${name} on ${group}: module '${algo.module}' addresses peers by rank; run with ccl.peer_ranks >= ${p} (--set ccl.peer_ranks=${p}), got ccl.peer_ranks = ${this.ccl.peer_ranks ?? 0}`);
+    }
+    return algo;
   }
 
   /**
@@ -279,4 +368,11 @@ export class Distributed {
     if (!this.world) throw new KernbenchError('ERR_NOT_INITIALIZED', `the default process group is not initialised; call torch.distributed.initProcessGroup({backend: "ahbm"}) first, got a call from rank ${this.rankInfo.rank} with no process group`);
     return this.world;
   }
+}
+
+/** allToAllSingle for an algorithm that takes p equal blocks only: ERR_UNEVEN_SPLIT saying `why` unless every split is t.numel / p. */
+function checkEvenSplits(group: ProcessGroup, out: Tensor, t: Tensor, inSplits: readonly number[], outSplits: readonly number[], why: string): void {
+  const p = group.size;
+  if (out.numel === t.numel && t.numel % p === 0 && [...inSplits, ...outSplits].every((x) => x === t.numel / p)) return;
+  throw new KernbenchError('ERR_UNEVEN_SPLIT', `allToAllSingle on ${group}: ${why}, got inputSplitSizes [${inSplits.join(', ')}] and outputSplitSizes [${outSplits.join(', ')}]`);
 }
