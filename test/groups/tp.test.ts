@@ -12,3 +12,4 @@ await import('../tp-layer-determinism.test.js');
 await import('../tp-overlap.test.js');
 await import('../tp-overlap-determinism.test.js');
 await import('../tp-user-layer.test.js');
+await import('../tp-sweep.test.js');
