@@ -5,7 +5,7 @@
 // goes (its Vega-Lite spec's data, and the SVG written by --plot) has a bar per
 // (TP degree, variant) with the table's values. The HTML page's bars are drawn
 // in Chromium by test/report.test.ts.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { timeBreakdownSpec } from '../lib/bench/plots.js';
@@ -89,4 +89,17 @@ t.test('sweep --plot without the optional plotting packages exits 2 before the f
   // kernbench itself starts under the hook (every bench imported): the refusal is the plot's.
   const plain = await kernbenchProcess(['list'], { nodeFlags: NO_VEGA });
   t.equal(plain.exitCode, 0, plain.stderr);
+});
+
+t.test("report FILE.json keeps the bench's columns of saved sweep results, so its page has the bars too", async (t) => {
+  const here = t.testdir();
+  const saved = join(here, 'sweep.json');
+  writeFileSync(saved, swept.stdout);
+  const page = join(here, 'r.html');
+  const r = await kernbench(['report', saved, '--html', page]);
+  t.equal(r.exitCode, 0, r.stderr);
+  const html = readFileSync(page, 'utf8');
+  t.match(html, '<th>time_exposed_comm_ns</th>');
+  const data = JSON.parse(/<script type="application\/json" id="report-data">(.*?)<\/script>/s.exec(html)?.[1] ?? '{}') as { segments?: unknown[] };
+  t.same(data.segments, timeSegments(columns, rows));
 });
