@@ -1,6 +1,7 @@
 // Runs on: main. Owns: the HTML report of a sweep (`kernbench sweep --html`,
 // `kernbench report FILE.json...`): one self-contained page — its table, the
-// charts' data and script (./report-script.ts), a diagram of each topology, the
+// charts' data and script (./report-script.ts), with stacked bars of where the
+// time goes when the rows carry time_* columns, a diagram of each topology, the
 // run's parameters and kernbench's version, and a link to each saved trace with
 // how to open it. Nothing in the page loads from the network (decision 0058).
 import { bytesPerElement, isDType } from '../dtype/index.js';
