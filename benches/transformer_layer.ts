@@ -24,7 +24,7 @@ import { parallelState } from '../lib/tp/index.js';
 import { MODEL_PRESETS, PRESET_NAMES, type PresetName } from '../lib/tp/presets.js';
 import { TransformerLayer, layerConfig, type TransformerLayerConfig } from '../lib/tp/transformer-layer.js';
 import { layerInput, layerParameters, layerReference } from '../lib/tp/layer-reference.js';
-import { LayerTimeline, breakdown, type Breakdown, type Span } from '../lib/tp/timeline.js';
+import { COLLECTIVE_KINDS, LayerTimeline, breakdown, byCollectiveKind, type Breakdown, type Span } from '../lib/tp/timeline.js';
 import { unitRoundoff } from '../lib/tp/reference.js';
 import { GEMM_DTYPES } from './gemm_single_pe.js';
 
@@ -159,9 +159,35 @@ async function run(torch: Torch, ctx: BenchContext<z.output<typeof options>>): P
         exposed_comm_ns: b.exposedCommNs,
         comm_bytes: b.collectives.reduce((a, k) => a + k.bytes, 0),
       },
+      sweepColumns: sweepColumns(b, critNs, flops),
     });
   }
   return results;
+}
+
+/** ns rounded to whole ps, so that differences of sums carry no float dust. */
+const ps = (ns: number): number => Math.round(ns * 1000) / 1000;
+
+/**
+ * The slowest rank's breakdown as a sweep's columns. The time_* parts add up to
+ * crit_ns: the kernels' time by kind (a fused kernel's GEMM minus its wait), the
+ * exposed communication, and the rest (host time between launches, in no kernel
+ * or collective). Kernels are awaited one after another, so they never overlap
+ * each other and their sum is their union. Then each collective kind's time in
+ * flight, all communication, its bytes and the layer's FLOPs (all ranks).
+ */
+export function sweepColumns(b: Breakdown, critNs: number, flops: number): Record<string, number> {
+  const sum = (f: (k: Breakdown['blocks'][number]) => number) => ps(b.blocks.reduce((a, k) => a + f(k), 0));
+  const parts = { time_gemm_ns: sum((k) => k.gemmNs), time_attention_ns: sum((k) => k.attentionNs), time_vector_ns: sum((k) => k.vectorNs), time_exposed_comm_ns: ps(b.exposedCommNs) };
+  const kinds = byCollectiveKind(b);
+  return {
+    ...parts,
+    time_other_ns: ps(critNs - Object.values(parts).reduce((a, x) => a + x, 0)),
+    ...Object.fromEntries(COLLECTIVE_KINDS.map((k) => [`${k}_ns`, ps(kinds[k].ns)])),
+    comm_ns: ps(b.commNs),
+    comm_bytes: b.collectives.reduce((a, k) => a + k.bytes, 0),
+    flops,
+  };
 }
 
 /** The breakdown as the bench prints it. */

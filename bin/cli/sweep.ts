@@ -4,7 +4,8 @@
 import { writeFileSync } from 'node:fs';
 import { benchOptions } from '../../lib/bench/runner.js';
 import { mergeShards } from '../../lib/bench/merge.js';
-import { formatTable, parseAxis, parseShard, rowsOk, runSweep, shardTable, sweepId, toCsv, toJsonLines, withoutVersion, withVersion, type Shard } from '../../lib/bench/sweep.js';
+import { formatTable, parseAxis, parseShard, rowsOk, runSweep, shardTable, sweepId, timeSegments, toCsv, toJsonLines, withoutVersion, withVersion, type Shard } from '../../lib/bench/sweep.js';
+import { loadPlotting, timeBreakdownChart } from '../../lib/bench/plots.js';
 import { KernbenchError } from '../../lib/errors.js';
 import { ThreadResources } from '../../lib/session/thread-resources.js';
 import { benchHelp, commandHelp } from './help.js';
@@ -28,6 +29,9 @@ export async function cmdSweep(args: string[], threads: ThreadResources | undefi
   if (shard && shard.count > gridSize) throw new KernbenchError('ERR_INVALID_SWEEP', `--shard: ${shard.count} shards for a grid of ${gridSize} points would leave shards empty; use at most ${gridSize}, got '${v.shard as string}'`);
   preflight(b, config, false);
   const html = sweepHtmlTarget(v.html);
+  const plot = sweepHtmlTarget(v.plot, 'plot');
+  // A missing plotting package is found before the work, not after it (decision 0057).
+  if (plot !== undefined) await loadPlotting();
   const resources = threads ?? new ThreadResources();
   const status = statusLine();
   try {
@@ -38,6 +42,10 @@ export async function cmdSweep(args: string[], threads: ThreadResources | undefi
     else process.stdout.write(shard ? formatTable(['point', ...table.columns], table.rows.map((r, i) => [table.points[i], ...r])) : formatTable(table.columns, table.rows));
     if (typeof v.csv === 'string') writeFileSync(v.csv, toCsv(out.columns, out.rows.map((r) => r.map(String))));
     if (html !== undefined) await writeSweepHtml(html, { bench: b.loaded.name, config, axes, table, argv: args });
+    if (plot !== undefined) {
+      writeFileSync(plot, await timeBreakdownChart(`kernbench sweep --bench ${b.loaded.name}: where the time goes`, timeSegments(table.columns, table.rows)));
+      process.stderr.write(`wrote ${plot}\n`);
+    }
     return table.ok ? 0 : 1;
   } finally {
     if (threads === undefined) await resources.close();
