@@ -229,7 +229,9 @@ export class KernelContext extends TileOps implements SendWaiter {
       return Promise.resolve(value);
     }
     if (flow.region) {
-      throw this.error('ERR_KERNEL_CONCURRENCY', `${op} of ${s.space} inside a tl.parallel branch: the PE has one request slot at the cube's memory arbiter, which two branches would fill in wall-clock order; load before tl.parallel or store after it, got a ${s.space} ${op} in branch ${flow.branch}`);
+      // Several branches may meet this, in wall-clock order: the error names none of them, and the tl.parallel's start time, so it reads the same whichever comes first (issue 23 item 6).
+      const where = `${this.name} on ${env.machine.describePe(this.pe.id)} in the tl.parallel begun at ${formatPs(flow.region.startPs)}`;
+      throw new KernbenchError('ERR_KERNEL_CONCURRENCY', `${where}: a branch accessed the cube's SRAM or HBM; the PE has one request slot at the cube's memory arbiter, which two branches would fill in wall-clock order; load before tl.parallel or store after it, got an SRAM or HBM access in a branch`, { pe: this.pe.coord, kernel: this.name, atPs: flow.region.startPs });
     }
     const requestedPs = this.clock.nowPs;
     const space = s.space;
@@ -435,8 +437,8 @@ export class KernelContext extends TileOps implements SendWaiter {
       throw this.error('ERR_INVALID_ARG_TYPE', `tl.parallel takes an array of 1 to ${MAX_BRANCHES} functions (tl) => Promise, got ${Array.isArray(branches) ? `${branches.length} item(s)` : typeof branches}`);
     }
     const L = this.pe.env.shared.layout;
-    const region = new Region();
     const start = this.clock.nowPs;
+    const region = new Region(start);
     const kids = branches.map((_, i) => new KernelContext(this.pe, this.name, this.ports, this.rank, this.run, Flow.branch(start, L.branchActor(this.pe.id, i), region, i)));
     // A branch's pieces, like this flow's, enter their links after the sends it waited for arrived.
     for (const k of kids) k.transfers.inherit(this.transfers);
