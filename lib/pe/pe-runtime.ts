@@ -75,9 +75,12 @@ export class PeRuntime {
 
   private async drainQueue(): Promise<void> {
     for (;;) {
-      let cmd: LaunchCommand | undefined;
-      try {
-        cmd = this.queued.get(this.nextTicket)?.ordered === false ? this.queued.get(this.nextTicket) : await this.nextOrdered();
+      const head = this.queued.get(this.nextTicket);
+      let cmd: LaunchCommand | undefined = head && !head.ordered ? head : undefined;
+      // Decided synchronously: a command accepted while this loop awaited would find it still
+      // running and not start another, so the loop must not stop on an answer from before it.
+      if (!cmd && [...this.queued.values()].some((c) => c.ordered)) try {
+        cmd = await this.nextOrdered();
       } catch (e) {
         // The session aborted (or deadlocked) while this PE waited to be admitted: its queued
         // launches never run; their hosts see the same abort in their own waits.
@@ -102,13 +105,13 @@ export class PeRuntime {
    * queued by then.
    */
   private async nextOrdered(): Promise<LaunchCommand | undefined> {
-    let first = firstByKey([...this.queued.values()].filter((c) => c.ordered));
+    const first = firstByKey([...this.queued.values()].filter((c) => c.ordered));
     if (!first) return undefined;
     await admit(this.env, this.id, this.env.shared.layout.peActor(this.id), first.startPs);
     const head = this.queued.get(this.nextTicket);
     if (head && !head.ordered) return head;
-    first = firstByKey([...this.queued.values()].filter((c) => c.ordered));
-    return first;
+    // Never undefined here: the launch found above is still queued (only drainQueue takes one out).
+    return firstByKey([...this.queued.values()].filter((c) => c.ordered));
   }
 
   private async run(cmd: LaunchCommand, runIndex: number): Promise<void> {
