@@ -128,6 +128,7 @@ export const ERROR_CODES = {
   //   sessions, launches and process groups
   ERR_MAIN_THREAD_ONLY: 'a call that only the main host may make came from a spawned rank or an executor thread',
   ERR_LAUNCH_ARGS_TOO_LARGE: "a launch's arguments do not fit a command slot",
+  ERR_LAUNCH_FOREIGN_PE: "during a spawn, a host launched onto a PE that is neither its own (rank r: SIP r; main: the SIPs of no rank) nor shared by a tensor among the spawn's arguments",
   ERR_NOT_INITIALIZED: 'a call needs a process group or tensor-parallel state that is not initialised yet',
   ERR_ALREADY_INITIALIZED: 'a process group or tensor-parallel state was initialised a second time',
   ERR_WORLD_SIZE_MISMATCH: 'a world size differs from the number of spawned ranks, or a tensor-parallel size from the world size',

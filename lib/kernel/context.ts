@@ -269,8 +269,8 @@ export class KernelContext extends MemoryOps implements SendWaiter {
       throw this.error('ERR_INVALID_ARG_TYPE', `tl.parallel takes an array of 1 to ${MAX_BRANCHES} functions (tl) => Promise, got ${Array.isArray(branches) ? `${branches.length} item(s)` : typeof branches}`);
     }
     const L = this.pe.env.shared.layout;
-    const region = new Region();
     const start = this.clock.nowPs;
+    const region = new Region(start);
     const kids = branches.map((_, i) => new KernelContext(this.pe, this.name, this.ports, this.rank, this.run, Flow.branch(start, L.branchActor(this.pe.id, i), region, i, this.pe.env.plan.maxVirtualTimePs)));
     // A branch's pieces, like this flow's, enter their links after the sends it waited for arrived.
     for (const k of kids) k.transfers.inherit(this.transfers);

@@ -8,7 +8,7 @@
 // memory model does. The flow's one-operation-in-flight rule and the kernel's
 // errors are the face's (./context.ts), asked for through the abstract members.
 import { bytesPerElement, type DType } from '../dtype/index.js';
-import { KernbenchError } from '../errors.js';
+import { formatPs, KernbenchError } from '../errors.js';
 import type { InboundChannel, OutboundChannel } from '../ipcq/channel.js';
 import { allocate } from '../shm/allocator.js';
 import type { ShardDesc, TensorDesc } from '../shm/tensor-desc.js';
@@ -64,6 +64,9 @@ export abstract class MemoryOps extends TileOps {
   protected get clock(): VirtualClock {
     return this.flow.clock;
   }
+
+  /** The kernel's name (the face's), for errors that name no branch. */
+  abstract readonly name: string;
 
   /** Refuse `op` while another tl operation of this flow is in flight (lib/kernel/flow.ts). */
   protected abstract enter(op: string): void;
@@ -171,7 +174,9 @@ export abstract class MemoryOps extends TileOps {
       return Promise.resolve(value);
     }
     if (flow.region) {
-      throw this.error('ERR_KERNEL_CONCURRENCY', `${op} of ${s.space} inside a tl.parallel branch: the PE has one request slot at the cube's memory arbiter, which two branches would fill in wall-clock order; load before tl.parallel or store after it, got a ${s.space} ${op} in branch ${flow.branch}`);
+      // Several branches may meet this, in wall-clock order: the error names none of them, and the tl.parallel's start time, so it reads the same whichever comes first (issue 23 item 6).
+      const where = `${this.name} on ${env.machine.describePe(this.pe.id)} in the tl.parallel begun at ${formatPs(flow.region.startPs)}`;
+      throw new KernbenchError('ERR_KERNEL_CONCURRENCY', `${where}: a branch accessed the cube's SRAM or HBM; the PE has one request slot at the cube's memory arbiter, which two branches would fill in wall-clock order; load before tl.parallel or store after it, got an SRAM or HBM access in a branch`, { pe: this.pe.coord, kernel: this.name, atPs: flow.region.startPs });
     }
     const requestedPs = this.clock.nowPs;
     const space = s.space;

@@ -138,6 +138,12 @@ export const PE = {
   REQ_SEQ: 3,
   /** Requests granted (by an arbiter pass on any thread); REQ_SEQ > GRANT_SEQ means one is pending. */
   GRANT_SEQ: 4,
+  /**
+   * 1 while the PE is shared by the hosts of the live spawn (main found a tensor on it among the
+   * spawn's arguments), else 0: launches onto it are ordered by (virtual time, host) (lib/pe/admission.ts,
+   * docs/decisions/0090-launch-order-by-sharing-at-spawn.md). Written by main only, before the ranks start and after they end.
+   */
+  SHARED: 5,
   /** Operations finished per DMA channel (8 words: outbound east..south, inbound east..south). */
   CHAN_DONE: 8,
   /** Link flows requested per outbound channel (4 words, east..south; its request is in the FLOW block of `times`). */
@@ -199,7 +205,9 @@ export const RECORD = {
   TAG: 3,
   /** Virtual time the kernel reported as spent waiting on communication (tl.reportWaitPs), 0 if none. */
   WAIT_PS: 4,
-  WIDTH: 5,
+  /** The launch's ticket (its PE.LAUNCHED number): the row of run k holds ticket k unless launches were ordered (lib/pe/admission.ts). */
+  TICKET: 5,
+  WIDTH: 6,
 } as const;
 export const RECORD_CAPACITY = 4096;
 
@@ -208,7 +216,7 @@ export const GRANT = {
   /** Virtual time the PE issues the access. */
   AT_PS: 0,
   BYTES: 1,
-  /** 0 SRAM, 1 HBM. */
+  /** 0 SRAM, 1 HBM, 2 admission of a launch (GRANT_LAUNCH: no channel; done = AT_PS). */
   SPACE: 2,
   /** Global cube index (sip * cubesPerSip + cube). */
   CUBE: 3,
@@ -216,6 +224,9 @@ export const GRANT = {
   DONE_PS: 4,
   WIDTH: 5,
 } as const;
+
+/** GRANT.SPACE of a PE's request to run its next ordered launch (lib/pe/admission.ts). */
+export const GRANT_LAUNCH = 2;
 
 /** Per outbound DMA channel block in `times` (timing.link_sharing: max_min): its pending link flow, and the answer. */
 export const FLOW = {
