@@ -89,7 +89,8 @@ export const ERROR_CODES = {
   ERR_UNKNOWN_TOPOLOGY: 'a topology was named that is neither shipped (kernbench list) nor a path to a file',
   ERR_NO_TABLE: '--csv was given for a bench whose results carry no table',
   ERR_NO_PEER_CHANNELS: 'a kernel addressed a peer by rank in a run whose ccl.peer_ranks does not cover its world',
-  ERR_INVALID_PEER: 'a kernel addressed a peer that is not another rank of its world',
+  ERR_INVALID_PEER: 'a kernel or a point-to-point call addressed a peer that is not another rank of its world or group',
+  ERR_P2P_MIXED_GROUPS: 'the ops of one batchIsendIrecv are on different process groups',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
