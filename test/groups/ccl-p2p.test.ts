@@ -9,3 +9,4 @@ export {};
 await import('../ccl-p2p.test.js');
 await import('../ccl-p2p-determinism.test.js');
 await import('../moe-dispatch.test.js');
+await import('../simgrid-alltoall.test.js');
