@@ -91,6 +91,8 @@ export const ERROR_CODES = {
   ERR_NO_PEER_CHANNELS: 'a kernel addressed a peer by rank in a run whose ccl.peer_ranks does not cover its world',
   ERR_INVALID_PEER: 'a kernel or a point-to-point call addressed a peer that is not another rank of its world or group',
   ERR_P2P_MIXED_GROUPS: 'the ops of one batchIsendIrecv are on different process groups',
+  ERR_INVALID_P2P_OP: "a P2POp's op is neither dist.isend nor dist.irecv",
+  ERR_TENSOR_LIST_LENGTH: "allToAll's output or input list does not hold one tensor per rank of the group",
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

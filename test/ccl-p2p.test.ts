@@ -65,7 +65,7 @@ t.test('misuse fails by code: itself as peer, a peer off the group, both rank fo
     outside: ['ERR_INVALID_RANK', 'ERR_INVALID_RANK', 'ERR_NOT_GROUP_MEMBER'],
     both: ['ERR_INVALID_RANK', 'ERR_INVALID_RANK', 'ERR_INVALID_RANK'],
     mixed: ['ERR_P2P_MIXED_GROUPS', 'ERR_P2P_MIXED_GROUPS', 'ERR_INVALID_RANK'],
-    op: ['ERR_INVALID_ARG_VALUE', 'ERR_INVALID_ARG_VALUE', 'ERR_INVALID_ARG_VALUE'],
+    op: ['ERR_INVALID_P2P_OP', 'ERR_INVALID_P2P_OP', 'ERR_INVALID_P2P_OP'],
     off: ['ERR_NO_PEER_CHANNELS', 'ERR_NO_PEER_CHANNELS'],
   });
 });

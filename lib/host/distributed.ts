@@ -242,7 +242,7 @@ export class Distributed {
     const p = group.size;
     const me = this.memberRank('allToAll', group);
     if (outputList.length !== p || inputList.length !== p) {
-      throw new KernbenchError('ERR_SHAPE_MISMATCH', `allToAll on ${group}: outputList and inputList must hold one tensor per group rank (${p}), got ${outputList.length} and ${inputList.length}`);
+      throw new KernbenchError('ERR_TENSOR_LIST_LENGTH', `allToAll on ${group}: outputList and inputList must hold one tensor per group rank (${p}), got ${outputList.length} and ${inputList.length}`);
     }
     this.checkPeerChannels('allToAll', group);
     const all = [...outputList, ...inputList];
@@ -307,7 +307,7 @@ export class Distributed {
   private p2pKind(op: P2POp['op'], i: number): 'send' | 'recv' {
     if (op === 'isend' || op === Distributed.prototype.isend || (typeof op === 'function' && op.name === 'bound isend')) return 'send';
     if (op === 'irecv' || op === Distributed.prototype.irecv || (typeof op === 'function' && op.name === 'bound irecv')) return 'recv';
-    throw new KernbenchError('ERR_INVALID_ARG_VALUE', `batchIsendIrecv: a P2POp's op must be dist.isend or dist.irecv, got ${typeof op === 'function' ? `function ${op.name || '(anonymous)'}` : JSON.stringify(op)} for op ${i}`);
+    throw new KernbenchError('ERR_INVALID_P2P_OP', `batchIsendIrecv: a P2POp's op must be dist.isend or dist.irecv, got ${typeof op === 'function' ? `function ${op.name || '(anonymous)'}` : JSON.stringify(op)} for op ${i}`);
   }
 
   /** The group rank of a p2p op's peer: global `rank`, or `groupRank` of the group; not this rank. */
@@ -336,13 +336,14 @@ export class Distributed {
   /** Tensors of one kernel: one shard each, all at one (cube, pe). */
   private checkOnePe(name: string, ts: readonly Tensor[]): void {
     const descs = ts.map((x) => x.toDesc());
-    const bad = descs.findIndex((d) => d.shards.length !== 1);
-    if (bad >= 0) throw new KernbenchError('ERR_TENSOR_PLACEMENT', `${name}: every tensor must be one shard (the default DPPolicy), got ${descs[bad].shards.length} shards for '${descs[bad].name}'`);
     const [a] = descs[0].shards;
-    for (const d of descs) {
+    const problem = (d: (typeof descs)[number]): string | undefined => {
+      if (d.shards.length !== 1) return `every tensor must be one shard (the default DPPolicy), got ${d.shards.length} shards for '${d.name}'`;
       const [b] = d.shards;
-      if (a.cube !== b.cube || a.pe !== b.pe) throw new KernbenchError('ERR_TENSOR_PLACEMENT', `${name}: every tensor must be on the same PE, got (cube ${a.cube}, pe ${a.pe}) and (cube ${b.cube}, pe ${b.pe})`);
-    }
+      return a.cube !== b.cube || a.pe !== b.pe ? `every tensor must be on the same PE, got (cube ${a.cube}, pe ${a.pe}) and (cube ${b.cube}, pe ${b.pe})` : undefined;
+    };
+    const found = descs.map(problem).find((x) => x !== undefined);
+    if (found !== undefined) throw new KernbenchError('ERR_TENSOR_PLACEMENT', `${name}: ${found}`);
   }
 
   /** Peer-addressed kernels on `group` need peer channels for it (decision 0060): say which setting. */
