@@ -343,7 +343,7 @@ export class Distributed {
       return a.cube !== b.cube || a.pe !== b.pe ? `every tensor must be on the same PE, got (cube ${a.cube}, pe ${a.pe}) and (cube ${b.cube}, pe ${b.pe})` : undefined;
     };
     const found = descs.map(problem).find((x) => x !== undefined);
-    if (found !== undefined) throw new KernbenchError('ERR_TENSOR_PLACEMENT', `${name}: ${found}`);
+    if (found !== undefined) throw placementError(name, `${found}`);
   }
 
   /** Peer-addressed kernels on `group` need peer channels for it (decision 0060): say which setting. */
@@ -372,7 +372,7 @@ export class Distributed {
     const rank = this.rankInfo.rank;
     for (const s of desc.shards) {
       if (s.sip !== rank) {
-        throw new KernbenchError('ERR_TENSOR_PLACEMENT', `${name}: rank ${rank}'s tensor must live on SIP ${rank} (call torch.ahbm.setDevice(rank) before allocating), got a shard on SIP ${s.sip}`);
+        throw placementError(name, `rank ${rank}'s tensor must live on SIP ${rank} (call torch.ahbm.setDevice(rank) before allocating), got a shard on SIP ${s.sip}`);
       }
     }
     const me = this.memberRank(name, group);
@@ -400,10 +400,10 @@ export class Distributed {
   private checkPair(name: string, out: Tensor, t: Tensor, sizesFit: boolean, sizeRule: string): void {
     const o = out.toDesc(), i = t.toDesc();
     if (o.shards.length !== 1 || i.shards.length !== 1) {
-      throw new KernbenchError('ERR_TENSOR_PLACEMENT', `${name}: out and input must each be one shard (the default DPPolicy), got ${o.shards.length} and ${i.shards.length} shards`);
+      throw placementError(name, `out and input must each be one shard (the default DPPolicy), got ${o.shards.length} and ${i.shards.length} shards`);
     }
     const [a, b] = [o.shards[0], i.shards[0]];
-    if (a.cube !== b.cube || a.pe !== b.pe) throw new KernbenchError('ERR_TENSOR_PLACEMENT', `${name}: out and input must be on the same PE, got (cube ${a.cube}, pe ${a.pe}) and (cube ${b.cube}, pe ${b.pe})`);
+    if (a.cube !== b.cube || a.pe !== b.pe) throw placementError(name, `out and input must be on the same PE, got (cube ${a.cube}, pe ${a.pe}) and (cube ${b.cube}, pe ${b.pe})`);
     if (out.dtype !== t.dtype) throw new KernbenchError('ERR_DTYPE_MISMATCH', `${name}: out and input must have the same dtype, got ${out.dtype} and ${t.dtype}`);
     if (!sizesFit) throw new KernbenchError('ERR_SHAPE_MISMATCH', `${name}: ${sizeRule}, got out of ${out.numel} and input of ${t.numel} elements`);
   }
@@ -412,4 +412,9 @@ export class Distributed {
     if (!this.world) throw new KernbenchError('ERR_NOT_INITIALIZED', `the default process group is not initialised; call torch.distributed.initProcessGroup({backend: "ahbm"}) first, got a call from rank ${this.rankInfo.rank} with no process group`);
     return this.world;
   }
+}
+
+/** A tensor of a collective or point-to-point call is not where the call needs it. */
+function placementError(name: string, problem: string): KernbenchError {
+  return new KernbenchError('ERR_TENSOR_PLACEMENT', `${name}: ${problem}`);
 }
