@@ -139,7 +139,10 @@ export const ERROR_CODES = {
   ERR_NO_NEIGHBOUR: "a kernel sent or received in a direction in which its collective's world gives it no neighbour",
   ERR_WRONG_WORLD: 'a collective algorithm was launched on a world it does not run on (its kind or size)',
   ERR_NO_PEER_CHANNELS: 'a kernel addressed a peer by rank in a run whose ccl.peer_ranks does not cover its world',
-  ERR_INVALID_PEER: 'a kernel addressed a peer that is not another rank of its world',
+  ERR_INVALID_PEER: 'a kernel or a point-to-point call addressed a peer that is not another rank of its world or group',
+  ERR_P2P_MIXED_GROUPS: 'the ops of one batchIsendIrecv are on different process groups',
+  ERR_INVALID_P2P_OP: "a P2POp's op is neither dist.isend nor dist.irecv",
+  ERR_TENSOR_LIST_LENGTH: "allToAll's output or input list does not hold one tensor per rank of the group",
   // Rooted collectives (torch.distributed.gather / scatter, lib/host/distributed.ts).
   ERR_ROOT_LIST: "a gather's gatherList or a scatter's scatterList at the root is missing, or holds neither one tensor per group rank nor one tensor of all their blocks",
 } as const;

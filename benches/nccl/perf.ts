@@ -125,11 +125,13 @@ async function run(name: CollectiveName, torch: Torch, ctx: BenchContext<Record<
     };
     return { bytes, count: n, type: NCCL_TYPE_NAMES[dtype], redop: c.reduces ? plan.op : 'none', root, outOfPlace: measure('outOfPlace'), inPlace: measure('inPlace') };
   });
+  // allToAllSingle is the pairwise exchange when the run has peer channels for the world (lib/host/distributed.ts).
+  const algorithm = name === 'all_reduce' ? ctx.ccl.algorithm : name === 'all_to_all' && ws > 1 && (ctx.ccl.peer_ranks ?? 0) >= ws ? 'pairwise_all_to_all' : `ring_${name}`;
   const lines = [
     `# Collective test starting: ${c.program}`,
     parameterLine({ ranks: ws, minBytes: o.minBytes, maxBytes: o.maxBytes, stepFactor: o.stepFactor, validation: !noData }),
     '#',
-    `# Using kernbench ${VERSION}: ${name === 'all_reduce' ? ctx.ccl.algorithm : `ring_${name}`} on ${torch.topologyName}, ${ws} ranks; times are virtual`,
+    `# Using kernbench ${VERSION}: ${algorithm} on ${torch.topologyName}, ${ws} ranks; times are virtual`,
     ...headerLines(),
     ...rows.map(rowLine),
     ...footerLines(rows),
@@ -139,7 +141,7 @@ async function run(name: CollectiveName, torch: Torch, ctx: BenchContext<Record<
   return [
     {
       bench: ctx.bench,
-      algorithm: name === 'all_reduce' ? ctx.ccl.algorithm : `ring_${name}`,
+      algorithm,
       topology: torch.topologyName,
       worldSize: ws,
       nElem: counts[counts.length - 1],

@@ -10,7 +10,8 @@ import type { ResolvedCcl } from '../config/ccl-schema.js';
 import { groupBarrier } from '../ccl/collectives/barrier.js';
 import { allGather } from '../ccl/collectives/all_gather.js';
 import { allToAll } from '../ccl/collectives/all_to_all.js';
-import { allToAllPairwise } from '../ccl/collectives/all_to_all_pairwise.js';
+import { allToAllPairwise, allToAllPairwiseList } from '../ccl/collectives/all_to_all_pairwise.js';
+import { p2pBatch, type P2PKernelOp } from '../ccl/collectives/p2p.js';
 import { broadcast } from '../ccl/collectives/broadcast.js';
 import { reduceScatter } from '../ccl/collectives/reduce_scatter.js';
 import { placeCollective, type Arrangement, type CollectivePlacement } from '../ccl/placement.js';
@@ -22,6 +23,7 @@ import { KernbenchError } from '../errors.js';
 import type { Kernel } from '../kernel/define.js';
 import type { HostRuntime, LaunchHandle } from './host-runtime.js';
 import type { Tensor } from './tensor.js';
+import { P2POp, type RecvOptions, type SendOptions } from './p2p.js';
 import { tabulate } from '../tabulate.js';
 
 export const BACKENDS = ['ahbm'] as const;
@@ -311,6 +313,137 @@ export class Distributed {
     return algo;
   }
 
+  // ---- point-to-point and the all-to-all of tensor lists (issue 24; docs/algorithms/p2p.md) ----
+
+  /** PyTorch's P2POp, as `new torch.distributed.P2POp(dist.isend, t, peer)`. */
+  readonly P2POp = P2POp;
+
+  /**
+   * All-to-all of tensor lists — PyTorch's all_to_all: `inputList[d]` goes to
+   * group rank d, `outputList[s]` receives group rank s's tensor for this rank.
+   * Sizes may differ from block to block (rank s's `inputList[r]` must have the
+   * size of rank r's `outputList[s]`). Every tensor is one shard, all on one PE,
+   * of one dtype. The pairwise exchange (lib/ccl/collectives/all_to_all_pairwise.ts),
+   * so a group of more than one rank needs peer channels (ccl.peer_ranks >= its size).
+   */
+  async allToAll(outputList: readonly Tensor[], inputList: readonly Tensor[], opts: CollectiveOptions = {}): Promise<Work> {
+    const group = opts.group ?? this.requireWorld().group;
+    const p = group.size;
+    const me = this.memberRank('allToAll', group);
+    if (outputList.length !== p || inputList.length !== p) {
+      throw new KernbenchError('ERR_TENSOR_LIST_LENGTH', `allToAll on ${group}: outputList and inputList must hold one tensor per group rank (${p}), got ${outputList.length} and ${inputList.length}`);
+    }
+    this.checkPeerChannels('allToAll', group);
+    const all = [...outputList, ...inputList];
+    for (const x of all) this.checkPair('allToAll', x, inputList[0], true, '');
+    this.checkPair('allToAll', outputList[me], inputList[me], outputList[me].numel === inputList[me].numel, `a rank's own block must have the same size in both lists`);
+    const place = this.place('all_to_all', inputList[0], { kind: 'ring' }, group);
+    return this.run(this.launchPlaced('all_to_all', allToAllPairwiseList, place, [outputList.map((x) => x.toDesc()), inputList.map((x) => x.toDesc())]), opts);
+  }
+
+  /** Send `t` to global rank `dst` (or `groupDst` of `group`) and wait until the send has finished (PyTorch's send). */
+  async send(t: Tensor, dst: number | undefined, opts: SendOptions = {}): Promise<void> {
+    await this.isend(t, dst, opts).wait();
+  }
+
+  /** Receive into `t` from global rank `src` (or `groupSrc` of `group`); returns the source's global rank (PyTorch's recv). */
+  async recv(t: Tensor, src: number | undefined, opts: RecvOptions = {}): Promise<number> {
+    const group = opts.group ?? this.requireWorld().group;
+    const q = this.peerRank('recv', group, src, opts.groupSrc);
+    await this.launchP2P('recv', [{ kind: 'recv', t, peer: q }], group).wait();
+    return group.globalRank(q);
+  }
+
+  /**
+   * Start sending `t` to global rank `dst` (or `groupDst` of `group`): a kernel on
+   * the PE that holds `t`, sending to the peer's PE at the same (cube, pe) over
+   * the peer ring of the pair. The k-th send to a rank meets its k-th receive
+   * from this one. Ops run one after the other on the PE, in call order.
+   */
+  isend(t: Tensor, dst: number | undefined, opts: SendOptions = {}): Work {
+    const group = opts.group ?? this.requireWorld().group;
+    return this.launchP2P('send', [{ kind: 'send', t, peer: this.peerRank('isend', group, dst, opts.groupDst) }], group);
+  }
+
+  /** Start receiving into `t` from global rank `src` (or `groupSrc` of `group`); see isend. */
+  irecv(t: Tensor, src: number | undefined, opts: RecvOptions = {}): Work {
+    const group = opts.group ?? this.requireWorld().group;
+    return this.launchP2P('recv', [{ kind: 'recv', t, peer: this.peerRank('irecv', group, src, opts.groupSrc) }], group);
+  }
+
+  /**
+   * Run a batch of isend / irecv ops as one kernel whose sends and receives are
+   * in flight together (so two ranks may send to each other in one batch, whatever
+   * the sizes); returns one Work per op (all the batch's, as its ops end
+   * together). Every op must be on the same group, its tensors on one PE.
+   */
+  batchIsendIrecv(ops: readonly P2POp[]): Work[] {
+    if (ops.length === 0) return [];
+    const group = ops[0].group ?? this.requireWorld().group;
+    const kernelOps = ops.map((op, i) => {
+      const g = op.group ?? this.requireWorld().group;
+      if (g !== group && (g.ranks.length !== group.ranks.length || g.ranks.some((r, j) => r !== group.ranks[j]) || g.set !== group.set)) {
+        throw new KernbenchError('ERR_P2P_MIXED_GROUPS', `batchIsendIrecv: every op must use the same group (one kernel, one world), got ${group} for op 0 and ${g} for op ${i}`);
+      }
+      const kind = this.p2pKind(op.op, i);
+      return { kind, t: op.tensor, peer: this.peerRank('batchIsendIrecv', group, op.peer, op.groupPeer) };
+    });
+    const work = this.launchP2P('p2p_batch', kernelOps, group);
+    return ops.map(() => work);
+  }
+
+  /** What P2POp `op` names: isend or irecv (the functions, bound or not, or their names). */
+  private p2pKind(op: P2POp['op'], i: number): 'send' | 'recv' {
+    if (op === 'isend' || op === Distributed.prototype.isend || (typeof op === 'function' && op.name === 'bound isend')) return 'send';
+    if (op === 'irecv' || op === Distributed.prototype.irecv || (typeof op === 'function' && op.name === 'bound irecv')) return 'recv';
+    throw new KernbenchError('ERR_INVALID_P2P_OP', `batchIsendIrecv: a P2POp's op must be dist.isend or dist.irecv, got ${typeof op === 'function' ? `function ${op.name || '(anonymous)'}` : JSON.stringify(op)} for op ${i}`);
+  }
+
+  /** The group rank of a p2p op's peer: global `rank`, or `groupRank` of the group; not this rank. */
+  private peerRank(name: string, group: ProcessGroup, rank: number | undefined, groupRank: number | undefined): number {
+    const me = this.memberRank(name, group);
+    if ((rank === undefined || rank === null) === (groupRank === undefined || groupRank === null)) {
+      throw new KernbenchError('ERR_INVALID_RANK', `${name}: give the peer as a global rank or as a rank of the group, exactly one of them, got ${rank} and group rank ${groupRank}`);
+    }
+    const q = groupRank ?? group.groupRank(rank as number);
+    if (!Number.isInteger(q) || q < 0 || q >= group.size) {
+      throw new KernbenchError('ERR_INVALID_RANK', `${name}: the peer must be a member of ${group}, got ${groupRank === undefined ? `global rank ${rank}` : `group rank ${groupRank}`}`);
+    }
+    if (q === me) throw new KernbenchError('ERR_INVALID_PEER', `${name}: a rank cannot send to or receive from itself, got rank ${group.globalRank(q)} on ${group}`);
+    return q;
+  }
+
+  /** One kernel for `ops` on the PE holding their tensors (one shard each, at one (cube, pe) of this rank's SIP). */
+  private launchP2P(name: string, ops: readonly { kind: 'send' | 'recv'; t: Tensor; peer: number }[], group: ProcessGroup): Work {
+    this.checkPeerChannels(name, group);
+    this.checkOnePe(name, ops.map((op) => op.t));
+    const place = this.place(name, ops[0].t, { kind: 'ring' }, group);
+    const kernelOps: P2PKernelOp[] = ops.map((op) => ({ kind: op.kind, peer: op.peer, t: op.t.toDesc() }));
+    return new Work(this.launchPlaced(name, p2pBatch, place, [kernelOps]));
+  }
+
+  /** Tensors of one kernel: one shard each, all at one (cube, pe). */
+  private checkOnePe(name: string, ts: readonly Tensor[]): void {
+    const descs = ts.map((x) => x.toDesc());
+    const [a] = descs[0].shards;
+    const problem = (d: (typeof descs)[number]): string | undefined => {
+      if (d.shards.length !== 1) return `every tensor must be one shard (the default DPPolicy), got ${d.shards.length} shards for '${d.name}'`;
+      const [b] = d.shards;
+      return a.cube !== b.cube || a.pe !== b.pe ? `every tensor must be on the same PE, got (cube ${a.cube}, pe ${a.pe}) and (cube ${b.cube}, pe ${b.pe})` : undefined;
+    };
+    const found = descs.map(problem).find((x) => x !== undefined);
+    if (found !== undefined) throw placementError(name, `${found}`);
+  }
+
+  /** Peer-addressed kernels on `group` need peer channels for it (decision 0060): say which setting. */
+  private checkPeerChannels(name: string, group: ProcessGroup): void {
+    const have = this.ccl.peer_ranks ?? 0;
+    if (group.size === 1 || have >= group.size) return;
+    throw new KernbenchError('ERR_NO_PEER_CHANNELS', `${name} on ${group}: point-to-point and the list all-to-all address peers by rank; run with ccl.peer_ranks >= ${group.size} (--set ccl.peer_ranks=${group.size}), got ccl.peer_ranks = ${have}`);
+  }
+
+  // ---- end of point-to-point ----
+
   /**
    * Launch a collective kernel on each PE holding a shard of `t`, with a world
    * over the group's ranks (default: a ring of the PEs at the same (cube, pe)
@@ -328,7 +461,7 @@ export class Distributed {
     const rank = this.rankInfo.rank;
     for (const s of desc.shards) {
       if (s.sip !== rank) {
-        throw new KernbenchError('ERR_TENSOR_PLACEMENT', `${name}: rank ${rank}'s tensor must live on SIP ${rank} (call torch.ahbm.setDevice(rank) before allocating), got a shard on SIP ${s.sip}`);
+        throw placementError(name, `rank ${rank}'s tensor must live on SIP ${rank} (call torch.ahbm.setDevice(rank) before allocating), got a shard on SIP ${s.sip}`);
       }
     }
     const me = this.memberRank(name, group);
@@ -356,10 +489,10 @@ export class Distributed {
   private checkPair(name: string, out: Tensor, t: Tensor, sizesFit: boolean, sizeRule: string): void {
     const o = out.toDesc(), i = t.toDesc();
     if (o.shards.length !== 1 || i.shards.length !== 1) {
-      throw new KernbenchError('ERR_TENSOR_PLACEMENT', `${name}: out and input must each be one shard (the default DPPolicy), got ${o.shards.length} and ${i.shards.length} shards`);
+      throw placementError(name, `out and input must each be one shard (the default DPPolicy), got ${o.shards.length} and ${i.shards.length} shards`);
     }
     const [a, b] = [o.shards[0], i.shards[0]];
-    if (a.cube !== b.cube || a.pe !== b.pe) throw new KernbenchError('ERR_TENSOR_PLACEMENT', `${name}: out and input must be on the same PE, got (cube ${a.cube}, pe ${a.pe}) and (cube ${b.cube}, pe ${b.pe})`);
+    if (a.cube !== b.cube || a.pe !== b.pe) throw placementError(name, `out and input must be on the same PE, got (cube ${a.cube}, pe ${a.pe}) and (cube ${b.cube}, pe ${b.pe})`);
     if (out.dtype !== t.dtype) throw new KernbenchError('ERR_DTYPE_MISMATCH', `${name}: out and input must have the same dtype, got ${out.dtype} and ${t.dtype}`);
     if (!sizesFit) throw new KernbenchError('ERR_SHAPE_MISMATCH', `${name}: ${sizeRule}, got out of ${out.numel} and input of ${t.numel} elements`);
   }
@@ -375,4 +508,9 @@ function checkEvenSplits(group: ProcessGroup, out: Tensor, t: Tensor, inSplits: 
   const p = group.size;
   if (out.numel === t.numel && t.numel % p === 0 && [...inSplits, ...outSplits].every((x) => x === t.numel / p)) return;
   throw new KernbenchError('ERR_UNEVEN_SPLIT', `allToAllSingle on ${group}: ${why}, got inputSplitSizes [${inSplits.join(', ')}] and outputSplitSizes [${outSplits.join(', ')}]`);
+}
+
+/** A tensor of a collective or point-to-point call is not where the call needs it. */
+function placementError(name: string, problem: string): KernbenchError {
+  return new KernbenchError('ERR_TENSOR_PLACEMENT', `${name}: ${problem}`);
 }
