@@ -23,7 +23,8 @@ import { KernbenchError } from '../errors.js';
 import type { Kernel } from '../kernel/define.js';
 import type { HostRuntime, LaunchHandle } from './host-runtime.js';
 import type { Tensor } from './tensor.js';
-import { P2POp, type RecvOptions, type SendOptions } from './p2p.js';
+import { checkEvenSplits, checkOnePe, checkPair, placementError, rootList } from './call-checks.js';
+import { P2POp, checkPeerChannels, p2pKind, peerGroupRank, type RecvOptions, type SendOptions } from './p2p.js';
 import { tabulate } from '../tabulate.js';
 
 export const BACKENDS = ['ahbm'] as const;
@@ -171,7 +172,7 @@ export class Distributed {
    */
   async allGather(out: Tensor, t: Tensor, opts: CollectiveOptions = {}): Promise<Work> {
     const group = opts.group ?? this.requireWorld().group;
-    this.checkPair('allGather', out, t, out.numel === group.size * t.numel, `out must have ${group.size} x ${t.numel} = ${group.size * t.numel} elements (world size x input)`);
+    checkPair('allGather', out, t, out.numel === group.size * t.numel, `out must have ${group.size} x ${t.numel} = ${group.size * t.numel} elements (world size x input)`);
     return this.run(this.launchCollective('all_gather', allGather, t, [out.toDesc(), t.toDesc()], { group, leadingTensor: false }), opts);
   }
 
@@ -183,7 +184,7 @@ export class Distributed {
   async reduceScatter(out: Tensor, t: Tensor, opts: CollectiveOptions & { op?: ReduceOp } = {}): Promise<Work> {
     const op = checkReduceOp(opts.op ?? 'sum');
     const group = opts.group ?? this.requireWorld().group;
-    this.checkPair('reduceScatter', out, t, t.numel === group.size * out.numel, `the input must have ${group.size} x ${out.numel} = ${group.size * out.numel} elements (world size x out)`);
+    checkPair('reduceScatter', out, t, t.numel === group.size * out.numel, `the input must have ${group.size} x ${out.numel} = ${group.size * out.numel} elements (world size x out)`);
     return this.run(this.launchCollective('reduce_scatter', reduceScatter, t, [out.toDesc(), t.toDesc(), op], { group, leadingTensor: false }), opts);
   }
 
@@ -203,7 +204,7 @@ export class Distributed {
     const me = this.memberRank('allToAllSingle', group);
     const inSplits = this.splits('inputSplitSizes', opts.inputSplitSizes, t.numel, p);
     const outSplits = this.splits('outputSplitSizes', opts.outputSplitSizes, out.numel, p);
-    this.checkPair('allToAllSingle', out, t, inSplits[me] === outSplits[me], `a rank's block for itself must be the same size in both splits (input ${inSplits[me]}, output ${outSplits[me]})`);
+    checkPair('allToAllSingle', out, t, inSplits[me] === outSplits[me], `a rank's block for itself must be the same size in both splits (input ${inSplits[me]}, output ${outSplits[me]})`);
     const args = [out.toDesc(), t.toDesc()];
     if (this.ccl.collective_modules?.all_to_all !== undefined) return this.allToAllWithModule(group, out, t, inSplits, outSplits, opts);
     if (p > 1 && (this.ccl.peer_ranks ?? 0) >= p) return this.run(this.launchCollective('all_to_all', allToAllPairwise, t, [...args, inSplits, outSplits], { group, leadingTensor: false }), opts);
@@ -256,7 +257,7 @@ export class Distributed {
   async gather(t: Tensor, opts: CollectiveOptions & { dst?: number; gatherList?: readonly Tensor[] | Tensor }): Promise<Work> {
     const group = opts.group ?? this.requireWorld().group;
     const dst = this.rootRank('gather', 'dst', opts.dst ?? 0, group);
-    const outs = this.rootList('gather', 'gatherList', t, opts.gatherList, dst, group);
+    const outs = group.groupRank(this.rankInfo.rank) === dst ? rootList('gather', 'gatherList', t, opts.gatherList, group) : [];
     const algo = await this.collectiveModule('gather', 'binomial_gather', group);
     return this.run(this.launchCollective('gather', algo.kernel, t, [outs, t.toDesc(), dst, algo.params], { group, leadingTensor: false }), opts);
   }
@@ -271,7 +272,7 @@ export class Distributed {
   async scatter(t: Tensor, opts: CollectiveOptions & { src?: number; scatterList?: readonly Tensor[] | Tensor }): Promise<Work> {
     const group = opts.group ?? this.requireWorld().group;
     const src = this.rootRank('scatter', 'src', opts.src ?? 0, group);
-    const ins = this.rootList('scatter', 'scatterList', t, opts.scatterList, src, group);
+    const ins = group.groupRank(this.rankInfo.rank) === src ? rootList('scatter', 'scatterList', t, opts.scatterList, group) : [];
     const algo = await this.collectiveModule('scatter', 'binomial_scatter', group);
     return this.run(this.launchCollective('scatter', algo.kernel, t, [t.toDesc(), ins, src, algo.params], { group, leadingTensor: false }), opts);
   }
@@ -282,19 +283,6 @@ export class Distributed {
     const r = group.groupRank(global);
     if (r < 0) throw new KernbenchError('ERR_INVALID_RANK', `${name}: ${field} must be a global rank in ${group}, got ${global}`);
     return r;
-  }
-
-  /** The root's list of a gather or scatter as tensor descriptions ([] off the root), each checked against `t`. */
-  private rootList(name: string, field: string, t: Tensor, list: readonly Tensor[] | Tensor | undefined, root: number, group: ProcessGroup): unknown[] {
-    if (group.groupRank(this.rankInfo.rank) !== root) return [];
-    const p = group.size;
-    const tensors = list === undefined ? [] : Array.isArray(list) ? (list as readonly Tensor[]) : [list as Tensor];
-    const whole = tensors.length === 1 && p > 1;
-    if (tensors.length !== p && !whole) {
-      throw new KernbenchError('ERR_ROOT_LIST', `${name}: the root's ${field} must be ${p} tensors of ${t.numel} elements or one tensor of ${p} x ${t.numel}, got ${list === undefined ? 'none' : `${tensors.length} tensors`}`);
-    }
-    for (const x of tensors) this.checkPair(name, x, t, x.numel === (whole ? p : 1) * t.numel, `each tensor of ${field} must have ${whole ? `${p} x ` : ''}${t.numel} elements`);
-    return tensors.map((x) => x.toDesc());
   }
 
   /**
@@ -333,10 +321,10 @@ export class Distributed {
     if (outputList.length !== p || inputList.length !== p) {
       throw new KernbenchError('ERR_TENSOR_LIST_LENGTH', `allToAll on ${group}: outputList and inputList must hold one tensor per group rank (${p}), got ${outputList.length} and ${inputList.length}`);
     }
-    this.checkPeerChannels('allToAll', group);
+    checkPeerChannels(this.ccl.peer_ranks, 'allToAll', group);
     const all = [...outputList, ...inputList];
-    for (const x of all) this.checkPair('allToAll', x, inputList[0], true, '');
-    this.checkPair('allToAll', outputList[me], inputList[me], outputList[me].numel === inputList[me].numel, `a rank's own block must have the same size in both lists`);
+    for (const x of all) checkPair('allToAll', x, inputList[0], true, '');
+    checkPair('allToAll', outputList[me], inputList[me], outputList[me].numel === inputList[me].numel, `a rank's own block must have the same size in both lists`);
     const place = this.place('all_to_all', inputList[0], { kind: 'ring' }, group);
     return this.run(this.launchPlaced('all_to_all', allToAllPairwiseList, place, [outputList.map((x) => x.toDesc()), inputList.map((x) => x.toDesc())]), opts);
   }
@@ -385,61 +373,25 @@ export class Distributed {
       if (g !== group && (g.ranks.length !== group.ranks.length || g.ranks.some((r, j) => r !== group.ranks[j]) || g.set !== group.set)) {
         throw new KernbenchError('ERR_P2P_MIXED_GROUPS', `batchIsendIrecv: every op must use the same group (one kernel, one world), got ${group} for op 0 and ${g} for op ${i}`);
       }
-      const kind = this.p2pKind(op.op, i);
+      const kind = p2pKind(op.op, i, Distributed.prototype.isend, Distributed.prototype.irecv);
       return { kind, t: op.tensor, peer: this.peerRank('batchIsendIrecv', group, op.peer, op.groupPeer) };
     });
     const work = this.launchP2P('p2p_batch', kernelOps, group);
     return ops.map(() => work);
   }
 
-  /** What P2POp `op` names: isend or irecv (the functions, bound or not, or their names). */
-  private p2pKind(op: P2POp['op'], i: number): 'send' | 'recv' {
-    if (op === 'isend' || op === Distributed.prototype.isend || (typeof op === 'function' && op.name === 'bound isend')) return 'send';
-    if (op === 'irecv' || op === Distributed.prototype.irecv || (typeof op === 'function' && op.name === 'bound irecv')) return 'recv';
-    throw new KernbenchError('ERR_INVALID_P2P_OP', `batchIsendIrecv: a P2POp's op must be dist.isend or dist.irecv, got ${typeof op === 'function' ? `function ${op.name || '(anonymous)'}` : JSON.stringify(op)} for op ${i}`);
-  }
-
   /** The group rank of a p2p op's peer: global `rank`, or `groupRank` of the group; not this rank. */
   private peerRank(name: string, group: ProcessGroup, rank: number | undefined, groupRank: number | undefined): number {
-    const me = this.memberRank(name, group);
-    if ((rank === undefined || rank === null) === (groupRank === undefined || groupRank === null)) {
-      throw new KernbenchError('ERR_INVALID_RANK', `${name}: give the peer as a global rank or as a rank of the group, exactly one of them, got ${rank} and group rank ${groupRank}`);
-    }
-    const q = groupRank ?? group.groupRank(rank as number);
-    if (!Number.isInteger(q) || q < 0 || q >= group.size) {
-      throw new KernbenchError('ERR_INVALID_RANK', `${name}: the peer must be a member of ${group}, got ${groupRank === undefined ? `global rank ${rank}` : `group rank ${groupRank}`}`);
-    }
-    if (q === me) throw new KernbenchError('ERR_INVALID_PEER', `${name}: a rank cannot send to or receive from itself, got rank ${group.globalRank(q)} on ${group}`);
-    return q;
+    return peerGroupRank(name, group, rank, groupRank, this.memberRank(name, group));
   }
 
   /** One kernel for `ops` on the PE holding their tensors (one shard each, at one (cube, pe) of this rank's SIP). */
   private launchP2P(name: string, ops: readonly { kind: 'send' | 'recv'; t: Tensor; peer: number }[], group: ProcessGroup): Work {
-    this.checkPeerChannels(name, group);
-    this.checkOnePe(name, ops.map((op) => op.t));
+    checkPeerChannels(this.ccl.peer_ranks, name, group);
+    checkOnePe(name, ops.map((op) => op.t));
     const place = this.place(name, ops[0].t, { kind: 'ring' }, group);
     const kernelOps: P2PKernelOp[] = ops.map((op) => ({ kind: op.kind, peer: op.peer, t: op.t.toDesc() }));
     return new Work(this.launchPlaced(name, p2pBatch, place, [kernelOps]));
-  }
-
-  /** Tensors of one kernel: one shard each, all at one (cube, pe). */
-  private checkOnePe(name: string, ts: readonly Tensor[]): void {
-    const descs = ts.map((x) => x.toDesc());
-    const [a] = descs[0].shards;
-    const problem = (d: (typeof descs)[number]): string | undefined => {
-      if (d.shards.length !== 1) return `every tensor must be one shard (the default DPPolicy), got ${d.shards.length} shards for '${d.name}'`;
-      const [b] = d.shards;
-      return a.cube !== b.cube || a.pe !== b.pe ? `every tensor must be on the same PE, got (cube ${a.cube}, pe ${a.pe}) and (cube ${b.cube}, pe ${b.pe})` : undefined;
-    };
-    const found = descs.map(problem).find((x) => x !== undefined);
-    if (found !== undefined) throw placementError(name, `${found}`);
-  }
-
-  /** Peer-addressed kernels on `group` need peer channels for it (decision 0060): say which setting. */
-  private checkPeerChannels(name: string, group: ProcessGroup): void {
-    const have = this.ccl.peer_ranks ?? 0;
-    if (group.size === 1 || have >= group.size) return;
-    throw new KernbenchError('ERR_NO_PEER_CHANNELS', `${name} on ${group}: point-to-point and the list all-to-all address peers by rank; run with ccl.peer_ranks >= ${group.size} (--set ccl.peer_ranks=${group.size}), got ccl.peer_ranks = ${have}`);
   }
 
   // ---- end of point-to-point ----
@@ -485,32 +437,8 @@ export class Distributed {
     return me;
   }
 
-  /** allGather / reduceScatter: one shard each, same PE, same dtype, and sizes that fit. */
-  private checkPair(name: string, out: Tensor, t: Tensor, sizesFit: boolean, sizeRule: string): void {
-    const o = out.toDesc(), i = t.toDesc();
-    if (o.shards.length !== 1 || i.shards.length !== 1) {
-      throw placementError(name, `out and input must each be one shard (the default DPPolicy), got ${o.shards.length} and ${i.shards.length} shards`);
-    }
-    const [a, b] = [o.shards[0], i.shards[0]];
-    if (a.cube !== b.cube || a.pe !== b.pe) throw placementError(name, `out and input must be on the same PE, got (cube ${a.cube}, pe ${a.pe}) and (cube ${b.cube}, pe ${b.pe})`);
-    if (out.dtype !== t.dtype) throw new KernbenchError('ERR_DTYPE_MISMATCH', `${name}: out and input must have the same dtype, got ${out.dtype} and ${t.dtype}`);
-    if (!sizesFit) throw new KernbenchError('ERR_SHAPE_MISMATCH', `${name}: ${sizeRule}, got out of ${out.numel} and input of ${t.numel} elements`);
-  }
-
   private requireWorld(): { backend: string; group: ProcessGroup } {
     if (!this.world) throw new KernbenchError('ERR_NOT_INITIALIZED', `the default process group is not initialised; call torch.distributed.initProcessGroup({backend: "ahbm"}) first, got a call from rank ${this.rankInfo.rank} with no process group`);
     return this.world;
   }
-}
-
-/** allToAllSingle for an algorithm that takes p equal blocks only: ERR_UNEVEN_SPLIT saying `why` unless every split is t.numel / p. */
-function checkEvenSplits(group: ProcessGroup, out: Tensor, t: Tensor, inSplits: readonly number[], outSplits: readonly number[], why: string): void {
-  const p = group.size;
-  if (out.numel === t.numel && t.numel % p === 0 && [...inSplits, ...outSplits].every((x) => x === t.numel / p)) return;
-  throw new KernbenchError('ERR_UNEVEN_SPLIT', `allToAllSingle on ${group}: ${why}, got inputSplitSizes [${inSplits.join(', ')}] and outputSplitSizes [${outSplits.join(', ')}]`);
-}
-
-/** A tensor of a collective or point-to-point call is not where the call needs it. */
-function placementError(name: string, problem: string): KernbenchError {
-  return new KernbenchError('ERR_TENSOR_PLACEMENT', `${name}: ${problem}`);
 }
