@@ -50,6 +50,6 @@ t.test('moe_dispatch has one digest and crit_ns under --threads 1, 2 and jitter'
   t.same(runs[2], runs[0]);
 });
 
-t.test('without peer channels moe_dispatch names the setting (ERR_USAGE)', async (t) => {
-  await t.rejects(rt.bench('moe_dispatch', { topology: 'ring_1d_6', threads: 1, options: OPTIONS }), { code: 'ERR_USAGE' });
+t.test('without peer channels moe_dispatch names the setting (ERR_BENCH_OPTION_UNFIT)', async (t) => {
+  await t.rejects(rt.bench('moe_dispatch', { topology: 'ring_1d_6', threads: 1, options: OPTIONS }), { code: 'ERR_BENCH_OPTION_UNFIT' });
 });

@@ -5,7 +5,8 @@
 // spans in virtual time, where sequence parallelism without overlap has none;
 // the channel's spans never overlap each other; and the file is byte for byte
 // the same under --threads 1, rank, pe and jitter.
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import type { ChromeEvent } from '../lib/trace/chrome.js';
@@ -30,7 +31,9 @@ function sendsOverlappingDots(events: ChromeEvent[]): ChromeEvent[] {
 }
 
 // The overlapped layer's trace under the default layout (rank), read by both tests.
-const dir = t.testdir();
+// A folder of this file's own: t.testdir() at the top level is the group's, which the
+// other files of the group share and wipe (test/groups/tp.test.ts).
+const dir = mkdtempSync(join(tmpdir(), 'kb-tp-trace-'));
 const overlap = await traceOf(join(dir, 'overlap.json'), 'tp+sp+overlap');
 
 t.test('with overlap, on every rank the trace has send spans overlapping the GEMMs; without it, none', async (t) => {

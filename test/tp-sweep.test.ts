@@ -5,7 +5,8 @@
 // goes (its Vega-Lite spec's data, and the SVG written by --plot) has a bar per
 // (TP degree, variant) with the table's values. The HTML page's bars are drawn
 // in Chromium by test/report.test.ts.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { timeBreakdownSpec } from '../lib/bench/plots.js';
@@ -19,7 +20,9 @@ const PARTS = ['time_gemm_ns', 'time_attention_ns', 'time_vector_ns', 'time_expo
 const FIGURES = ['all_reduce_ns', 'all_gather_ns', 'reduce_scatter_ns', 'comm_ns', 'comm_bytes', 'flops'];
 
 // One sweep for the whole file (--json: typed cells), and the table it stands for.
-const dir = t.testdir();
+// A folder of this file's own: t.testdir() at the top level is the group's, which the
+// other files of the group share and wipe (test/groups/tp.test.ts).
+const dir = mkdtempSync(join(tmpdir(), 'kb-tp-sweep-'));
 const plotFile = join(dir, 'where.svg');
 const swept = await kernbench([...SWEEP, '--json', '--plot', plotFile]);
 const objects = swept.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, Cell>);
