@@ -6,7 +6,9 @@
 import t from 'tap';
 import { layerWorker, presetConfig, checkRank, type LayerRankResult } from '../benches/transformer_layer.js';
 import { layerInput, layerParameters, layerReference } from '../lib/tp/layer-reference.js';
+import { cubePes, rowBlocks } from '../lib/tp/pe-split.js';
 import { breakdown } from '../lib/tp/timeline.js';
+import type { ShardDesc, TensorDesc } from '../lib/shm/tensor-desc.js';
 import { layerConfig, type TransformerLayerConfig } from '../lib/tp/transformer-layer.js';
 import { TestRuntime } from './helpers/run.js';
 
@@ -67,4 +69,23 @@ t.test('a layer whose GEMMs would split over more PEs than its cube has is refus
   const c = layerConfig({ hiddenSize: 64, numAttentionHeads: 8, seqLength: 16, gemmPes: 5 });
   const e = (await runLayer(c, true).catch((x: unknown) => x)) as { errors?: Map<number, { code?: string }> };
   t.same([...(e.errors ?? new Map()).entries()].map(([r, x]) => [r, x.code]), [[0, 'ERR_GEMM_PES_BEYOND_CUBE'], [1, 'ERR_GEMM_PES_BEYOND_CUBE']]);
+});
+
+t.test('the row blocks of a split GEMM are disjoint: --check-races finds no race in the split layer', async (t) => {
+  const rs = await rt.bench('transformer_layer', { checkRaces: true, options: { variant: 'tp+sp', dtype: 'f32', gemmPes: 4 } });
+  t.same(rs.map((r) => r.ok), [true]);
+});
+
+t.test('row blocks are contiguous byte ranges that tile the shard, and only one shard in hbm or sram can be split', async (t) => {
+  const shard: ShardDesc = { sip: 1, cube: 2, pe: 1, space: 'hbm', arenaOffset: 1000, deviceOffset: 64, nbytes: 10 * 3 * 2, rows: [0, 10], cols: [0, 3] };
+  const x: TensorDesc = { kind: 'tensor', name: 'x', dtype: 'f16', shape: [10, 3], shards: [shard] };
+  const { pes } = cubePes(x, 4, 4);
+  t.same(pes, [1, 2, 3, 0], 'starting at the owner, within the cube');
+  const v = rowBlocks(x, pes);
+  t.same(v.shards.map((s) => [s.pe, s.rows, s.arenaOffset, s.deviceOffset, s.nbytes]), [[1, [0, 2], 1000, 64, 12], [2, [2, 3], 1012, 76, 18], [3, [5, 2], 1030, 94, 12], [0, [7, 3], 1042, 106, 18]]);
+  t.ok(v.shards.every((s) => s.sip === 1 && s.cube === 2 && s.space === 'hbm'), 'the same cube and memory');
+  const code = (f: () => unknown) => { try { f(); } catch (e) { return (e as { code?: string }).code; } return 'none'; };
+  t.equal(code(() => cubePes({ ...x, shards: [{ ...shard, space: 'tcm' }] }, 2, 4)), 'ERR_GEMM_SPLIT_PLACEMENT');
+  t.equal(code(() => cubePes({ ...x, shards: [shard, { ...shard, pe: 2 }] }, 2, 4)), 'ERR_GEMM_SPLIT_PLACEMENT');
+  t.equal(code(() => cubePes(x, 5, 4)), 'ERR_GEMM_PES_BEYOND_CUBE');
 });

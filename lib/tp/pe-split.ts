@@ -33,7 +33,6 @@ import type { ShardDesc, TensorDesc } from '../shm/tensor-desc.js';
  */
 export function cubePes(t: TensorDesc, pes: number, pesPerCube: number): { cube: number; sip: number; pes: number[] } {
   const s = onlyShard(t);
-  if (s.space === 'tcm') throw new KernbenchError('ERR_TENSOR_PLACEMENT', `split GEMM: tensor '${t.name}' is in PE ${s.pe}'s TCM, which no other PE can reach; keep it in the cube's hbm or sram, got space tcm`);
   if (!Number.isInteger(pes) || pes < 1 || pes > pesPerCube) {
     throw new KernbenchError('ERR_GEMM_PES_BEYOND_CUBE', `split GEMM: a GEMM splits over PEs of the cube holding its tensors (${pesPerCube} PEs a cube), got ${pes} PEs`);
   }
@@ -66,7 +65,11 @@ export function wholeOn(t: TensorDesc, pes: readonly number[]): TensorDesc {
   return { ...t, shards: pes.map((pe) => ({ ...s, pe })) };
 }
 
+/** `t`'s one shard, in memory its cube's PEs share (HBM or SRAM; TCM is one PE's own). */
 function onlyShard(t: TensorDesc): ShardDesc {
-  if (t.shards.length !== 1) throw new KernbenchError('ERR_TENSOR_PLACEMENT', `split GEMM: tensor '${t.name}' must be one shard (the default DPPolicy), got ${t.shards.length} shards`);
-  return t.shards[0];
+  const s = t.shards[0];
+  if (t.shards.length !== 1 || s.space === 'tcm') {
+    throw new KernbenchError('ERR_GEMM_SPLIT_PLACEMENT', `split GEMM: tensor '${t.name}' must be one shard (the default DPPolicy) in its cube's hbm or sram, which the cube's PEs share, got ${t.shards.length} shard(s), the first in ${s?.space ?? 'no space'}`);
+  }
+  return s;
 }
