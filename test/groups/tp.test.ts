@@ -14,4 +14,3 @@ await import('../tp-overlap-determinism.test.js');
 await import('../tp-user-layer.test.js');
 await import('../tp-sweep.test.js');
 await import('../tp-overlap-trace.test.js');
-await import('../tp-sip-gemm.test.js');
