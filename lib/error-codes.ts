@@ -109,6 +109,8 @@ export const ERROR_CODES = {
   ERR_NO_ROUTE: 'a SIP topology kind gives no route between two SIPs',
   ERR_DPPOLICY_SIP: 'a DPPolicy was given a SIP field (placement across SIPs is torch.ahbm.setDevice)',
   ERR_DPPOLICY_TOO_WIDE: 'a DPPolicy asks for more cubes, or more PEs per cube, than a SIP has',
+  ERR_GEMM_SPLIT_PLACEMENT: "a GEMM split over a cube's PEs was given a tensor that is not one shard in the cube's shared HBM or SRAM",
+  ERR_GEMM_PES_BEYOND_CUBE: "a layer's GEMMs were asked to split over more PEs than the cube holding their tensors has (or fewer than one)",
   ERR_INVALID_SPLIT_SIZES: "allToAllSingle's input or output split sizes are not one non-negative integer per rank summing to the tensor's elements",
   ERR_UNEVEN_SPLIT: 'a tensor or a size cannot be split into equal parts over the PEs or ranks',
   ERR_OVERLAP_NEEDS_SEQUENCE_PARALLEL: 'a parallel linear layer or transformer layer asked for overlap without sequence parallelism (the fused kernels all-gather and reduce-scatter)',

@@ -60,7 +60,7 @@ t.test('a GPT-3-style layer counts 24 b s h^2 + 4 b s^2 h FLOPs over its ranks, 
 });
 
 t.test('exposed communication is the part of the collectives no kernel overlaps', async (t) => {
-  const span = (name: string, kind: Span['kind'], startPs: number, endPs: number): Span => ({ block: 'b', name, kind, startPs, endPs, bytes: 0, flops: 0, waitPs: 0 });
+  const span = (name: string, kind: Span['kind'], startPs: number, endPs: number): Span => ({ block: 'b', name, kind, startPs, endPs, bytes: 0, flops: 0, waitPs: 0, pes: 1 });
   const b = breakdown([span('g1', 'gemm', 0, 10_000), span('ar', 'collective', 5_000, 20_000), span('g2', 'gemm', 12_000, 15_000), span('ag', 'collective', 18_000, 25_000)]);
   // comm covers [5, 25) us-ish = 20 ns; compute covers [0, 10) and [12, 15): exposed = [10, 12) + [15, 25) = 12 ns.
   t.same({ compute: b.computeNs, comm: b.commNs, exposed: b.exposedCommNs, span: b.spanNs }, { compute: 13, comm: 20, exposed: 12, span: 25 });

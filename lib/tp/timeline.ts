@@ -38,6 +38,8 @@ export interface Span {
   flops: number;
   /** An overlapped kernel's reported wait on communication (its exposed communication; the most over its PEs); 0 otherwise. */
   waitPs: number;
+  /** The PEs the launch ran on (more than one for a GEMM split over a cube's PEs, decision 0116). */
+  pes: number;
 }
 
 export class LayerTimeline {
@@ -52,7 +54,7 @@ export class LayerTimeline {
     const startPs = Math.min(...t.map((x) => x.startPs));
     const endPs = Math.max(...t.map((x) => x.endPs));
     const waitPs = Math.max(...t.map((x) => x.waitPs));
-    this.spans.push({ block: this.block, name: handle.name, kind, startPs, endPs, bytes: extra.bytes ?? 0, flops: extra.flops ?? 0, waitPs });
+    this.spans.push({ block: this.block, name: handle.name, kind, startPs, endPs, bytes: extra.bytes ?? 0, flops: extra.flops ?? 0, waitPs, pes: t.length });
   }
 }
 
