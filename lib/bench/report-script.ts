@@ -95,8 +95,8 @@ export const REPORT_SCRIPT = String.raw`
     return true;
   }
 
-  function legend(box) {
-    data.series.forEach(function (name, i) {
+  function legend(box, names) {
+    names.forEach(function (name, i) {
       var item = document.createElement('span');
       item.className = 'key';
       var sw = document.createElement('i');
@@ -147,16 +147,7 @@ export const REPORT_SCRIPT = String.raw`
       el('text', { x: x - (mine.length * BW) / 2 - 2, y: H - 8, 'text-anchor': 'middle', class: 'title' }, axes).textContent = g;
       x += GAP;
     });
-    var box = document.getElementById('parts-legend');
-    parts.forEach(function (name, i) {
-      var item = document.createElement('span');
-      item.className = 'key';
-      var sw = document.createElement('i');
-      sw.style.background = PALETTE[i % PALETTE.length];
-      item.appendChild(sw);
-      item.appendChild(document.createTextNode(name));
-      box.appendChild(item);
-    });
+    legend(document.getElementById('parts-legend'), parts);
     return true;
   }
 
@@ -170,7 +161,7 @@ export const REPORT_SCRIPT = String.raw`
     charts.forEach(function (c) { if (draw(c.svg, c.metric, c.title, toggle.checked)) drawn++; });
     document.body.setAttribute('data-charts', String(drawn + parts));
   }
-  Array.prototype.forEach.call(document.querySelectorAll('.legend.series'), legend);
+  Array.prototype.forEach.call(document.querySelectorAll('.legend.series'), function (box) { legend(box, data.series); });
   // The bars do not change with the log toggle: drawn once.
   var parts = drawParts(document.getElementById('chart-parts')) ? 1 : 0;
   toggle.addEventListener('change', render);
