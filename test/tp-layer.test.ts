@@ -4,21 +4,15 @@
 // published formula; the time breakdown's interval arithmetic. Determinism:
 // test/tp-layer-determinism.test.ts.
 import t from 'tap';
-import { layerWorker, presetConfig, checkRank, TOLERANCE_ULPS, type LayerRankResult } from '../benches/transformer_layer.js';
+import { presetConfig, checkRank, TOLERANCE_ULPS } from '../benches/transformer_layer.js';
 import { layerInput, layerParameters, layerReference } from '../lib/tp/layer-reference.js';
 import { unitRoundoff } from '../lib/tp/reference.js';
 import { breakdown, type Span } from '../lib/tp/timeline.js';
 import { layerConfig, type TransformerLayerConfig } from '../lib/tp/transformer-layer.js';
-import { TestRuntime } from './helpers/run.js';
+import { layerRuntime } from './helpers/layer-run.js';
 
-const BENCH = new URL('../benches/transformer_layer.js', import.meta.url).href;
-const rt = new TestRuntime({ modules: [BENCH] });
+const { rt, runLayer } = layerRuntime();
 t.teardown(() => rt.close());
-
-async function runLayer(c: TransformerLayerConfig, over: { noData?: boolean; sets?: string[] } = {}): Promise<LayerRankResult[]> {
-  const r = await rt.session(over, (torch) => torch.multiprocessing.spawn(layerWorker, { args: [c, over.noData ?? false], nprocs: torch.spec.system.sips.count }));
-  return r.value;
-}
 
 // ---- numbers ---------------------------------------------------------------------------
 

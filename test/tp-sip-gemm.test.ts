@@ -4,22 +4,16 @@
 // digest and crit_ns under every layout and jitter, and a refusal past the
 // cube's PEs.
 import t from 'tap';
-import { layerWorker, presetConfig, checkRank, type LayerRankResult } from '../benches/transformer_layer.js';
+import { presetConfig, checkRank, type LayerRankResult } from '../benches/transformer_layer.js';
 import { layerInput, layerParameters, layerReference } from '../lib/tp/layer-reference.js';
 import { cubePes, rowBlocks } from '../lib/tp/pe-split.js';
 import { breakdown } from '../lib/tp/timeline.js';
 import type { ShardDesc, TensorDesc } from '../lib/shm/tensor-desc.js';
-import { layerConfig, type TransformerLayerConfig } from '../lib/tp/transformer-layer.js';
-import { TestRuntime } from './helpers/run.js';
+import { layerConfig } from '../lib/tp/transformer-layer.js';
+import { layerRuntime } from './helpers/layer-run.js';
 
-const BENCH = new URL('../benches/transformer_layer.js', import.meta.url).href;
-const rt = new TestRuntime({ modules: [BENCH] });
+const { rt, runLayer } = layerRuntime();
 t.teardown(() => rt.close());
-
-async function runLayer(c: TransformerLayerConfig, noData = false): Promise<LayerRankResult[]> {
-  const r = await rt.session({ noData }, (torch) => torch.multiprocessing.spawn(layerWorker, { args: [c, noData], nprocs: torch.spec.system.sips.count }));
-  return r.value;
-}
 
 for (const variant of ['tp', 'tp+sp'] as const) {
   t.test(`${variant}: the f32 layer with its GEMMs over 4 PEs gives the one-PE run's bits, within the reference's tolerance, each GEMM on 4 PEs`, async (t) => {
@@ -44,8 +38,8 @@ t.test('with its GEMMs over 4 PEs a GPT-3-style layer still counts 24 b s h^2 + 
   const [b, s, h] = [2, 256, 512];
   const expected = 24 * b * s * h * h + 4 * b * s * s * h; // Narayanan et al. 2021, eq. (2) per layer, forward
   const shape = { hiddenSize: h, numAttentionHeads: 8, seqLength: s, microBatchSize: b };
-  const one = await runLayer(layerConfig(shape), true);
-  const four = await runLayer(layerConfig({ ...shape, gemmPes: 4 }), true);
+  const one = await runLayer(layerConfig(shape), { noData: true });
+  const four = await runLayer(layerConfig({ ...shape, gemmPes: 4 }), { noData: true });
   t.equal(four.reduce((a, r) => a + breakdown(r.spans).flops, 0), expected);
   const crit = (rs: LayerRankResult[]) => Math.max(...rs.map((r) => r.forwardNs));
   const gemmNs = (rs: LayerRankResult[]) => breakdown(rs[0].spans).blocks.reduce((a, k) => a + k.gemmNs, 0);
@@ -67,7 +61,7 @@ t.test('the transformer_layer bench with --gemm-pes 4 gives the same digests and
 
 t.test('a layer whose GEMMs would split over more PEs than its cube has is refused with ERR_GEMM_PES_BEYOND_CUBE', async (t) => {
   const c = layerConfig({ hiddenSize: 64, numAttentionHeads: 8, seqLength: 16, gemmPes: 5 });
-  const e = (await runLayer(c, true).catch((x: unknown) => x)) as { errors?: Map<number, { code?: string }> };
+  const e = (await runLayer(c, { noData: true }).catch((x: unknown) => x)) as { errors?: Map<number, { code?: string }> };
   t.same([...(e.errors ?? new Map()).entries()].map(([r, x]) => [r, x.code]), [[0, 'ERR_GEMM_PES_BEYOND_CUBE'], [1, 'ERR_GEMM_PES_BEYOND_CUBE']]);
 });
 
