@@ -33,6 +33,12 @@ export interface BenchResult {
   /** Bench-specific figures (throughput, ratios), printed and kept in --json. */
   extra?: Record<string, number | string | boolean>;
   /**
+   * Figures `kernbench sweep` carries as columns after its fixed ones, in this
+   * order (lib/bench/sweep.ts). Columns named `time_*` are the parts of critNs
+   * (they sum to it) that the sweep's plot of where the time goes stacks.
+   */
+  sweepColumns?: Record<string, number>;
+  /**
    * `lines` are the bench's whole text output, in a layout other tools parse
    * (nccl-tests' tables): the CLI prints nothing after them on stdout, and its
    * summary of the result (crit_ns, digest, extras) goes to stderr.
@@ -78,6 +84,12 @@ export interface RunConfig {
   progress?: (p: RunProgress) => void;
   /** Timing-only mode (--no-data): same virtual times, no data moved or computed; benches skip their checks. */
   noData?: boolean;
+  /**
+   * The virtual-time limit (--max-virtual-time, in ps; none when absent): a PE whose clock
+   * passes it stops the run with ERR_VIRTUAL_TIME_LIMIT and a report of every actor
+   * (docs/decisions/0095-a-stuck-run-is-reported.md).
+   */
+  maxVirtualTimePs?: number;
   /** Check for data races (--check-races): the session fails with ERR_DATA_RACE at its end if two actors touched the same bytes unordered. */
   checkRaces?: boolean;
   /**

@@ -40,7 +40,7 @@ export async function withSession<T>(resources: ThreadResources, config: RunConf
   const { topology, ccl } = await resolveRunConfig(config);
   // Every thread records (lib/trace/recorder.ts) for the trace, the statistics and the log alike.
   const record = config.trace !== undefined || config.stats === true || config.eventLog !== undefined;
-  const plan = buildPlan({ topologyName: config.topology, topology, ccl, threads: config.threads, jitterSeed: config.jitterSeed, trace: record, noData: config.noData ?? false, checkRaces: config.checkRaces ?? false });
+  const plan = buildPlan({ topologyName: config.topology, topology, ccl, threads: config.threads, jitterSeed: config.jitterSeed, trace: record, noData: config.noData ?? false, checkRaces: config.checkRaces ?? false, maxVirtualTimePs: config.maxVirtualTimePs });
   const machine = new Machine(topology);
   const session = await Session.open(resources, plan);
   session.spawnModules.push(...spawnModules);
@@ -51,8 +51,10 @@ export async function withSession<T>(resources: ThreadResources, config: RunConf
   ticker?.unref();
   try {
     value = await fn(session.torch, session);
-  } catch (e) {
+  } catch (thrown) {
     clearInterval(ticker);
+    // A run stopped by the virtual-time limit fails with its report, whatever fn made of the kernel's error.
+    const e = session.stoppedError() ?? thrown;
     const report = await session.end().catch(() => undefined);
     if (config.eventLog) config.eventLog(logLines([...session.failedEpochs, ...(report ? [report] : [])], machine));
     throw e;
@@ -86,7 +88,7 @@ export function benchOptions(loaded: LoadedBench, config: RunConfig): Record<str
 
 /**
  * `config` with the bench's default algorithm when --algorithm is not given, and
- * its CCL configuration, refused (ERR_CONFIG, before any thread starts) when its
+ * its CCL configuration, refused (ERR_WRONG_ALGORITHM, before any thread starts) when its
  * algorithm is not what the bench runs (BenchSpec.algorithm): an all-reduce
  * bench given a point-to-point module would fail inside every rank.
  */
@@ -100,7 +102,7 @@ export async function benchAlgorithm(loaded: LoadedBench, config: RunConfig): Pr
     if (wrong !== undefined) {
       const wanted = `${need.provides}${need.arrangement === undefined ? '' : ` with arrangement ${need.arrangement}`}`;
       const file = withDefault.ccl === 'default' ? DEFAULT_CCL_FILE : withDefault.ccl;
-      throw new ConfigError([{ file, path: `algorithms.${ccl.algorithm}.module`, message: `bench ${loaded.name} runs an algorithm that provides ${wanted}; module '${ccl.module}' ${wrong}, got --algorithm ${ccl.algorithm}` }]);
+      throw new ConfigError('ERR_WRONG_ALGORITHM', [{ file, path: `algorithms.${ccl.algorithm}.module`, message: `bench ${loaded.name} runs an algorithm that provides ${wanted}; module '${ccl.module}' ${wrong}, got --algorithm ${ccl.algorithm}` }]);
     }
   }
   return { config: withDefault, ccl };

@@ -15,7 +15,8 @@ import { pathToFileURL } from 'node:url';
 import { isMainThread, threadId } from 'node:worker_threads';
 import { z } from 'zod';
 import { DEFAULT_TOPOLOGY } from '../config/paths.js';
-import { KernbenchError } from '../errors.js';
+import { KernbenchError, RunStoppedError } from '../errors.js';
+import { Watchdog } from '../session/watchdog.js';
 import type { Torch } from '../host/torch.js';
 import { ThreadResources } from '../session/thread-resources.js';
 import { DEFAULT_THREADS } from '../config/plan.js';
@@ -44,6 +45,17 @@ const TorchOptionsSchema = z.strictObject({
   checkRaces: z.boolean().default(false),
   /** Write a Chrome trace of the session to this file. */
   trace: z.string().optional(),
+  /**
+   * Seconds the run may take (as run --timeout): past them withTorch rejects with
+   * ERR_TIMEOUT, a RunStoppedError naming what every actor was doing, and its threads are
+   * terminated. Kept by a main-thread timer: a synchronous loop in the caller's own
+   * main-thread code is not interrupted (the CLI's is). Default: none.
+   */
+  timeout: z.number().positive().optional(),
+  /** Stops the run when aborted (the library's Ctrl-C): withTorch rejects with ERR_INTERRUPTED and the same report. */
+  signal: z.instanceof(AbortSignal).optional(),
+  /** The virtual-time limit in ns (as run --max-virtual-time): a PE clock past it rejects with ERR_VIRTUAL_TIME_LIMIT. Default: none. */
+  maxVirtualTimeNs: z.number().positive().optional(),
 });
 
 /** Options of withTorch: every field optional, each with the CLI's default. */
@@ -63,14 +75,26 @@ export async function withTorch<T>(options: TorchOptions, fn: (torch: Torch) => 
     const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(options)'}: ${i.message}`).join('; ');
     throw new KernbenchError('ERR_INVALID_OPTIONS', `withTorch: bad options: ${problems}, got ${JSON.stringify(options)}`);
   }
-  const { modules, ...rest } = parsed.data;
-  const config: RunConfig = { ...rest, algorithm: rest.algorithm, dtype: undefined };
+  const { modules, timeout, maxVirtualTimeNs, signal, ...rest } = parsed.data;
+  const config: RunConfig = { ...rest, algorithm: rest.algorithm, dtype: undefined, ...(maxVirtualTimeNs !== undefined ? { maxVirtualTimePs: Math.round(maxVirtualTimeNs * 1000) } : {}) };
   // A TypeScript user names workers.ts as './workers.js', as their imports do (sourceUrl).
   const urls = modules.map((m) => sourceUrl(m.startsWith('file:') ? m : pathToFileURL(isAbsolute(m) ? m : resolve(m)).href));
   const resources = new ThreadResources();
+  const watchdog = new Watchdog(resources, { timeoutS: timeout });
+  const interrupted = (): void => watchdog.stop('ERR_INTERRUPTED', 'interrupted (its AbortSignal was aborted)');
+  if (signal?.aborted === true) interrupted();
+  signal?.addEventListener('abort', interrupted);
   try {
-    return await withSession(resources, config, urls, (torch) => fn(torch));
+    const run = withSession(resources, config, urls, (torch) => fn(torch));
+    run.catch(() => undefined); // a stopped run's own end is not waited for
+    return await Promise.race([run, watchdog.stopped]);
+  } catch (e) {
+    // Its threads may be busy forever (a kernel in a loop): ended, not joined.
+    if (e instanceof RunStoppedError) await resources.terminate();
+    throw e;
   } finally {
+    signal?.removeEventListener('abort', interrupted);
+    watchdog.dispose();
     await resources.close();
   }
 }

@@ -22,6 +22,11 @@ export class Region {
   /** `send <dir>` / `recv <dir>` -> the branch that used it first. */
   private readonly owners = new Map<string, number>();
 
+  constructor(
+    /** Virtual time the tl.parallel began (every branch starts there): a refusal that any branch may meet first names this, the same whichever does. */
+    readonly startPs = 0,
+  ) {}
+
   /** Claim `use` (e.g. 'send east') for `branch`; returns the other owner, or -1 when it is free or already this branch's. */
   claim(use: string, branch: number): number {
     const owner = this.owners.get(use);
@@ -53,9 +58,9 @@ export class Flow {
     readonly branch: number,
   ) {}
 
-  /** A branch starting at `startPs`. */
-  static branch(startPs: number, actor: number, region: Region, index: number): Flow {
-    const clock = new VirtualClock();
+  /** A branch starting at `startPs`, its clock under the run's virtual-time limit (`limitPs`). */
+  static branch(startPs: number, actor: number, region: Region, index: number, limitPs: number): Flow {
+    const clock = new VirtualClock(limitPs);
     clock.advanceTo(startPs);
     return new Flow(clock, actor, region, index);
   }

@@ -17,6 +17,7 @@ import { HostRuntime } from '../host/host-runtime.js';
 import { Torch, type Spawner } from '../host/torch.js';
 import { ABORT_KIND, ACTOR_STATE, HEADER, PE, RECORD, WAIT_KIND } from '../shm/layout.js';
 import { SharedState } from '../shm/shared-state.js';
+import { isTensorDesc } from '../shm/tensor-desc.js';
 import { abortSession, ringCoordinator } from '../sync/scheduler.js';
 import { unreachable, type ExecutorReport, type FromCoordinator, type FromExecutor, type ToCoordinator, type ToExecutor } from '../sync/messages.js';
 import type { SessionPlan } from '../config/plan.js';
@@ -104,6 +105,7 @@ export class Session implements Spawner {
   }
 
   private async start(): Promise<void> {
+    this.resources.open = this;
     const L = this.shared.layout;
     for (let h = 0; h < L.dims.hosts; h++) this.env.sched.setState(L.hostActor(h), ACTOR_STATE.DONE);
     this.env.sched.setState(this.host.actor, ACTOR_STATE.RUNNING);
@@ -190,6 +192,7 @@ export class Session implements Spawner {
     // The race check: main's past happens before each rank's code (the rank's thread names it alike).
     const raceActors = raceLog.on ? tabulate(opts.nprocs, (rank) => raceLog.spawnRank(rank)) : [];
     if (raceLog.on) raceLog.release(MAIN_ACTOR, raceActors.map((a) => `S:${a}`));
+    this.share(opts.args, opts.nprocs);
     const results = tabulate(opts.nprocs, (rank) => {
       const p = new Promise<unknown>((resolve, reject) => this.rankWaiters.set(rank, { resolve, reject }));
       this.env.sched.setState(L.hostActor(rank), ACTOR_STATE.RUNNING);
@@ -208,6 +211,7 @@ export class Session implements Spawner {
     this.env.sched.block(this.host.actor, HEADER.RANKS_SETTLED, target, WAIT_KIND.RANKS_DONE, nprocs, this.host.clockPs);
     const outcomes = await all;
     this.env.sched.unblock(this.host.actor);
+    this.unshare();
     this.rankWaiters.clear();
     if (outcomes.every((o) => o.status === 'fulfilled')) {
       // The ranks' hosts ran ahead in virtual time: main continues from the latest of them.
@@ -227,11 +231,48 @@ export class Session implements Spawner {
     outcomes.forEach((o, rank) => {
       if (o.status === 'rejected' && !(o.reason instanceof AbortError) && !(o.reason instanceof DeadlockError)) errors.set(rank, o.reason as Error);
     });
+    // A PE passed the virtual-time limit: the run stops with its report; no fresh epoch.
+    const stopped = this.stoppedError();
+    if (stopped) throw stopped;
     await this.recover();
     if (errors.size > 0) throw new SpawnError(errors);
     // A deadlock (its report), or a fault nobody could fail in its place (a callback that threw after its rank or kernel ended).
     if (report) throw reviveError(report.error);
     throw new KernbenchError('ERR_INTERNAL', 'spawn failed but no rank reported a root cause');
+  }
+
+  /** The report of a run stopped by the virtual-time limit (lib/pe/pe-runtime.ts), once a PE has written it; else undefined. */
+  stoppedError(): Error | undefined {
+    if (Atomics.load(this.shared.ctl, HEADER.ABORT_KIND) !== ABORT_KIND.STOPPED || Atomics.load(this.shared.ctl, HEADER.ABORT) === 0) return undefined;
+    const report = this.shared.readErrorSlot(-1);
+    return report ? reviveError(report.error) : undefined;
+  }
+
+  /**
+   * Open a spawn's sharing (decision 0090): SIPs below `nprocs` become the ranks', and
+   * every PE holding a shard of a tensor among `args` (at any depth of arrays and plain
+   * objects) is shared, so launches onto it from any host run in (virtual time, host)
+   * order. Written before any rank starts, cleared after every rank has settled.
+   */
+  private share(args: unknown[], nprocs: number): void {
+    const L = this.shared.layout;
+    const m = this.env.machine;
+    const seen = new Set<unknown>();
+    const walk = (x: unknown): void => {
+      if (typeof x !== 'object' || x === null || ArrayBuffer.isView(x) || seen.has(x)) return;
+      seen.add(x);
+      if (isTensorDesc(x)) for (const s of x.shards) Atomics.store(this.shared.ctl, L.pe(m.peId(s), PE.SHARED), 1);
+      else for (const v of Array.isArray(x) ? x : Object.values(x)) walk(v);
+    };
+    walk(args);
+    this.host.spawnRanks = nprocs;
+  }
+
+  /** Close the spawn's sharing (every rank has settled). */
+  private unshare(): void {
+    const L = this.shared.layout;
+    for (let pe = 0; pe < L.dims.pes; pe++) Atomics.store(this.shared.ctl, L.pe(pe, PE.SHARED), 0);
+    this.host.spawnRanks = 0;
   }
 
   /** Find the module and export name of a spawn target among the registered modules (like pickle, spawn needs an importable function). */
@@ -268,6 +309,7 @@ export class Session implements Spawner {
   private async finish(reportFailures: boolean): Promise<SessionReport> {
     if (this.ended) throw new KernbenchError('ERR_INTERNAL', 'session ended twice');
     this.ended = true;
+    if (this.resources.open === this) this.resources.open = undefined;
     Atomics.add(this.shared.ctl, HEADER.SESSION_END, 1);
     // A ring, not a bare notify: a coordinator about to wait would miss a notify and sleep its whole timer.
     ringCoordinator(this.shared.ctl);
@@ -277,6 +319,8 @@ export class Session implements Spawner {
     for (const p of this.ports) p.close();
     const coord = await this.coordinatorDone;
     if (coord?.type === 'fatal') throw reviveError(coord.error as SerializedError);
+    const stopped = this.stoppedError();
+    if (reportFailures && stopped) throw stopped;
     // A fault that aborted the session and that no spawn reported (main was not joining): the run failed.
     if (reportFailures && Atomics.load(this.shared.ctl, HEADER.ABORT_KIND) === ABORT_KIND.FAULT) {
       const report = this.shared.readErrorSlot(-1);

@@ -7,6 +7,8 @@ import { Piscina } from 'piscina';
 import { enableYoungGc, epochGcFromEnv } from '../sync/young-gc.js';
 import type { ToCoordinator } from '../sync/messages.js';
 import { threadEnv, threadExecArgv } from './thread-flags.js';
+import type { SharedState } from '../shm/shared-state.js';
+import type { SessionPlan } from '../config/plan.js';
 
 const EXECUTOR_FILE = new URL('../executor/executor-worker.js', import.meta.url).href;
 
@@ -28,6 +30,8 @@ export class ThreadResources {
    * test may stretch it to show that no grant does (test/memory-channels.test.ts).
    */
   readonly coordinatorTimerMs: number | undefined;
+  /** The session open on these threads, if any: what a stopped run's report reads (./watchdog.ts). Set by Session. */
+  open: { readonly shared: SharedState; readonly plan: SessionPlan } | undefined;
 
   constructor(opts: { epochGc?: boolean; coordinatorTimerMs?: number } = {}) {
     // Before any of our threads exists: the threads created afterwards get V8's gc.
@@ -54,6 +58,20 @@ export class ThreadResources {
       this.coordinator.unref();
     }
     return this.coordinator;
+  }
+
+  /**
+   * Stop every thread now, busy or not (a stopped run: ./watchdog.ts). Worker.terminate
+   * interrupts a thread in the middle of a synchronous loop; the open session is dropped.
+   */
+  async terminate(): Promise<void> {
+    this.open = undefined;
+    const pool = this.pool;
+    this.pool = undefined;
+    this.poolSize = 0;
+    const coord = this.coordinator;
+    this.coordinator = undefined;
+    await Promise.allSettled([coord?.terminate(), pool?.destroy()]);
   }
 
   /** Stop every thread: the process can then exit by itself. */

@@ -2,7 +2,7 @@
 // SharedArrayBuffers. Main creates the buffers; every other thread attaches
 // to the same ones (SharedArrayBuffers are shared, not copied, when posted).
 import { KernbenchError, fitSerializedError, serializeError, utf8Bytes, type SerializedError } from '../errors.js';
-import { ShmLayout, type LayoutDims } from './layout.js';
+import { KERNEL_NAME_BYTES, ShmLayout, type LayoutDims } from './layout.js';
 
 export interface SharedBuffers {
   ctl: SharedArrayBuffer;
@@ -87,6 +87,20 @@ export class SharedState {
       return { error: serializeError(new KernbenchError('ERR_INTERNAL', `error slot ${pe} holds ${len} bytes that are not a readable error: ${(e as Error).message}`)) };
     }
   }
+}
+
+/** Publish the name of the kernel PE `pe` starts (cut to KERNEL_NAME_BYTES); read only by a stopped run's report. */
+export function writeKernelName(sh: SharedState, pe: number, name: string): void {
+  const off = sh.layout.kernelNameOffset(pe);
+  const bytes = new TextEncoder().encode(name).subarray(0, KERNEL_NAME_BYTES - 1);
+  sh.cmd[off] = bytes.length;
+  sh.cmd.set(bytes, off + 1);
+}
+
+/** The name PE `pe` last published with writeKernelName ('' if none). */
+export function readKernelName(sh: SharedState, pe: number): string {
+  const off = sh.layout.kernelNameOffset(pe);
+  return new TextDecoder().decode(sh.cmd.slice(off + 1, off + 1 + sh.cmd[off])); // a copy: TextDecoder refuses shared memory
 }
 
 /** What an error slot holds: the error, and for a kernel's error the PE's virtual time when it was raised. */

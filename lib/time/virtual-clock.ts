@@ -12,6 +12,17 @@ export class VirtualClock {
   /** Picoseconds; a plain field, read on every kernel op. */
   private now = 0;
 
+  /**
+   * `limitPs`: the run's virtual-time limit (--max-virtual-time): moving past it throws
+   * ERR_VIRTUAL_TIME_LIMIT, so a kernel whose time grows without bound stops where its
+   * clock advances (one comparison per advance).
+   */
+  private readonly limitPs: number;
+
+  constructor(limitPs?: number) {
+    this.limitPs = limitPs ?? Infinity;
+  }
+
   /** The current virtual time in ps. */
   get nowPs(): number {
     return this.now;
@@ -20,7 +31,9 @@ export class VirtualClock {
   /** Move forward by `ps` (a non-negative integer: a modelled cost). */
   advance(ps: number): number {
     if (!Number.isSafeInteger(ps) || ps < 0) throw new KernbenchError('ERR_INTERNAL', `a virtual clock advances by a non-negative integer number of ps, got ${ps}`);
-    return (this.now += ps);
+    this.now += ps;
+    if (this.now > this.limitPs) this.passedLimit();
+    return this.now;
   }
 
   /** Move to `t` if it is later than now (an event at `t`); returns the new time. */
@@ -28,7 +41,12 @@ export class VirtualClock {
     if (t > this.now) {
       if (!Number.isSafeInteger(t)) throw new KernbenchError('ERR_INTERNAL', `virtual times are integer ps, got ${t}`);
       this.now = t;
+      if (t > this.limitPs) this.passedLimit();
     }
     return this.now;
+  }
+
+  private passedLimit(): never {
+    throw new KernbenchError('ERR_VIRTUAL_TIME_LIMIT', `virtual time passed the run's limit of ${this.limitPs / 1000} ns (--max-virtual-time), got ${this.now / 1000} ns`, { atPs: this.now });
   }
 }
