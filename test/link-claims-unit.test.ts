@@ -8,11 +8,12 @@
 import t from 'tap';
 import { loadTopology } from '../lib/config/load.js';
 import { topologyPath } from '../lib/config/paths.js';
-import { ACTOR, ACTOR_STATE, FLOW, HEADER, PE, WAIT_KIND } from '../lib/shm/layout.js';
+import { ACTOR, ACTOR_STATE, FLOW, HEADER, PE, RING, WAIT_KIND } from '../lib/shm/layout.js';
+import { CostModel } from '../lib/topology/cost-model.js';
 import { SharedState } from '../lib/shm/shared-state.js';
 import { Links } from '../lib/topology/links.js';
 import { Machine } from '../lib/topology/machine.js';
-import { claimLinks, claimedAlone, keptHorizon, launchHorizon, releaseLinks } from '../lib/sync/link-claims.js';
+import { claimLinks, claimedAlone, joinSlackPs, keptHorizon, launchHorizon, releaseLinks } from '../lib/sync/link-claims.js';
 
 const m = new Machine(loadTopology(topologyPath('default'), ['system.sips.count=8']));
 const pe = (sip: number) => m.peId({ sip, cube: 0, pe: 0 });
@@ -55,30 +56,91 @@ t.test('two channels of one kernel on one link are not alone on it', async (t) =
   t.notOk(claimedAlone(sh, links.route(pe(0), pe(1)), pe(0), EAST), 'the link 0 -> 1, crossed by two channels of the kernel');
 });
 
+/** Publish an actor's state and clock by hand, as the scheduler does (its state word and its bit of the active bitmap). */
+function setter(sh: SharedState) {
+  const L = sh.layout;
+  return (actor: number, state: number, clockPs: number) => {
+    Atomics.store(sh.ctl, L.actor(actor, ACTOR.STATE), state);
+    const bit = 1 << (actor & 31);
+    if (state === ACTOR_STATE.RUNNING || state === ACTOR_STATE.BLOCKED) Atomics.or(sh.ctl, L.activeWord(actor), bit);
+    else Atomics.and(sh.ctl, L.activeWord(actor), ~bit);
+    sh.times[L.clock(actor)] = clockPs;
+  };
+}
+
+/** Publish actor `a` as blocked on ctl[word] >= target. */
+function blockOn(sh: SharedState, a: number, kind: number, aux: number, word: number, target: number): void {
+  const L = sh.layout;
+  Atomics.store(sh.ctl, L.actor(a, ACTOR.WAIT_KIND), kind);
+  Atomics.store(sh.ctl, L.actor(a, ACTOR.WAIT_AUX), aux);
+  Atomics.store(sh.ctl, L.actor(a, ACTOR.WAIT_WORD), word);
+  Atomics.store(sh.ctl, L.actor(a, ACTOR.WAIT_TARGET), target);
+}
+
 t.test('the launch horizon: what bounds it, what does not, and it is kept', async (t) => {
   const sh = fresh();
   const L = sh.layout;
-  const set = (actor: number, state: number, clockPs: number) => {
-    Atomics.store(sh.ctl, L.actor(actor, ACTOR.STATE), state);
-    sh.times[L.clock(actor)] = clockPs;
-  };
+  const set = setter(sh);
   set(L.peActor(pe(1)), ACTOR_STATE.BLOCKED, 100);
   sh.times[L.flow(pe(1), EAST, FLOW.ARRIVAL_PS)] = 500;
   const host = L.hostActor(1);
   set(host, ACTOR_STATE.RUNNING, 50);
-  t.equal(launchHorizon(sh), 50, 'a running host: its clock');
+  t.equal(launchHorizon(sh, m), 50, 'a running host: its clock');
   // The host now waits for its kernel on SIP 1 (not done): it launches only after that kernel's end.
   set(host, ACTOR_STATE.BLOCKED, 60);
   Atomics.store(sh.ctl, L.actor(host, ACTOR.WAIT_KIND), WAIT_KIND.KERNEL_DONE);
   Atomics.store(sh.ctl, L.actor(host, ACTOR.WAIT_WORD), L.pe(pe(1), PE.DONE_SEQ));
   Atomics.store(sh.ctl, L.actor(host, ACTOR.WAIT_TARGET), 1);
   Atomics.store(sh.ctl, L.actor(host, ACTOR.WAIT_AUX), pe(1));
-  t.equal(launchHorizon(sh), 500, 'a host waiting for a kernel does not bound it; the kernel\'s PE does, by its send\'s arrival');
+  t.equal(launchHorizon(sh, m), 500, 'a host waiting for a kernel does not bound it; the kernel\'s PE does, by its send\'s arrival');
   sh.times[L.flow(pe(1), EAST, FLOW.ARRIVAL_PS)] = 0;
   sh.times[L.clock(L.peActor(pe(1)))] = 700;
-  t.equal(launchHorizon(sh), 700, 'or by its clock, the later of the two');
+  t.equal(launchHorizon(sh, m), 700, 'or by its clock, the later of the two');
   t.equal(keptHorizon(sh), 700, 'the highest found is kept');
   Atomics.add(sh.ctl, HEADER.COMMANDS_IN_FLIGHT, 1);
-  t.equal(launchHorizon(sh), -Infinity, 'a command in flight: no bound');
+  t.equal(launchHorizon(sh, m), -Infinity, 'a command in flight: no bound');
   t.equal(keptHorizon(sh), 700, 'the kept one stands (it bounded every later launch when found)');
+});
+
+t.test('the launch horizon looks through a receive: a kernel waiting for a message ends no earlier than its arrival', async (t) => {
+  const WEST_IN = 4 + 1;
+  /** SIP `to`'s kernel waits, since `at`, for its receive from the west, whose inbound channel waits for message #0 of SIP `from`'s east ring. */
+  const waitsFor = (sh: SharedState, to: number, from: number, at: number): number => {
+    const L = sh.layout;
+    const set = setter(sh);
+    const k = L.peActor(pe(to));
+    set(k, ACTOR_STATE.BLOCKED, at);
+    blockOn(sh, k, WAIT_KIND.CHANNEL, WEST_IN, L.pe(pe(to), PE.CHAN_DONE + WEST_IN), 1);
+    const inbound = L.channelActor(pe(to), WEST_IN);
+    const ring = L.ringOf(pe(from), EAST, 0);
+    set(inbound, ACTOR_STATE.BLOCKED, at);
+    blockOn(sh, inbound, WAIT_KIND.IPCQ_DATA, ring, L.ring(ring, RING.TAIL), 1);
+    return ring;
+  };
+  const cm = new CostModel(m);
+  t.ok(cm.flightPs(pe(1), pe(2)) > 0, 'the route has a latency');
+  let sh = fresh();
+  setter(sh)(sh.layout.peActor(pe(1)), ACTOR_STATE.RUNNING, 5_000_000);
+  waitsFor(sh, 2, 1, 200_000);
+  t.equal(launchHorizon(sh, m), 5_000_000, 'SIP 2 (at 200 ns) waits for SIP 1 (running at 5000 ns): it ends after the message arrives, so SIP 1 bounds the horizon');
+  // A chain: SIP 1 waits too, for SIP 0, which runs at 9000 ns.
+  setter(sh)(sh.layout.peActor(pe(0)), ACTOR_STATE.RUNNING, 9_000_000);
+  waitsFor(sh, 1, 0, 5_000_000);
+  t.equal(launchHorizon(sh, m), 9_000_000, 'SIP 2 waits for SIP 1, which waits for SIP 0: each ends a flight after the one before');
+  t.ok(cm.flightPs(pe(0), pe(1)) + 9_000_000 > 9_000_000);
+  // The same wait, its message published since: no lookahead, SIP 2's clock bounds it.
+  sh = fresh();
+  setter(sh)(sh.layout.peActor(pe(1)), ACTOR_STATE.RUNNING, 5_000_000);
+  const ring = waitsFor(sh, 2, 1, 200_000);
+  Atomics.store(sh.ctl, sh.layout.ring(ring, RING.TAIL), 1);
+  t.equal(launchHorizon(sh, m), 200_000, 'a published message: the waiter is bounded by its clock');
+  // A sender whose kernel is not running: a later kernel may send at any time, so no lookahead.
+  sh = fresh();
+  waitsFor(sh, 2, 1, 200_000);
+  t.equal(launchHorizon(sh, m), 200_000, 'no kernel on the sender: the waiter is bounded by its clock');
+});
+
+t.test('the join slack: the smallest latency of a link class', async (t) => {
+  const lat = m.topology.timing.links;
+  t.equal(joinSlackPs(m), Math.min(lat.pe_pe.latency_ns, lat.cube_cube.latency_ns, lat.sip_sip.latency_ns) * 1000);
 });

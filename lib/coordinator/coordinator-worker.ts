@@ -16,7 +16,7 @@ import { findDeadlockReport } from './deadlock.js';
 import { Arbiter } from './arbiter.js';
 import { LinkArbiter } from './link-arbiter.js';
 import { EXEC, PE } from '../shm/layout.js';
-import { arbitrateHeld, launchHorizon, machineLinks, othersMayRun, releaseHeld } from '../sync/link-claims.js';
+import { arbitrateHeld, launchHorizon, othersMayRun, releaseHeld } from '../sync/link-claims.js';
 
 /**
  * Pause between detector passes: bounds how late a deadlock is reported (the
@@ -132,7 +132,7 @@ function runSession(m: Extract<ToCoordinator, { type: 'session' }>): void {
       Atomics.notify(ctl, sh.layout.pe(pe, PE.HOLD + dir));
       wakeExecutor(m.plan.peExecutor[pe]);
     };
-    if (releaseHeld(sh, machineLinks(machine), launchHorizon(sh), wake) > 0) return;
+    if (releaseHeld(sh, machine, launchHorizon(sh, machine), wake) > 0) return;
     const epoch = Atomics.load(ctl, HEADER.STATE_EPOCH);
     if (!othersMayRun(sh) && Atomics.load(ctl, HEADER.STATE_EPOCH) === epoch) arbitrateHeld(sh, wake);
   }

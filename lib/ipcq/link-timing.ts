@@ -19,7 +19,7 @@ import { FLOW, HEADER, PE, WAIT_KIND } from '../shm/layout.js';
 import type { LinkMode } from '../config/plan.js';
 import type { ThreadEnv } from '../sync/thread-env.js';
 import { NO_ACTOR } from '../sync/scheduler.js';
-import { HOLD, claimedAlone, keptHorizon, launchHorizon, machineLinks, releaseHeld } from '../sync/link-claims.js';
+import { HOLD, claimedAlone, joinSlackPs, keptHorizon, launchHorizon, machineLinks, releaseHeld } from '../sync/link-claims.js';
 import { aloneArrivalPs, aloneRateOf, joinOf, pieceBytes, pieceStartPs } from '../topology/link-share.js';
 
 export interface LinkTiming {
@@ -80,7 +80,10 @@ class ClaimedLinks implements LinkTiming {
     private readonly actor: number,
   ) {
     this.arbiter = new ArbitratedLinks(env, pe, dir, actor);
+    this.slackPs = joinSlackPs(env.machine);
   }
+  /** How far past the horizon a piece may end and still be alone (joinSlackPs). */
+  private readonly slackPs: number;
 
   private routeTo(peer: number): Route {
     if (peer !== this.routePeer) {
@@ -114,17 +117,18 @@ class ClaimedLinks implements LinkTiming {
     const arrivalPs = aloneArrivalPs(joinPs, serialPs);
     if (arrivalPs > sh.times[arrivalW]) sh.times[arrivalW] = arrivalPs;
     if (!claimedAlone(sh, route.links, this.pe, this.dir)) return false;
-    const endPs = joinPs + serialPs;
-    if (keptHorizon(sh) >= endPs) return true;
+    // The horizon plus the join slack at or past the piece's end (lib/sync/link-claims.ts).
+    const needPs = joinPs + serialPs - this.slackPs;
+    if (keptHorizon(sh) >= needPs) return true;
     // A fresh horizon: this piece's floor may be what others' held pieces wait for.
-    const h = launchHorizon(sh);
+    const h = launchHorizon(sh, this.env.machine);
     if (Atomics.load(sh.ctl, HEADER.HELD_PENDING) > 0) this.releaseOthers(h);
-    return h >= endPs;
+    return h >= needPs;
   }
 
   private releaseOthers(h: number): void {
     const { env } = this;
-    releaseHeld(env.shared, machineLinks(env.machine), h, (pe, dir) => env.sched.publish(env.shared.layout.pe(pe, PE.HOLD + dir), env.plan.peExecutor[pe]));
+    releaseHeld(env.shared, env.machine, h, (pe, dir) => env.sched.publish(env.shared.layout.pe(pe, PE.HOLD + dir), env.plan.peExecutor[pe]));
   }
 
   cross(peer: number, readyPs: number, serialPs: number, flightPs: number, joinNotBeforePs: number): number | Promise<number> {
@@ -151,7 +155,7 @@ class ClaimedLinks implements LinkTiming {
     Atomics.add(sh.ctl, HEADER.HELD_PENDING, 1);
     Atomics.store(sh.ctl, w, HOLD.HELD);
     // A pass may have run between the check and the hold: look again, this piece included.
-    this.releaseOthers(launchHorizon(sh));
+    this.releaseOthers(launchHorizon(sh, env.machine));
     await env.sched.waitUntil(NO_ACTOR, w, HOLD.ALONE, WAIT_KIND.LINK, peer, readyPs);
     const how = Atomics.load(sh.ctl, w);
     Atomics.store(sh.ctl, w, HOLD.NONE);

@@ -45,6 +45,8 @@
 import { ACTOR, ACTOR_STATE, ACTORS_PER_PE, DIR_COUNT, FLOW, HEADER, PE, RECORD, WAIT_KIND } from '../shm/layout.js';
 import type { SharedState } from '../shm/shared-state.js';
 import { Links } from '../topology/links.js';
+import { kernelEndBounds } from './end-bounds.js';
+import { latencyPs } from '../time/virtual-time.js';
 import type { Machine } from '../topology/machine.js';
 
 /** Snapshot attempts before a horizon is given up as -Infinity (actors kept changing state). */
@@ -140,23 +142,28 @@ export function claimedAlone(sh: SharedState, route: readonly number[], pe: numb
   return true;
 }
 
+/** Per thread: the PEs' end bounds of the last horizon taken. */
+let ends = new Float64Array(0);
+
 /** The launch horizon now (see the header), raised into the kept maximum; -Infinity when no snapshot could be taken or a command is in flight. */
-export function launchHorizon(sh: SharedState): number {
+export function launchHorizon(sh: SharedState, m: Machine): number {
   const L = sh.layout;
   const ctl = sh.ctl;
   const times = sh.times;
+  if (ends.length < L.dims.pes) ends = new Float64Array(L.dims.pes);
+  // A PE's bound without lookahead: the later of its clock and its sends' arrivals alone.
+  const floor = (pe: number): number => {
+    let f = times[L.clock(L.peActor(pe))];
+    for (let d = 0; d < DIR_COUNT; d++) f = Math.max(f, times[L.flow(pe, d, FLOW.ARRIVAL_PS)]);
+    return f;
+  };
   for (let attempt = 0; attempt < SNAPSHOT_TRIES; attempt++) {
     const epoch = Atomics.load(ctl, HEADER.STATE_EPOCH);
     if (Atomics.load(ctl, HEADER.COMMANDS_IN_FLIGHT) !== 0) return -Infinity;
     let h = Infinity;
-    for (let pe = 0; pe < L.dims.pes; pe++) {
-      const a = L.peActor(pe);
-      const s = Atomics.load(ctl, L.actor(a, ACTOR.STATE));
-      if (s !== ACTOR_STATE.RUNNING && s !== ACTOR_STATE.BLOCKED) continue;
-      let f = times[L.clock(a)];
-      for (let d = 0; d < DIR_COUNT; d++) f = Math.max(f, times[L.flow(pe, d, FLOW.ARRIVAL_PS)]);
-      if (f < h) h = f;
-    }
+    // An active PE: its kernel's end, looking ahead through the receives it waits for (./end-bounds.ts).
+    kernelEndBounds(sh, m, floor, ends);
+    for (let pe = 0; pe < L.dims.pes; pe++) if (ends[pe] < h) h = ends[pe];
     for (let host = 0; host < L.dims.hosts; host++) {
       const a = L.hostActor(host);
       const s = Atomics.load(ctl, L.actor(a, ACTOR.STATE));
@@ -190,6 +197,23 @@ function blockedHostBound(sh: SharedState, a: number): number {
   return clock;
 }
 
+/**
+ * How far past the horizon a piece's bandwidth phase may end and still be alone: a
+ * flow of a kernel that starts at or after H pays its route's latency (hops times
+ * its class's latency, at least one hop) before it joins any link, so it joins no
+ * earlier than H plus the smallest latency of a link class (lib/topology/cost-model.ts).
+ */
+export function joinSlackPs(m: Machine): number {
+  let s = slackOf.get(m);
+  if (s === undefined) {
+    const links = m.topology.timing.links;
+    s = Math.min(latencyPs(links.pe_pe.latency_ns), latencyPs(links.cube_cube.latency_ns), latencyPs(links.sip_sip.latency_ns));
+    slackOf.set(m, s);
+  }
+  return s;
+}
+const slackOf = new WeakMap<Machine, number>();
+
 /** The kept horizon, one load (a lower bound on the horizon now). */
 export function keptHorizon(sh: SharedState): number {
   return sh.times[sh.layout.horizon];
@@ -197,10 +221,12 @@ export function keptHorizon(sh: SharedState): number {
 
 /**
  * Release the held pieces that may now go alone (their claims alone on their routes,
- * the horizon `h` at or past their end): each goes from HELD to ALONE, and `wake`
- * is called with its PE and direction. Returns how many were released.
+ * the horizon `h` plus the join slack at or past their end): each goes from HELD to
+ * ALONE, and `wake` is called with its PE and direction. Returns how many were released.
  */
-export function releaseHeld(sh: SharedState, links: Links, h: number, wake: (pe: number, dir: number) => void): number {
+export function releaseHeld(sh: SharedState, m: Machine, h: number, wake: (pe: number, dir: number) => void): number {
+  const links = machineLinks(m);
+  const reach = h + joinSlackPs(m);
   const L = sh.layout;
   const ctl = sh.ctl;
   const times = sh.times;
@@ -209,7 +235,7 @@ export function releaseHeld(sh: SharedState, links: Links, h: number, wake: (pe:
     for (let dir = 0; dir < DIR_COUNT; dir++) {
       const w = L.pe(pe, PE.HOLD + dir);
       if (Atomics.load(ctl, w) !== HOLD.HELD) continue;
-      if (times[L.flow(pe, dir, FLOW.END_PS)] > h) continue;
+      if (times[L.flow(pe, dir, FLOW.END_PS)] > reach) continue;
       if (!claimedAlone(sh, links.route(pe, times[L.flow(pe, dir, FLOW.PEER)]), pe, dir)) continue;
       if (Atomics.compareExchange(ctl, w, HOLD.HELD, HOLD.ALONE) !== HOLD.HELD) continue;
       Atomics.sub(ctl, HEADER.HELD_PENDING, 1);
