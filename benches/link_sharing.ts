@@ -13,6 +13,7 @@ import type { BenchContext, BenchResult } from '../lib/bench/contract.js';
 import { defineBench, z } from '../lib/bench/define.js';
 import { median } from '../lib/bench/stats.js';
 import type { Torch } from '../lib/host/torch.js';
+import { addLinkPieces, noLinkPieces } from '../lib/sync/thread-env.js';
 
 const options = z.object({
   ranks: z.number().int().min(2).default(8).describe('ranks (SIPs of the ideal ring)'),
@@ -61,6 +62,8 @@ async function evaluate(ctx: BenchContext<z.output<typeof options>>): Promise<Be
     const crit = { none: 0, shared: 0, arbitrated: 0 };
     // Sessions' callback runs with links shared: one a session (user code runs once, decision 0100).
     let sharedCalls = 0;
+    // How the shared sessions' pieces were timed, summed over the rounds (alone at once, held then released, through the arbiter).
+    let pieces = noLinkPieces();
     for (let r = 0; r <= rounds; r++) {
       for (const mode of modes) {
         const w0 = performance.now();
@@ -73,6 +76,7 @@ async function evaluate(ctx: BenchContext<z.output<typeof options>>): Promise<Be
         const c1 = process.cpuUsage(c0);
         const rs = run.value;
         crit[mode] = Math.max(...rs.map((x) => x.critNs));
+        if (mode === 'shared') pieces = addLinkPieces(pieces, run.report.linkPieces);
         // Round 0 warms up (modules, JIT) and is not counted.
         if (r > 0) {
           ms[mode].push(Math.max(...rs.map((x) => x.t1)) - Math.min(...rs.map((x) => x.t0)));
@@ -96,6 +100,7 @@ async function evaluate(ctx: BenchContext<z.output<typeof options>>): Promise<Be
       lines: [
         `  ${algorithm}, p=${ranks}, ${bytes} B per rank: wall per all-reduce, unshared ${per(ms.none)} us, shared ${per(ms.shared)} us, arbitrated ${per(ms.arbitrated)} us`,
         `  ${algorithm}: shared / unshared = ${ratio('shared', ms).toFixed(2)} (whole session ${ratio('shared', whole).toFixed(2)}, CPU ${ratio('shared', cpu).toFixed(2)}; callback runs ${sharedCalls} in ${rounds + 1} sessions), arbitrated / unshared = ${ratio('arbitrated', ms).toFixed(2)} (whole session ${ratio('arbitrated', whole).toFixed(2)}, CPU ${ratio('arbitrated', cpu).toFixed(2)}); medians of ${rounds} rounds' ratios`,
+        `  ${algorithm}: shared pieces ${pieces.alone} alone at once, ${pieces.released} held then alone, ${pieces.arbitrated} through the arbiter (${pieces.handed} of them held first)`,
         `  ${algorithm}: crit_ns unshared ${crit.none.toFixed(3)}, shared ${crit.shared.toFixed(3)}, arbitrated ${crit.arbitrated.toFixed(3)}`,
       ],
       extra: {
@@ -106,6 +111,10 @@ async function evaluate(ctx: BenchContext<z.output<typeof options>>): Promise<Be
         arbitrated_over_unshared_cpu: Math.round(ratio('arbitrated', cpu) * 100) / 100,
         arbitrated_over_unshared_session: Math.round(ratio('arbitrated', whole) * 100) / 100,
         shared_callback_runs: sharedCalls,
+        shared_pieces_alone: pieces.alone,
+        shared_pieces_released: pieces.released,
+        shared_pieces_arbitrated: pieces.arbitrated,
+        shared_pieces_handed: pieces.handed,
         crit_ns_unshared: crit.none,
         crit_ns_shared: crit.shared,
         crit_ns_arbitrated: crit.arbitrated,

@@ -132,7 +132,10 @@ class ClaimedLinks implements LinkTiming {
   }
 
   cross(peer: number, readyPs: number, serialPs: number, flightPs: number, joinNotBeforePs: number): number | Promise<number> {
-    if (this.mayGoAlone(peer, readyPs, serialPs, flightPs, joinNotBeforePs)) return this.alone(peer, readyPs, serialPs, flightPs, joinNotBeforePs);
+    if (this.mayGoAlone(peer, readyPs, serialPs, flightPs, joinNotBeforePs)) {
+      this.env.stats.linkPieces.alone++;
+      return this.alone(peer, readyPs, serialPs, flightPs, joinNotBeforePs);
+    }
     if (!claimedAlone(this.env.shared, this.routeTo(peer).links, this.pe, this.dir)) return this.arbiter.cross(peer, readyPs, serialPs, flightPs, joinNotBeforePs);
     return this.hold(peer, readyPs, serialPs, flightPs, joinNotBeforePs);
   }
@@ -159,7 +162,11 @@ class ClaimedLinks implements LinkTiming {
     await env.sched.waitUntil(NO_ACTOR, w, HOLD.ALONE, WAIT_KIND.LINK, peer, readyPs);
     const how = Atomics.load(sh.ctl, w);
     Atomics.store(sh.ctl, w, HOLD.NONE);
-    if (how === HOLD.ALONE) return this.alone(peer, readyPs, serialPs, flightPs, joinNotBeforePs);
+    if (how === HOLD.ALONE) {
+      env.stats.linkPieces.released++;
+      return this.alone(peer, readyPs, serialPs, flightPs, joinNotBeforePs);
+    }
+    env.stats.linkPieces.handed++;
     return this.arbiter.cross(peer, readyPs, serialPs, flightPs, joinNotBeforePs);
   }
 }
@@ -195,6 +202,7 @@ class ArbitratedLinks implements LinkTiming {
     shared.times[L.flow(pe, dir, FLOW.PEER)] = peer;
     shared.times[L.flow(pe, dir, FLOW.LATENCY_PS)] = flightPs;
     shared.times[L.flow(pe, dir, FLOW.JOIN_MIN_PS)] = joinNotBeforePs;
+    this.env.stats.linkPieces.arbitrated++;
     Atomics.add(shared.ctl, HEADER.FLOWS_PENDING, 1);
     const n = Atomics.add(shared.ctl, L.pe(pe, PE.FLOW_REQ + dir), 1) + 1;
     // Blocking publishes this channel as waiting, which rings the coordinator (flows are pending).

@@ -152,6 +152,7 @@ export class OutboundChannel extends Channel {
       this.publishPiece(r, peer, n * bpe, readyPs, t, i === 0);
     }
     env.stats.messages += pieces;
+    if (this.timing.checksAlone) env.stats.linkPieces.alone += pieces;
     this.wake(ring.tailWord, env.plan.peExecutor[peer], ring.dataWanted(r.seq - pieces, r.seq));
     this.clock.advanceTo(t);
     return t;

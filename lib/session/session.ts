@@ -22,7 +22,7 @@ import { abortSession, ringCoordinator } from '../sync/scheduler.js';
 import { unreachable, type ExecutorReport, type FromCoordinator, type FromExecutor, type ToCoordinator, type ToExecutor } from '../sync/messages.js';
 import type { SessionPlan } from '../config/plan.js';
 import type { ThreadTraceData } from '../trace/recorder.js';
-import { ThreadEnv } from '../sync/thread-env.js';
+import { ThreadEnv, addLinkPieces, noLinkPieces, type LinkPieces } from '../sync/thread-env.js';
 import type { ThreadResources } from './thread-resources.js';
 import { tabulate } from '../tabulate.js';
 import { MAIN_ACTOR, raceLog } from '../race/log.js';
@@ -42,6 +42,8 @@ export interface SessionReport {
   /** Every thread's trace records (main's first), when traced. */
   trace: ThreadTraceData[];
   messages: number;
+  /** How the pieces of shared links were timed, summed over the executors (decision 0100). */
+  linkPieces: LinkPieces;
   /** Young-generation collections the executors ran when idle after a kernel epoch (./young-gc.ts). */
   epochGcs: number;
   coordinatorPasses: number;
@@ -338,6 +340,7 @@ export class Session implements Spawner {
       trace,
       records: this.readRecords(),
       messages: reports.reduce((n, r) => n + r.messages, 0),
+      linkPieces: reports.reduce((n, r) => addLinkPieces(n, r.linkPieces), noLinkPieces()),
       epochGcs: reports.reduce((n, r) => n + r.epochGcs, 0),
       coordinatorPasses: coord?.type === 'session-done' ? coord.passes : 0,
       unrungGrants: coord?.type === 'session-done' ? coord.unrungGrants : 0,
