@@ -15,6 +15,7 @@
 //   arbitrated  shared links, each piece a flow the coordinator's link arbiter
 //               makes final (lib/coordinator/link-arbiter.ts): the answer comes
 //               from another thread, so a send never completes as issued
+import { KernbenchError } from '../errors.js';
 import { FLOW, HEADER, PE, WAIT_KIND } from '../shm/layout.js';
 import type { LinkMode } from '../config/plan.js';
 import type { ThreadEnv } from '../sync/thread-env.js';
@@ -189,7 +190,7 @@ class ArbitratedLinks implements LinkTiming {
   }
 
   alone(): number {
-    throw new Error('internal: an arbitrated piece has no time alone');
+    throw new KernbenchError('ERR_INTERNAL', 'an arbitrated piece has no time alone');
   }
 
   /** Ask the link arbiter (on the coordinator) when the piece's last byte left, sharing its route's links with the flows that cross them at once; wait for the answer. */
