@@ -1,12 +1,12 @@
 // Runs on: main (evaluate) and executor threads (worker, one call per rank).
 // Wall-clock cost of shared links (timing.link_sharing: max_min, decisions 0023
-// and 0030): the same all-reduces with links not shared, shared (optimistic: each
-// piece on its channel's own fast path, checked for overlap; a session where two
-// flows meet is run again arbitrated) and shared with every piece through the
+// and 0100): the same all-reduces with links not shared, shared (a piece proved alone
+// by claims and the launch horizon on its channel's own path, held or arbitrated
+// otherwise; decisions 0100 and 0101) and shared with every piece through the
 // coordinator's link arbiter (timing.link_fast_path: false), in alternating rounds
-// of one run, on the ideal ring. Two ratios to unshared per mode: the ranks' window
-// of the all-reduces (the run that counts), and main's whole session (open, spawn,
-// the all-reduces, end; for the optimistic tree both of its runs). The virtual times
+// of one run, on the ideal ring. Ratios to unshared per mode: the ranks' window of
+// the all-reduces (the run that counts), main's whole session and the CPU time; how
+// the shared sessions' pieces were timed (alone, held, arbitrated). The virtual times
 // are printed too (the ring's are equal: its flows never meet; the tree's differ).
 // Wall time is measured here, in a bench, never in a test.
 import type { BenchContext, BenchResult } from '../lib/bench/contract.js';
