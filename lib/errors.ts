@@ -31,6 +31,7 @@ export const ERROR_CODES = {
   ERR_NEVER_SETTLED: 'the command awaited a promise that can never settle: nothing was left to run (no timer, no I/O, no kernel or rank in flight)',
   ERR_RANK_EXIT: 'process.exit() was called on an executor thread (by a rank or a kernel)',
   ERR_EXECUTOR_LOST: 'an executor thread stopped while it served a session',
+  ERR_EXECUTOR_OUT_OF_MEMORY: 'an executor thread ran out of JavaScript heap (a kernel or rank allocated without bound); the error names the kernel running and its PE',
   ERR_DATA_RACE: 'two actors touched the same device bytes, at least one writing, with nothing ordering them (--check-races)',
   // A run stopped before it ended (docs/decisions/0095-a-stuck-run-is-reported.md): each
   // carries a report of what every actor was doing (RunStoppedError).

@@ -30,13 +30,20 @@ export class ThreadResources {
    * test may stretch it to show that no grant does (test/memory-channels.test.ts).
    */
   readonly coordinatorTimerMs: number | undefined;
+  /**
+   * Each executor thread's JavaScript heap limit (MB; V8's old generation, Worker
+   * resourceLimits.maxOldGenerationSizeMb); default: V8's. A small one lets a test run a
+   * kernel out of memory quickly (test/executor-heap.test.ts).
+   */
+  readonly executorHeapMb: number | undefined;
   /** The session open on these threads, if any: what a stopped run's report reads (./watchdog.ts). Set by Session. */
   open: { readonly shared: SharedState; readonly plan: SessionPlan } | undefined;
 
-  constructor(opts: { epochGc?: boolean; coordinatorTimerMs?: number } = {}) {
+  constructor(opts: { epochGc?: boolean; coordinatorTimerMs?: number; executorHeapMb?: number } = {}) {
     // Before any of our threads exists: the threads created afterwards get V8's gc.
     this.epochGc = (opts.epochGc ?? epochGcFromEnv()) && enableYoungGc();
     this.coordinatorTimerMs = opts.coordinatorTimerMs;
+    this.executorHeapMb = opts.executorHeapMb;
   }
 
   executorPool(n: number): Piscina {
@@ -46,7 +53,7 @@ export class ThreadResources {
       // through require(esm), and a later import() of the same graph (kernels, benches) can trip
       // Node's "module imported again after being required" assertion (seen intermittently when the
       // pool grew). Turning require(esm) off in the pool makes piscina fall back to import().
-      this.pool = new Piscina({ filename: EXECUTOR_FILE, minThreads: n, maxThreads: n, concurrentTasksPerWorker: 1, idleTimeout: 60_000, execArgv: [...threadExecArgv(), ...REQUIRE_ESM_OFF], env: threadEnv() });
+      this.pool = new Piscina({ filename: EXECUTOR_FILE, minThreads: n, maxThreads: n, concurrentTasksPerWorker: 1, idleTimeout: 60_000, execArgv: [...threadExecArgv(), ...REQUIRE_ESM_OFF], env: threadEnv(), ...(this.executorHeapMb === undefined ? {} : { resourceLimits: { maxOldGenerationSizeMb: this.executorHeapMb } }) });
       this.poolSize = n;
     }
     return this.pool;

@@ -9,3 +9,4 @@ export {};
 await import('../faults.test.js');
 await import('../error-slots.test.js');
 await import('../root-causes.test.js');
+await import('../late-timers.test.js');

@@ -20,6 +20,8 @@ export interface TestRuntimeOptions {
   epochGc?: boolean;
   /** The coordinator's pass interval when nothing rings it (ThreadResources). */
   coordinatorTimerMs?: number;
+  /** Each executor thread's heap limit in MB (ThreadResources). */
+  executorHeapMb?: number;
 }
 
 export class TestRuntime {
@@ -27,7 +29,7 @@ export class TestRuntime {
   private readonly modules: string[];
 
   constructor(opts: TestRuntimeOptions = {}) {
-    this.resources = new ThreadResources({ epochGc: opts.epochGc, coordinatorTimerMs: opts.coordinatorTimerMs });
+    this.resources = new ThreadResources({ epochGc: opts.epochGc, coordinatorTimerMs: opts.coordinatorTimerMs, executorHeapMb: opts.executorHeapMb });
     this.modules = [FIXTURES, ...(opts.modules ?? [])];
   }
 
