@@ -18,7 +18,7 @@ t.test('a kernel that exhausts the heap is reported with its kernel and PE, unde
   const rt = new TestRuntime({ modules: MODULES, executorHeapMb: 64 });
   t.teardown(() => rt.close());
   for (const threads of LAYOUTS) {
-    await rt.session({ topology: 'ring_1d_6', threads }, async (torch) => {
+    await rt.session({ topology: 'ideal', sets: ['system.sips.count=2'], threads }, async (torch) => {
       const e = await torch.multiprocessing.spawn(hogRank, { args: [], nprocs: 2 }).then(
         () => undefined,
         (x: unknown) => x,

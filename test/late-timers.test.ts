@@ -21,7 +21,7 @@ t.test('a timer that throws after its rank returned fails that rank in its own s
   const rt = new TestRuntime({ modules: MODULES });
   t.teardown(() => rt.close());
   for (const threads of LAYOUTS) {
-    await rt.session({ topology: 'ring_1d_6', threads }, async (torch) => {
+    await rt.session({ topology: 'ideal', sets: ['system.sips.count=2'], threads }, async (torch) => {
       for (let i = 0; i < 2; i++) {
         const e = await torch.multiprocessing.spawn(lateTimerRank, { args: ['return'], nprocs: 2 }).then(
           () => undefined,
@@ -41,7 +41,7 @@ t.test('a timer still pending when its rank threw is cancelled: the rank\'s own 
   const rt = new TestRuntime({ modules: MODULES });
   t.teardown(() => rt.close());
   for (const threads of LAYOUTS) {
-    await rt.session({ topology: 'ring_1d_6', threads }, async (torch) => {
+    await rt.session({ topology: 'ideal', sets: ['system.sips.count=2'], threads }, async (torch) => {
       const e = await torch.multiprocessing.spawn(lateTimerRank, { args: ['throw'], nprocs: 2 }).then(
         () => undefined,
         (x: unknown) => x,
