@@ -16,8 +16,9 @@ const LAYOUTS: ThreadLayout[] = [1, 'rank', 'pe'];
 
 t.test('under --threads 1, rank and pe, the virtual-time limit stops a runaway kernel with the same report', async (t) => {
   const limitNs = 5000;
+  // One cube per SIP: 8 PEs, so --threads pe starts 8 threads rather than 32.
   for (const threads of LAYOUTS) {
-    const e = await withTorch({ threads, maxVirtualTimeNs: limitNs, modules: [KERNELS_URL] }, (torch) => torch.multiprocessing.spawn(stuckRank, { args: ['runaway', ''], nprocs: 2 })).then(
+    const e = await withTorch({ sets: ['sip.cube_mesh.w=1', 'sip.cube_mesh.h=1'], threads, maxVirtualTimeNs: limitNs, modules: [KERNELS_URL] }, (torch) => torch.multiprocessing.spawn(stuckRank, { args: ['runaway', ''], nprocs: 2 })).then(
       () => undefined,
       (x: unknown) => x,
     );
