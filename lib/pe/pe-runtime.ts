@@ -94,8 +94,6 @@ export class PeRuntime {
       await owner.run(async () => {
         const kernel = await importKernel(cmd);
         await owner.callAs(() => kernel.fn(tl, ...cmd.args));
-        // It ends once the timers it started have run: a throw in one is this kernel's (decision 0096).
-        await owner.timersDone();
         await tl.drain();
       });
     } catch (thrown) {
