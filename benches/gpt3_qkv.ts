@@ -13,7 +13,7 @@
 // simulator's figure; the original used 366 us) on the upper panel of a
 // broken axis.
 import { writeFileSync } from 'node:fs';
-import { UsageError } from '../lib/errors.js';
+import { KernbenchError } from '../lib/errors.js';
 import type { TopLevelSpec } from 'vega-lite';
 import type { BenchContext, BenchResult } from '../lib/bench/contract.js';
 import { defineBench, z } from '../lib/bench/define.js';
@@ -104,8 +104,8 @@ async function run(torch: Torch, ctx: BenchContext<z.output<typeof options>>): P
   const noData = ctx.config.noData ?? false;
   const g = MODEL_PRESETS['gpt3-175b'];
   const d: QkvShape = { rows: (g.seqLength / o.scale) * o.microBatch, hidden: g.hiddenSize / o.scale };
-  if (!Number.isInteger(d.rows) || !Number.isInteger(d.hidden)) throw new UsageError(`gpt3_qkv: --scale must divide s = ${g.seqLength} and h = ${g.hiddenSize}, got ${o.scale}`);
-  if (!noData && d.rows * d.hidden * 3 * d.hidden > MAX_CHECKED_MACS) throw new UsageError(`gpt3_qkv: with data the JS check is limited to ${MAX_CHECKED_MACS} multiply-adds; use a larger --scale or --no-data, got ${d.rows} x ${d.hidden} x ${3 * d.hidden}`);
+  if (!Number.isInteger(d.rows) || !Number.isInteger(d.hidden)) throw new KernbenchError('ERR_BENCH_OPTION_UNFIT', `gpt3_qkv: --scale must divide s = ${g.seqLength} and h = ${g.hiddenSize}, got ${o.scale}`);
+  if (!noData && d.rows * d.hidden * 3 * d.hidden > MAX_CHECKED_MACS) throw new KernbenchError('ERR_BENCH_TOO_LARGE', `gpt3_qkv: with data the JS check is limited to ${MAX_CHECKED_MACS} multiply-adds; use a larger --scale or --no-data, got ${d.rows} x ${d.hidden} x ${3 * d.hidden}`);
   const sips = torch.spec.system.sips.count;
   const spec = torch.spec;
   const bpe = o.dtype === 'f32' ? 4 : 2;

@@ -12,7 +12,7 @@
 import type { BenchContext, BenchResult } from '../lib/bench/contract.js';
 import { defineBench, z } from '../lib/bench/define.js';
 import { DPPolicy } from '../lib/host/dp-policy.js';
-import { UsageError } from '../lib/errors.js';
+import { KernbenchError } from '../lib/errors.js';
 import type { Torch } from '../lib/host/torch.js';
 import { tabulateF32 } from '../lib/tabulate.js';
 
@@ -64,7 +64,7 @@ async function run(torch: Torch, ctx: BenchContext<z.output<typeof options>>): P
   const pes = spec.cube.pe_layout.corners.length * spec.cube.pe_layout.pe_per_corner;
   const numCubes = ctx.options.numCubes || cubes;
   const numPes = ctx.options.numPes || pes;
-  if (numCubes > cubes || numPes > pes) throw new UsageError(`hierarchical_perf: a SIP has ${cubes} cubes of ${pes} PEs, got --num-cubes ${numCubes} --num-pes ${numPes}`);
+  if (numCubes > cubes || numPes > pes) throw new KernbenchError('ERR_BENCH_OPTION_UNFIT', `hierarchical_perf: a SIP has ${cubes} cubes of ${pes} PEs, got --num-cubes ${numCubes} --num-pes ${numPes}`);
   const nElem = Math.floor(ctx.options.bytes / 4);
   const ranks = ctx.ccl.world_size ?? spec.system.sips.count;
   const noData = ctx.config.noData ?? false;

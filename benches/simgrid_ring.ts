@@ -26,7 +26,7 @@ import type { BenchContext, BenchResult } from '../lib/bench/contract.js';
 import { defineBench, z } from '../lib/bench/define.js';
 import { resolveRunConfig } from '../lib/bench/runner.js';
 import { median } from '../lib/bench/stats.js';
-import { UsageError } from '../lib/errors.js';
+import { KernbenchError } from '../lib/errors.js';
 
 export const options = z.object({
   bytes: z.number().int().positive().default(65536).describe('bytes per rank (the all-reduced buffer)'),
@@ -63,9 +63,9 @@ async function evaluate(ctx: BenchContext<z.output<typeof options>>): Promise<Be
   const p = topology.system.sips.count;
   const onePe = topology.sip.cube_mesh.w * topology.sip.cube_mesh.h * topology.cube.pe_layout.corners.length * topology.cube.pe_layout.pe_per_corner === 1;
   if (topology.system.sips.topology !== 'ring_1d' || !onePe) {
-    throw new UsageError(`simgrid_ring models a ring of SIPs with one PE each (topology ideal); got ${topology.system.sips.topology} with ${onePe ? 'one PE' : 'several PEs'} per SIP`);
+    throw new KernbenchError('ERR_BENCH_TOPOLOGY', `simgrid_ring models a ring of SIPs with one PE each (topology ideal); got ${topology.system.sips.topology} with ${onePe ? 'one PE' : 'several PEs'} per SIP`);
   }
-  if (bytes % (4 * p) !== 0) throw new UsageError(`--bytes must be a multiple of 4 x P = ${4 * p} (f32 chunks of equal size on every rank), got ${bytes}`);
+  if (bytes % (4 * p) !== 0) throw new KernbenchError('ERR_BENCH_OPTION_UNFIT', `--bytes must be a multiple of 4 x P = ${4 * p} (f32 chunks of equal size on every rank), got ${bytes}`);
   const link = topology.timing.links.sip_sip;
   const binary = compileSimgrid();
 
@@ -138,11 +138,11 @@ async function measure(c: Contender): Promise<Measured> {
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));
       child.stderr.on('data', (d: Buffer) => (err += d.toString()));
       child.on('error', reject);
-      child.on('close', (code) => (code === 0 ? resolve(`${out}${err}`) : reject(new UsageError(`${c.name} exited with ${code}: ${err.trim().split('\n').slice(-3).join(' / ')}`))));
+      child.on('close', (code) => (code === 0 ? resolve(`${out}${err}`) : reject(new KernbenchError('ERR_EXTERNAL_PROGRAM', `${c.name} exited with ${code}: ${err.trim().split('\n').slice(-3).join(' / ')}`))));
     });
     const wallS = (performance.now() - t0) / 1000;
     const virtualNs = c.parse(stdout);
-    if (!Number.isFinite(virtualNs)) throw new UsageError(`${c.name} printed no virtual time, got: ${stdout.slice(-200)}`);
+    if (!Number.isFinite(virtualNs)) throw new KernbenchError('ERR_EXTERNAL_PROGRAM', `${c.name} printed no virtual time, got: ${stdout.slice(-200)}`);
     return { wallS, rssKiB: Number(readFileSync(rssFile, 'utf8').trim().split('\n').pop()), virtualNs };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -151,8 +151,8 @@ async function measure(c: Contender): Promise<Measured> {
 
 /** Compile ./simgrid/ring_allreduce.cpp once per version of its text; the binary's path. */
 function compileSimgrid(): string {
-  if (!existsSync(TIME)) throw new UsageError(`simgrid_ring measures peak RSS with ${TIME} (Debian: apt-get install time), got no such file`);
-  if (!existsSync(SOURCE)) throw new UsageError(`simgrid_ring compiles ${SOURCE}, which ships with the repository, not the npm package; got no such file`);
+  if (!existsSync(TIME)) throw new KernbenchError('ERR_OPTIONAL_DEPENDENCY', `simgrid_ring measures peak RSS with ${TIME} (Debian: apt-get install time), got no such file`);
+  if (!existsSync(SOURCE)) throw new KernbenchError('ERR_OPTIONAL_DEPENDENCY', `simgrid_ring compiles ${SOURCE}, which ships with the repository, not the npm package; got no such file`);
   const src = readFileSync(SOURCE);
   const binary = join(tmpdir(), `kernbench-simgrid-ring-${createHash('sha256').update(src).digest('hex').slice(0, 12)}`);
   if (existsSync(binary)) return binary;
@@ -160,7 +160,7 @@ function compileSimgrid(): string {
     execFileSync('g++', ['-O2', '-std=c++17', '-o', binary, SOURCE, '-lsimgrid'], { stdio: ['ignore', 'ignore', 'pipe'] });
   } catch (e) {
     const why = (e as { stderr?: Buffer }).stderr?.toString().trim().split('\n').slice(0, 3).join(' / ') ?? String(e);
-    throw new UsageError(`simgrid_ring needs g++ and SimGrid (Debian: apt-get install g++ libsimgrid-dev); compiling ${SOURCE} failed: ${why}`);
+    throw new KernbenchError('ERR_OPTIONAL_DEPENDENCY', `simgrid_ring needs g++ and SimGrid (Debian: apt-get install g++ libsimgrid-dev); compiling ${SOURCE} failed: ${why}`);
   }
   return binary;
 }

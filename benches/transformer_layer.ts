@@ -15,16 +15,17 @@
 // attention and vector kernels' time, each collective's time and bytes, the
 // exposed communication (a collective in flight and no kernel computing), and
 // the layer's model FLOPs (GEMMs and attention, summed over ranks), FLOP/s and
-// share of the peak of the PEs that compute (one per rank).
+// share of the peak of the PEs that compute (one per rank, or --gemm-pes per
+// rank when the linear GEMMs split over PEs of the rank's cube, decision 0116).
 import type { BenchContext, BenchResult } from '../lib/bench/contract.js';
 import { defineBench, z } from '../lib/bench/define.js';
-import { UsageError } from '../lib/errors.js';
+import { KernbenchError } from '../lib/errors.js';
 import type { Torch } from '../lib/host/torch.js';
 import { parallelState } from '../lib/tp/index.js';
 import { MODEL_PRESETS, PRESET_NAMES, type PresetName } from '../lib/tp/presets.js';
 import { TransformerLayer, layerConfig, type TransformerLayerConfig } from '../lib/tp/transformer-layer.js';
 import { layerInput, layerParameters, layerReference } from '../lib/tp/layer-reference.js';
-import { LayerTimeline, breakdown, type Breakdown, type Span } from '../lib/tp/timeline.js';
+import { COLLECTIVE_KINDS, LayerTimeline, breakdown, byCollectiveKind, type Breakdown, type Span } from '../lib/tp/timeline.js';
 import { unitRoundoff } from '../lib/tp/reference.js';
 import { GEMM_DTYPES } from './gemm_single_pe.js';
 
@@ -37,6 +38,7 @@ const options = z.object({
   microBatch: z.number().int().positive().default(1).describe('b: sequences per forward'),
   dtype: z.enum(GEMM_DTYPES).default('f16').describe('element type of weights and activations'),
   tp: z.number().int().positive().optional().describe('tensor-parallel degree; must equal the SIP count (default: the SIP count)'),
+  gemmPes: z.number().int().positive().default(1).describe("PEs of the layer's cube each linear GEMM splits over, by output rows (at most the cube's PEs; fused overlap kernels stay on one PE)"),
 });
 
 export default defineBench({
@@ -48,9 +50,9 @@ export default defineBench({
 const SEED = 53;
 
 /** The layer's configuration for a preset, micro-batch, dtype and variant. */
-export function presetConfig(preset: PresetName, microBatch: number, dtype: TransformerLayerConfig['dtype'], variant: Variant): TransformerLayerConfig {
+export function presetConfig(preset: PresetName, microBatch: number, dtype: TransformerLayerConfig['dtype'], variant: Variant, gemmPes = 1): TransformerLayerConfig {
   const { source: _source, ...shape } = MODEL_PRESETS[preset];
-  return layerConfig({ ...shape, microBatchSize: microBatch, dtype, sequenceParallel: variant !== 'tp', overlap: variant === 'tp+sp+overlap' });
+  return layerConfig({ ...shape, microBatchSize: microBatch, dtype, sequenceParallel: variant !== 'tp', overlap: variant === 'tp+sp+overlap', gemmPes });
 }
 
 export interface LayerRankResult {
@@ -115,16 +117,16 @@ export function summarise(ranks: LayerRankResult[]): { slowest: LayerRankResult;
 async function run(torch: Torch, ctx: BenchContext<z.output<typeof options>>): Promise<BenchResult[]> {
   const o = ctx.options;
   const ws = torch.spec.system.sips.count;
-  if (o.tp !== undefined && o.tp !== ws) throw new UsageError(`transformer_layer: --tp must equal the SIP count (${ws}); choose it with --set system.sips.count=${o.tp}, got --tp ${o.tp}`);
+  if (o.tp !== undefined && o.tp !== ws) throw new KernbenchError('ERR_BENCH_OPTION_UNFIT', `transformer_layer: --tp must equal the SIP count (${ws}); choose it with --set system.sips.count=${o.tp}, got --tp ${o.tp}`);
   const noData = ctx.config.noData ?? false;
   const t = torch.spec.timing.pe;
   const peakPerPe = (o.dtype === 'f32' ? t.gemm_macs_per_cycle / 2 : t.gemm_macs_per_cycle) * 2 * t.clock_ghz * 1e9;
   const results: BenchResult[] = [];
   for (const variant of o.variant === 'all' ? VARIANTS : [o.variant]) {
-    const c = presetConfig(o.preset, o.microBatch, o.dtype, variant);
+    const c = presetConfig(o.preset, o.microBatch, o.dtype, variant, o.gemmPes);
     const ranks = await torch.multiprocessing.spawn(layerWorker, { args: [c, noData], nprocs: ws });
     const { slowest, b, flops } = summarise(ranks);
-    const lines = [`  ${o.preset} ${variant} TP=${ws} b=${c.microBatchSize} s=${c.seqLength} h=${c.hiddenSize} heads=${c.numAttentionHeads}/${c.numQueryGroups} ffn=${c.ffnHiddenSize} ${c.dtype}`];
+    const lines = [`  ${o.preset} ${variant} TP=${ws} b=${c.microBatchSize} s=${c.seqLength} h=${c.hiddenSize} heads=${c.numAttentionHeads}/${c.numQueryGroups} ffn=${c.ffnHiddenSize} ${c.dtype}${c.gemmPes > 1 ? ` gemm_pes=${c.gemmPes}` : ''}`];
     let ok = true;
     if (!noData) {
       const ref = layerReference(c, layerParameters(c, SEED), layerInput(c, SEED - 1));
@@ -136,9 +138,11 @@ async function run(torch: Torch, ctx: BenchContext<z.output<typeof options>>): P
     }
     const critNs = slowest.forwardNs;
     const flopPerS = flops / (critNs * 1e-9);
-    const peakPct = (100 * flopPerS) / (peakPerPe * ws);
+    // The PEs that compute: one per rank, or gemmPes per rank when the GEMMs split (the fused overlap kernels do not).
+    const computing = ws * (c.overlap ? 1 : c.gemmPes);
+    const peakPct = (100 * flopPerS) / (peakPerPe * computing);
     lines.push(...breakdownLines(b, slowest.rank));
-    lines.push(`  layer: ${formatFlops(flops)} FLOP in ${critNs.toFixed(3)} ns = ${formatFlops(flopPerS)} FLOP/s, ${peakPct.toFixed(1)}% of the ${ws} computing PEs' peak (${formatFlops(peakPerPe * ws)} FLOP/s)`);
+    lines.push(`  layer: ${formatFlops(flops)} FLOP in ${critNs.toFixed(3)} ns = ${formatFlops(flopPerS)} FLOP/s, ${peakPct.toFixed(1)}% of the ${computing} computing PEs' peak (${formatFlops(peakPerPe * computing)} FLOP/s)`);
     results.push({
       bench: ctx.bench,
       algorithm: variant,
@@ -159,9 +163,35 @@ async function run(torch: Torch, ctx: BenchContext<z.output<typeof options>>): P
         exposed_comm_ns: b.exposedCommNs,
         comm_bytes: b.collectives.reduce((a, k) => a + k.bytes, 0),
       },
+      sweepColumns: sweepColumns(b, critNs, flops),
     });
   }
   return results;
+}
+
+/** ns rounded to whole ps, so that differences of sums carry no float dust. */
+const ps = (ns: number): number => Math.round(ns * 1000) / 1000;
+
+/**
+ * The slowest rank's breakdown as a sweep's columns. The time_* parts add up to
+ * crit_ns: the kernels' time by kind (a fused kernel's GEMM minus its wait), the
+ * exposed communication, and the rest (host time between launches, in no kernel
+ * or collective). Kernels are awaited one after another, so they never overlap
+ * each other and their sum is their union. Then each collective kind's time in
+ * flight, all communication, its bytes and the layer's FLOPs (all ranks).
+ */
+export function sweepColumns(b: Breakdown, critNs: number, flops: number): Record<string, number> {
+  const sum = (f: (k: Breakdown['blocks'][number]) => number) => ps(b.blocks.reduce((a, k) => a + f(k), 0));
+  const parts = { time_gemm_ns: sum((k) => k.gemmNs), time_attention_ns: sum((k) => k.attentionNs), time_vector_ns: sum((k) => k.vectorNs), time_exposed_comm_ns: ps(b.exposedCommNs) };
+  const kinds = byCollectiveKind(b);
+  return {
+    ...parts,
+    time_other_ns: ps(critNs - Object.values(parts).reduce((a, x) => a + x, 0)),
+    ...Object.fromEntries(COLLECTIVE_KINDS.map((k) => [`${k}_ns`, ps(kinds[k].ns)])),
+    comm_ns: ps(b.commNs),
+    comm_bytes: b.collectives.reduce((a, k) => a + k.bytes, 0),
+    flops,
+  };
 }
 
 /** The breakdown as the bench prints it. */

@@ -5,8 +5,9 @@
 //   0 everything ran and every result is ok
 //   1 a bench result is not ok, or the run failed (kernel error, deadlock, ...);
 //     for stress, any run that diverged, deadlocked, failed or timed out
-//   2 usage or configuration error (no stack trace)
-import { KernbenchError, printable as printableText, RunStoppedError, shortenEchoes, UsageError } from '../lib/errors.js';
+//   2 a usage error: the command line, a configuration file, a user module or an
+//     input is wrong (lib/errors.ts USAGE_ERROR_CODES); its message alone, no stack
+import { KernbenchError, printable as printableText, RunStoppedError, shortenEchoes } from '../lib/errors.js';
 import type { ThreadResources } from '../lib/session/thread-resources.js';
 import { modulesLoading } from '../lib/loader/user-module.js';
 import { commandHelp, globalHelp, versionText } from './cli/help.js';
@@ -56,12 +57,9 @@ export async function main(argv: string[], threads?: ThreadResources): Promise<n
   return HANDLERS[command](rest, threads);
 }
 
-function unknownCommand(got: string): UsageError {
-  return new UsageError(`unknown command; known: ${Object.keys(COMMANDS).join(', ')}, --help, --version, got '${got}'`);
+function unknownCommand(got: string): KernbenchError {
+  return new KernbenchError('ERR_UNKNOWN_COMMAND', `unknown command; known: ${Object.keys(COMMANDS).join(', ')}, --help, --version, got '${got}'`);
 }
-
-/** Errors of the invocation or its inputs (flags, configuration files, user modules): exit 2, one message, no stack. */
-const EXIT_2: ReadonlySet<string> = new Set(['ERR_USAGE', 'ERR_CONFIG', 'ERR_MODULE_LOAD', 'ERR_MODULE_CONTRACT', 'ERR_UNKNOWN_TOPOLOGY', 'ERR_NO_TABLE', 'ERR_OPTIONAL_DEPENDENCY', 'ERR_REPORT_INPUT']);
 
 /** A message as the terminal gets it: echoed user text shortened, control and bidirectional characters escaped (lib/errors.ts). */
 function printable(text: string): string {
@@ -103,26 +101,54 @@ const NODE_UNSETTLED_TOP_LEVEL_AWAIT = 13;
 
 /**
  * `kernbench ...argv` without the process around it: runs the command, prints an
- * error as the binary prints it, and returns the exit code instead of setting it
- * (the in-process entry the CLI tests use, with `threads` shared across their
- * runs; test/helpers/cli.ts).
+ * error as the binary prints it, and returns the exit code instead of setting it.
  */
 export async function runCli(argv: string[], threads?: ThreadResources): Promise<number> {
-  let code: number;
+  return (await answerCli(argv, threads)).status;
+}
+
+/** How a command line ended: its exit status, and the error it ended with (undefined when none). */
+export interface CliAnswer {
+  status: number;
+  error: unknown;
+}
+
+/**
+ * runCli, keeping the error as well (the in-process entry the CLI tests use, with
+ * `threads` shared across their runs; test/helpers/cli.ts): the tests assert the
+ * error's code, which an exit-2 message does not print.
+ */
+export async function answerCli(argv: string[], threads?: ThreadResources): Promise<CliAnswer> {
   try {
-    code = await main(argv, threads);
+    return { status: await main(argv, threads), error: undefined };
   } catch (e) {
-    if (e instanceof KernbenchError && EXIT_2.has(e.code)) {
-      process.stderr.write(`kernbench: ${printable(e.message)}\n`);
-      code = 2;
-    } else if (e instanceof KernbenchError) {
-      if (e instanceof RunStoppedError) runStopped = true;
-      process.stderr.write(`kernbench: ${e.name} [${e.code}]: ${printable(e.message)}\n`);
-      code = 1;
-    } else {
-      process.stderr.write(`kernbench: ${printable(e instanceof Error ? (e.stack ?? e.message) : String(e))}\n`);
-      code = 1;
-    }
+    return { status: reportError(e), error: e };
   }
-  return code;
+}
+
+/**
+ * The exit status error `e` means: 2 for a usage error (KernbenchError#isUsage:
+ * what the user gave is wrong; lib/errors.ts USAGE_ERROR_CODES), 1 for any other.
+ */
+export function exitStatusOf(e: unknown): 1 | 2 {
+  return e instanceof KernbenchError && e.isUsage ? 2 : 1;
+}
+
+/**
+ * Print `e` on stderr as the binary does and return its exit status: a usage
+ * error with its message alone; any other KernbenchError with its class and code;
+ * anything else with its stack.
+ */
+function reportError(e: unknown): number {
+  if (exitStatusOf(e) === 2) {
+    process.stderr.write(`kernbench: ${printable((e as Error).message)}\n`);
+    return 2;
+  }
+  if (e instanceof KernbenchError) {
+    if (e instanceof RunStoppedError) runStopped = true;
+    process.stderr.write(`kernbench: ${e.name} [${e.code}]: ${printable(e.message)}\n`);
+    return 1;
+  }
+  process.stderr.write(`kernbench: ${printable(e instanceof Error ? (e.stack ?? e.message) : String(e))}\n`);
+  return 1;
 }

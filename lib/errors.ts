@@ -10,95 +10,8 @@
 // Errors cross threads as plain objects (`SerializedError`) and are rebuilt on
 // the other side with their class, message, stack and extra fields intact.
 
-export const ERROR_CODES = {
-  ERR_CONFIG: 'a topology or CCL configuration file is invalid',
-  ERR_USAGE: 'a CLI invocation is malformed (unknown bench, flag or value)',
-  ERR_DEADLOCK: 'every live PE and rank waits and nothing can make progress',
-  ERR_ABORTED: 'the run was aborted because another rank or PE failed',
-  ERR_KERNEL: 'a kernel threw on a PE',
-  ERR_KERNEL_CONCURRENCY: 'a kernel ran two flows of control on one clock, or two tl.parallel branches on one direction (its timing would depend on wall-clock order)',
-  ERR_SPAWN: 'one or more spawned ranks threw',
-  ERR_OUT_OF_MEMORY: 'an allocation does not fit its memory space',
-  ERR_OUT_OF_BOUNDS: 'a load or store touches bytes outside its tensor shard',
-  ERR_IPCQ_WIRING: 'an IPCQ message arrived from an unexpected sender',
-  ERR_IPCQ_PIECES: "a receive's size does not match the pieces its sender sent",
-  ERR_NOT_EXPORTED: 'a function handed to another thread is not exported from a module',
-  ERR_HOST_READ_PENDING: 'a synchronous host read found kernels still running',
-  ERR_MODULE_LOAD: 'a user module (algorithm, bench, kernel) could not be found or compiled',
-  ERR_MODULE_CONTRACT: 'a user module does not export what its kind requires',
-  ERR_UNCAUGHT_EXCEPTION: 'an exception escaped every promise chain on an executor thread (a throw in a timer or event callback)',
-  ERR_UNHANDLED_REJECTION: 'a promise rejected on an executor thread and nothing handled it',
-  ERR_NEVER_SETTLED: 'the command awaited a promise that can never settle: nothing was left to run (no timer, no I/O, no kernel or rank in flight)',
-  ERR_RANK_EXIT: 'process.exit() was called on an executor thread (by a rank or a kernel)',
-  ERR_EXECUTOR_LOST: 'an executor thread stopped while it served a session',
-  ERR_EXECUTOR_OUT_OF_MEMORY: 'an executor thread ran out of JavaScript heap (a kernel or rank allocated without bound); the error names the kernel running and its PE',
-  ERR_DATA_RACE: 'two actors touched the same device bytes, at least one writing, with nothing ordering them (--check-races)',
-  // A run stopped before it ended (docs/decisions/0095-a-stuck-run-is-reported.md): each
-  // carries a report of what every actor was doing (RunStoppedError).
-  ERR_TIMEOUT: 'the run took longer than its --timeout (withTorch: timeout) and was stopped',
-  ERR_INTERRUPTED: 'the run was interrupted (SIGINT, Ctrl-C) and stopped',
-  ERR_VIRTUAL_TIME_LIMIT: "a PE's virtual clock passed the run's --max-virtual-time (withTorch: maxVirtualTimeNs)",
-  ERR_LINK_REPLAY: 'two flows met on a shared link during an optimistic run; kernbench runs the session again with every piece through the link arbiter (a spawn in the abandoned run rejects with it)',
-  // Outputs people look at (plots, the HTML report).
-  ERR_OPTIONAL_DEPENDENCY: 'a feature needs an optional package that is not installed (plots need vega and vega-lite)',
-  ERR_REPORT_INPUT: 'a file given to kernbench report is not a saved result of kernbench (--json output)',
-  ERR_INTERNAL: 'an invariant of kernbench itself was broken',
-
-  // Bad arguments to the host API and the extension points, one code per
-  // condition (decision 0043). Named the way Node.js names its own
-  // (ERR_OUT_OF_RANGE, ERR_INVALID_ARG_VALUE, ERR_INVALID_BUFFER_SIZE, ...).
-  //   values and types
-  ERR_INVALID_ARG_VALUE: 'an argument is not one of the values it may take (a split mode, a reduce op, a backend)',
-  ERR_INVALID_ARG_TYPE: 'an argument is not of the type the call takes (a function, an array, a tile)',
-  ERR_OUT_OF_RANGE: 'a number is outside its range (a device index, nprocs, a size that must be a positive integer, an i32 value)',
-  ERR_INDEX_OUT_OF_RANGE: 'an element index or slice reaches past the end of a tensor or tile',
-  ERR_UNKNOWN_OPTION: 'an options object has a key the call does not take',
-  ERR_INVALID_OPTIONS: 'an options object does not match its schema',
-  ERR_INVALID_ENV: 'an environment variable read by kernbench has a value it cannot use',
-  //   dtypes, shapes and bytes
-  ERR_INVALID_DTYPE: 'a dtype is not one of the element types kernbench knows',
-  ERR_DTYPE_MISMATCH: 'two tensors that must share a dtype do not',
-  ERR_INVALID_SHAPE: 'a shape is not 1-D or 2-D with positive integer sizes',
-  ERR_SHAPE_MISMATCH: 'a tensor has a different shape or size from the one the call needs',
-  ERR_TILE_MISMATCH: 'a tile operand or out tile has a different size, dtype or inner dimension from the one the op needs',
-  ERR_VALUE_COUNT_MISMATCH: 'an array of values does not hold one value per element of its shape',
-  ERR_PARTIAL_ELEMENT: 'a byte offset or byte length falls inside an element of its dtype',
-  ERR_INVALID_BUFFER_SIZE: 'a destination buffer does not hold exactly one slot per element',
-  ERR_BUFFER_OUT_OF_BOUNDS: 'a typed view would reach past the end of its buffer',
-  //   placement on the machine
-  ERR_NO_SUCH_PE: 'a PE coordinate is outside the machine',
-  ERR_NO_ROUTE: 'a SIP topology kind gives no route between two SIPs',
-  ERR_DPPOLICY_SIP: 'a DPPolicy was given a SIP field (placement across SIPs is torch.ahbm.setDevice)',
-  ERR_DPPOLICY_TOO_WIDE: 'a DPPolicy asks for more cubes, or more PEs per cube, than a SIP has',
-  ERR_INVALID_SPLIT_SIZES: "allToAllSingle's input or output split sizes are not one non-negative integer per rank summing to the tensor's elements",
-  ERR_UNEVEN_SPLIT: 'a tensor or a size cannot be split into equal parts over the PEs or ranks',
-  ERR_OVERLAP_NEEDS_SEQUENCE_PARALLEL: 'a parallel linear layer or transformer layer asked for overlap without sequence parallelism (the fused kernels all-gather and reduce-scatter)',
-  ERR_BAD_WAIT_REPORT: 'a kernel reported a wait time (tl.reportWaitPs) that is not a non-negative integer of ps',
-  ERR_SHARED_PE: 'two shards of one tensor sit on one PE where each PE must hold one',
-  ERR_TENSOR_PLACEMENT: 'a tensor lives on a SIP or PE other than the one the call needs',
-  ERR_SHARD_LAYOUT: "a kernel's shard of a tensor does not cover the rows or columns the kernel needs on its PE",
-  ERR_NEEDS_DEVICE_TENSOR: 'a host tensor (no device shards) was given where a device tensor is needed',
-  ERR_STALE_TENSOR: 'a tensor was allocated in device memory that a failed spawn discarded',
-  //   sessions, launches and process groups
-  ERR_MAIN_THREAD_ONLY: 'a call that only the main host may make came from a spawned rank or an executor thread',
-  ERR_LAUNCH_ARGS_TOO_LARGE: "a launch's arguments do not fit a command slot",
-  ERR_NOT_INITIALIZED: 'a call needs a process group or tensor-parallel state that is not initialised yet',
-  ERR_ALREADY_INITIALIZED: 'a process group or tensor-parallel state was initialised a second time',
-  ERR_WORLD_SIZE_MISMATCH: 'a world size differs from the number of spawned ranks, or a tensor-parallel size from the world size',
-  ERR_INVALID_RANK: 'a rank list or a source rank is not a set of ranks of the world or group',
-  ERR_NOT_GROUP_MEMBER: "a rank called a collective of a group it is not a member of",
-  ERR_CHANNEL_SETS_EXHAUSTED: 'a process group needs more IPCQ channel sets than ccl.channel_sets provides',
-  ERR_NO_BIAS: 'a bias was loaded into a tensor-parallel layer built with bias: false',
-  ERR_NO_NEIGHBOUR: "a kernel sent or received in a direction in which its collective's world gives it no neighbour",
-  ERR_WRONG_WORLD: 'a collective algorithm was launched on a world it does not run on (its kind or size)',
-  // The command line's own conditions (bin/cli/); each exits 2 like ERR_USAGE.
-  ERR_UNKNOWN_TOPOLOGY: 'a topology was named that is neither shipped (kernbench list) nor a path to a file',
-  ERR_NO_TABLE: '--csv was given for a bench whose results carry no table',
-  ERR_NO_PEER_CHANNELS: 'a kernel addressed a peer by rank in a run whose ccl.peer_ranks does not cover its world',
-  ERR_INVALID_PEER: 'a kernel addressed a peer that is not another rank of its world',
-} as const;
-
-export type ErrorCode = keyof typeof ERROR_CODES;
+export { ERROR_CODES, USAGE_ERROR_CODES, isUsageCode, type ErrorCode, type UsageErrorCode } from './error-codes.js';
+import { isUsageCode, type ErrorCode, type UsageErrorCode } from './error-codes.js';
 
 export interface PeAddress {
   sip: number;
@@ -129,6 +42,14 @@ export class KernbenchError extends Error {
     this.atPs = details.atPs;
     this.pe = details.pe;
     this.kernel = details.kernel;
+  }
+
+  /**
+   * A usage error (USAGE_ERROR_CODES): what the user gave is wrong, not the run.
+   * Read from the code, so an error rebuilt on another thread answers the same.
+   */
+  get isUsage(): boolean {
+    return isUsageCode(this.code);
   }
 }
 
@@ -177,19 +98,13 @@ export function formatConfigProblem(p: ConfigProblem): string {
   return shortenEchoes(p.path === '' ? `${where}: ${p.message}` : `${where}: ${p.path}: ${p.message}`);
 }
 
+/** Problems of a configuration, each located (file:line:col or --set); its code is a usage error's. */
 export class ConfigError extends KernbenchError {
   readonly problems: ConfigProblem[];
-  constructor(problems: ConfigProblem[]) {
-    super('ERR_CONFIG', problems.map(formatConfigProblem).join('\n'));
+  constructor(code: UsageErrorCode, problems: ConfigProblem[]) {
+    super(code, problems.map(formatConfigProblem).join('\n'));
     this.name = 'ConfigError';
     this.problems = problems;
-  }
-}
-
-export class UsageError extends KernbenchError {
-  constructor(message: string) {
-    super('ERR_USAGE', message);
-    this.name = 'UsageError';
   }
 }
 
@@ -321,7 +236,6 @@ export function serializeError(e: unknown): SerializedError {
 const KERNBENCH_CLASSES: Record<string, { prototype: Error }> = {
   KernbenchError,
   ConfigError,
-  UsageError,
   DeadlockError,
   RunStoppedError,
   AbortError,

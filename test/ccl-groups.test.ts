@@ -33,7 +33,7 @@ interface Outcome {
 
 /** Run `scenarios` in turn in one child process: one outcome each (a missing one: the child hung or died before it). */
 async function runAll(scenarios: (Scenario & { threads: Threads })[]): Promise<Outcome[]> {
-  const r = await execa('node', [RUNNER, JSON.stringify(scenarios)], { reject: false, timeout: 25_000 });
+  const r = await execa('node', [RUNNER, JSON.stringify(scenarios)], { reject: false, timeout: 90_000 });
   const lines = String(r.stdout).split('\n').filter((l) => l.startsWith('{'));
   const why = r.timedOut ? 'hung (guard timeout)' : `exited ${r.exitCode}: ${String(r.stderr).slice(0, 500)}`;
   return scenarios.map((_, i) => (i < lines.length ? (JSON.parse(lines[i]) as Outcome) : { error: { code: 'NO_ANSWER', ranks: {}, message: why } }));

@@ -72,7 +72,7 @@ t.test('every shipped all_reduce module exports an allReduce kernel, and point_t
 
 t.test('defineAlgorithm refuses metadata that breaks the contract, naming each bad field', async (t) => {
   const bad = { provides: 'all_gather', arrangement: 'logical', topologies: [], summary: 'two\nlines' } as unknown as Parameters<typeof defineAlgorithm>[0];
-  t.throws(() => defineAlgorithm(bad), { code: 'ERR_MODULE_CONTRACT', message: /provides.*topologies.*summary/s });
+  t.throws(() => defineAlgorithm(bad), { code: 'ERR_MODULE_DEFINITION', message: /provides.*topologies.*summary/s });
 });
 
 t.test('every shipped ccl.yaml entry resolves on at least one shipped topology', async (t) => {
@@ -155,7 +155,7 @@ t.test('a user module that breaks the contract is refused in the resolve step wi
     (e: unknown) => e,
   );
   t.ok(err instanceof KernbenchError, 'a KernbenchError');
-  t.equal((err as KernbenchError).code, 'ERR_MODULE_CONTRACT');
+  t.equal((err as KernbenchError).code, 'ERR_MODULE_EXPORT');
   t.match((err as KernbenchError).message, join(user.dir, 'broken.ts'));
   t.match((err as KernbenchError).message, /allReduce: missing.*Expected exports: meta \(.*\), allReduce \(.*\); found: allreduce, meta/);
 });

@@ -15,7 +15,7 @@ const BAD_TOPOLOGY = TOPOLOGY_YAML.replace('name: fixture', 'name: bad')
 t.test('a bad topology file exits 2 and reports every problem at file:line:col with its dotted path', async (t) => {
   const file = join(t.testdir({ 'bad.yaml': BAD_TOPOLOGY }), 'bad.yaml');
   const r = await kernbench(['run', '--bench', 'ccl_allreduce', '--topology', file]);
-  assertUsageError(t, r);
+  assertUsageError(t, r, 'ERR_CONFIG');
   t.match(r.stderr, `${file}:4:12: system.sips.count: `, 'the zero count, at its value');
   t.match(r.stderr, `${file}:10:5: sip.cube_mesh.depth: `, 'the unknown key, at the key');
 });
@@ -23,14 +23,14 @@ t.test('a bad topology file exits 2 and reports every problem at file:line:col w
 t.test('validate on a bad topology file exits 2 with the same problems', async (t) => {
   const file = join(t.testdir({ 'bad.yaml': BAD_TOPOLOGY }), 'bad.yaml');
   const r = await kernbench(['validate', '--topology', file]);
-  assertUsageError(t, r);
+  assertUsageError(t, r, 'ERR_CONFIG');
   t.match(r.stderr, `${file}:4:12: system.sips.count: `);
   t.match(r.stderr, `${file}:10:5: sip.cube_mesh.depth: `);
 });
 
 t.test('--set with a value of the wrong type exits 2', async (t) => {
   const r = await kernbench(['run', '--bench', 'ccl_allreduce', '--set', 'system.sips.count=abc']);
-  assertUsageError(t, r);
+  assertUsageError(t, r, 'ERR_CONFIG');
   t.match(r.stderr, 'system.sips.count');
 });
 

@@ -62,7 +62,7 @@ t.test('a mistyped --topology is refused with the known topologies (ERR_UNKNOWN_
   await t.rejects(main(['validate', '--topology', 'torus_2d_2x4']), { code: 'ERR_UNKNOWN_TOPOLOGY' });
   for (const command of [['run', '--bench', 'ccl_allreduce'], ['validate']]) {
     const r = await kernbench([...command, '--topology', 'torus_2d_2x4']);
-    assertUsageError(t, r);
+    assertUsageError(t, r, 'ERR_UNKNOWN_TOPOLOGY');
     for (const known of ['torus_2d_2x3', 'ring_1d_6', 'ideal']) t.match(r.stderr, known, `${command[0]}: lists ${known}`);
     t.match(r.stderr, /got 'torus_2d_2x4'\n$/);
     t.notMatch(r.stderr, 'ENOENT');
@@ -73,7 +73,7 @@ t.test('--csv on a bench without a table is refused before the run (ERR_NO_TABLE
   const file = join(t.testdir(), 'none.csv');
   await t.rejects(main(['run', '--bench', 'ccl_allreduce', '--csv', file]), { code: 'ERR_NO_TABLE' });
   const r = await kernbench(['run', '--bench', 'ccl_allreduce', '--csv', file]);
-  assertUsageError(t, r);
+  assertUsageError(t, r, 'ERR_NO_TABLE');
   t.notOk(existsSync(file), 'no file');
 });
 

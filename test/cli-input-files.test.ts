@@ -14,7 +14,7 @@ for (const flag of ['--trace', '--csv']) {
     const targets = [join(dir, 'no-such-folder', 'out'), dir, join(dir, 'a-file', 'out')];
     const runs = await Promise.all(targets.map((target) => kernbench(['run', '--bench', 'allreduce_perf', '--max-bytes', '64', flag, target])));
     runs.forEach((r, i) => {
-      assertUsageError(t, r); // stdout empty: no result was printed, so the run did not happen
+      assertUsageError(t, r, 'ERR_UNWRITABLE_OUTPUT'); // stdout empty: no result was printed, so the run did not happen
       t.match(r.stderr, flag, targets[i]);
     });
   });
@@ -24,6 +24,7 @@ t.test('--trace to a writable path leaves no file behind when the run is refused
   const file = join(t.testdir(), 'trace.json');
   const r = await kernbench(['run', '--bench', 'ccl_allreduce', '--trace', file, '--topology', 'no-such-topology']);
   t.equal(r.exitCode, 2);
+  t.equal(r.errorCode, 'ERR_UNKNOWN_TOPOLOGY');
   t.notOk(existsSync(file), 'the writability check removed the file it created');
 });
 
@@ -34,12 +35,12 @@ t.test('a binary file given as --topology exits 2 and prints no raw control byte
   const noNul = join(dir, 'ctl.bin');
   writeFileSync(noNul, Buffer.from('\x1b[2J\x07: [\x01\x02\x1b]0;title\x07\n', 'latin1'));
   const runs = await Promise.all([withNul, noNul].map((file) => kernbench(['run', '--bench', 'ccl_allreduce', '--topology', file])));
-  for (const r of runs) assertUsageError(t, r);
+  for (const r of runs) assertUsageError(t, r, 'ERR_CONFIG');
 });
 
 t.test('--topology /dev/zero exits 2 instead of reading forever', { skip: existsSync('/dev/zero') ? false : 'no /dev/zero here' }, async (t) => {
   const r = await kernbench(['run', '--bench', 'ccl_allreduce', '--topology', '/dev/zero']);
-  assertUsageError(t, r);
+  assertUsageError(t, r, 'ERR_CONFIG');
   t.match(r.stderr, '/dev/zero');
 });
 
@@ -52,6 +53,6 @@ t.test('a YAML alias bomb as --topology exits 2 with a message, not a stack', as
   }
   const file = join(t.testdir({ 'bomb.yaml': `${levels.join('\n')}\n` }), 'bomb.yaml');
   const r = await kernbench(['run', '--bench', 'ccl_allreduce', '--topology', file]);
-  assertUsageError(t, r);
+  assertUsageError(t, r, 'ERR_CONFIG');
   t.match(r.stderr, file);
 });

@@ -41,6 +41,6 @@ t.test('sweep runs the bench at every grid point and prints one row per point, -
 });
 
 t.test('sweep without --over, or with a malformed one, exits 2', async (t) => {
-  assertUsageError(t, await kernbench(['sweep', '--bench', 'ccl_allreduce']));
-  assertUsageError(t, await kernbench(['sweep', '--bench', 'ccl_allreduce', '--over', 'ccl.n_elem']));
+  assertUsageError(t, await kernbench(['sweep', '--bench', 'ccl_allreduce']), 'ERR_MISSING_ARGUMENT');
+  assertUsageError(t, await kernbench(['sweep', '--bench', 'ccl_allreduce', '--over', 'ccl.n_elem']), 'ERR_INVALID_SWEEP');
 });

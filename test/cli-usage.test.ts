@@ -5,7 +5,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { assertUsageError, kernbench, kernbenchProcess, ROOT } from './helpers/cli.js';
+import { assertUsageError, assertUsageExit, kernbench, kernbenchProcess, ROOT } from './helpers/cli.js';
 
 t.test('--help exits 0 and lists the run, list and validate commands', async (t) => {
   const r = await kernbench(['--help']);
@@ -32,18 +32,19 @@ t.test('list names the ccl_allreduce bench and every shipped topology', async (t
 
 t.test('an unknown bench exits 2 and names the known benches', async (t) => {
   const r = await kernbenchProcess(['run', '--bench', 'nope']);
-  assertUsageError(t, r);
+  assertUsageExit(t, r);
   t.match(r.stderr, 'ccl_allreduce');
   t.match(r.stderr, "'nope'", 'the message ends with what was received');
+  t.equal((await kernbench(['run', '--bench', 'nope'])).errorCode, 'ERR_UNKNOWN_BENCH', 'in-process, the same command shows its code');
 });
 
 t.test('an unknown flag exits 2 and names the known flags', async (t) => {
   const r = await kernbench(['run', '--bench', 'ccl_allreduce', '--bogus']);
-  assertUsageError(t, r);
+  assertUsageError(t, r, 'ERR_UNKNOWN_FLAG');
   t.match(r.stderr, '--bogus');
   for (const flag of ['--bench', '--topology', '--ccl', '--algorithm', '--threads', '--dtype', '--set', '--json']) t.match(r.stderr, flag, flag);
 });
 
 t.test('--threads 0 exits 2', async (t) => {
-  assertUsageError(t, await kernbench(['run', '--bench', 'ccl_allreduce', '--threads', '0']));
+  assertUsageError(t, await kernbench(['run', '--bench', 'ccl_allreduce', '--threads', '0']), 'ERR_INVALID_THREADS');
 });

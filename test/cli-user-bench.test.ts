@@ -89,7 +89,7 @@ t.test("run --bench PATH --help lists the user bench's option with its descripti
 
 t.test("a user bench's option is validated by its schema: a bad value exits 2 naming the flag and the value", async (t) => {
   const r = await kernbench(['run', '--bench', './scaled.ts', '--scale', '-3'], { cwd: DIR });
-  assertUsageError(t, r);
+  assertUsageError(t, r, 'ERR_INVALID_BENCH_OPTION');
   t.match(r.stderr, '--scale');
   t.match(r.stderr, "'-3'");
 });
@@ -97,7 +97,7 @@ t.test("a user bench's option is validated by its schema: a bad value exits 2 na
 t.test('a module whose default export is not a defineBench bench exits 2 with its path and the exports expected and found', async (t) => {
   const file = join(DIR, 'old-style.ts');
   const r = await kernbench(['run', '--bench', file]);
-  assertUsageError(t, r);
+  assertUsageError(t, r, 'ERR_MODULE_EXPORT');
   t.match(r.stderr, file, 'names the file');
   t.match(r.stderr, 'default', 'names the export expected');
   t.match(r.stderr, 'description, run', 'names the exports found');
@@ -105,6 +105,6 @@ t.test('a module whose default export is not a defineBench bench exits 2 with it
 
 t.test('a --bench path that does not exist exits 2 naming it', async (t) => {
   const r = await kernbench(['run', '--bench', './missing.ts'], { cwd: DIR });
-  assertUsageError(t, r);
+  assertUsageError(t, r, 'ERR_MODULE_MISSING');
   t.match(r.stderr, 'missing.ts');
 });

@@ -57,8 +57,8 @@ for (const c of refusals) {
   t.test(`validate refuses ${c.name} with exit 2 at its position, and run refuses it with the same line`, async (t) => {
     const [v, r] = await c.runs;
     t.same(
-      [v, r].map((x) => ({ exitCode: x.exitCode, stdout: x.stdout, lines: x.stderr.split('\n').length, starts: x.stderr.startsWith(`kernbench: ${c.where}`) })),
-      [v, r].map(() => ({ exitCode: 2, stdout: '', lines: 2, starts: true })),
+      [v, r].map((x) => ({ exitCode: x.exitCode, code: x.errorCode, stdout: x.stdout, lines: x.stderr.split('\n').length, starts: x.stderr.startsWith(`kernbench: ${c.where}`) })),
+      [v, r].map(() => ({ exitCode: 2, code: 'ERR_CONFIG', stdout: '', lines: 2, starts: true })),
       v.stderr,
     );
     t.equal(r.stderr, v.stderr, 'run prints what validate printed');
@@ -68,6 +68,7 @@ for (const c of refusals) {
 t.test('validate refuses a user module that breaks the contract: exit 2, its path, the exports expected and found', async (t) => {
   const r = await broken;
   t.equal(r.exitCode, 2);
+  t.equal(r.errorCode, 'ERR_MODULE_EXPORT');
   t.match(r.stderr, `kernbench: ${position(brokenCcl, './broken.ts')}: algorithms.broken.module: ${join(user.dir, 'broken.ts')} is not a CCL algorithm module`);
   t.match(r.stderr, /Expected exports: meta \(.*\), allReduce \(.*\); found: allreduce, meta\n$/);
   t.notMatch(r.stderr, '    at ', 'no stack trace');

@@ -18,13 +18,13 @@ t.test('the shipped default configuration fits', async (t) => {
   t.doesNotThrow(() => plan([]));
 });
 
-t.test('a 100000 x 100000 cube mesh, 10^8 SIPs, and 10^6 slots of 1 MiB are refused with ERR_CONFIG before any allocation', async (t) => {
+t.test('a 100000 x 100000 cube mesh, 10^8 SIPs, and 10^6 slots of 1 MiB are refused with ERR_CONFIG_TOO_LARGE before any allocation', async (t) => {
   for (const sets of [
     ['sip.cube_mesh.w=100000', 'sip.cube_mesh.h=100000'],
     ['system.sips.count=100000000'],
     ['ccl.n_slots=1000000', 'ccl.slot_size=1048576'],
   ]) {
-    t.throws(() => plan(sets), { code: 'ERR_CONFIG', message: /needs? [\d.]+ GiB/ }, sets.join(' '));
+    t.throws(() => plan(sets), { code: 'ERR_CONFIG_TOO_LARGE', message: /needs? [\d.]+ GiB/ }, sets.join(' '));
   }
 });
 
@@ -39,6 +39,7 @@ t.test('an integer field given 1e300 is told the integer bound, not an item coun
 t.test('through the CLI, validate refuses the huge mesh with exit 2, one line, no stack', async (t) => {
   const r = await kernbench(['validate', '--set', 'sip.cube_mesh.w=100000', '--set', 'sip.cube_mesh.h=100000']);
   t.equal(r.exitCode, 2);
+  t.equal(r.errorCode, 'ERR_CONFIG_TOO_LARGE');
   t.match(r.stderr, /shared memory/);
   t.notMatch(r.stderr, /\n\s+at /, 'no stack');
 });
@@ -51,5 +52,5 @@ t.test('4096 ranks under --threads 2 are sized for two threads: only one thread 
   t.equal(at(2).executors, 2);
   t.equal(at(1).executors, 1);
   // One thread per rank still needs 4097 threads' command slots (1 MiB each): more than one buffer holds.
-  t.throws(() => at('rank'), { code: 'ERR_CONFIG', message: /command and error slots/ });
+  t.throws(() => at('rank'), { code: 'ERR_CONFIG_TOO_LARGE', message: /command and error slots/ });
 });

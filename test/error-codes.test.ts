@@ -7,17 +7,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import t from 'tap';
-import { AbortError, ConfigError, DeadlockError, ERROR_CODES, KernelError, serializeError, SpawnError, UsageError, type ErrorCode } from '../lib/errors.js';
+import { AbortError, DeadlockError, ERROR_CODES, KernelError, serializeError, SpawnError, type ErrorCode } from '../lib/errors.js';
 import { END, ERRORS_DOC, errorCodeTable, ROOT, tableInDoc } from './helpers/error-docs.js';
-
-/**
- * Files another change is rewriting now: their throws get their codes when it
- * lands. Until then they are left out of the per-code count, but their raises
- * still count as a code's use. bin/cli.ts maps exit status 2 to ERR_USAGE,
- * ERR_CONFIG, ERR_MODULE_LOAD and ERR_MODULE_CONTRACT by code.
- */
-const PENDING_THE_CLI_REWRITE = ['bin/cli.ts'];
-const pending = (file: string): boolean => PENDING_THE_CLI_REWRITE.some((p) => file.startsWith(p));
 
 /**
  * Raw throws allowed in lib/: only where nothing reaches a user. Each entry is
@@ -45,13 +36,11 @@ const MAX_SITES = 6;
 
 /**
  * Codes exempt from MAX_SITES, each for a stated reason. ERR_INTERNAL is every
- * broken invariant of kernbench itself: one code, by design. The four the CLI
- * maps to exit status 2 wait for the CLI rewrite (decision 0043): splitting
- * them first would change exit statuses. ERR_ABORTED is one condition (an actor
- * woken by an abort) raised wherever a wait can be woken; the abort's reason is in
- * its message.
+ * broken invariant of kernbench itself: one code, by design. ERR_ABORTED is one
+ * condition (an actor woken by an abort) raised wherever a wait can be woken; the
+ * abort's reason is in its message.
  */
-const UNCAPPED: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['ERR_INTERNAL', 'ERR_USAGE', 'ERR_CONFIG', 'ERR_MODULE_LOAD', 'ERR_MODULE_CONTRACT', 'ERR_ABORTED']);
+const UNCAPPED: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['ERR_INTERNAL', 'ERR_ABORTED']);
 
 /** Codes of other libraries that kernbench reads off their errors (never raises), as the docs may name them. */
 const FOREIGN_CODES = new Set(['ERR_MODULE_NOT_FOUND', 'ERR_WORKER_INVALID_EXEC_ARGV', 'ERR_PARSE_ARGS_UNKNOWN_OPTION', 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL']);
@@ -67,19 +56,25 @@ function sources(dir: string, ext: string): string[] {
 const rel = (file: string): string => relative(ROOT, file);
 const CODE_FILES = ['lib', 'bin', 'benches'].flatMap((d) => sources(join(ROOT, d), '.ts')).filter((f) => !f.endsWith('.d.ts'));
 
-/** The registry's own text: its table of codes and its classes' `super(code)` are definitions, not raises. */
+/** The registry's own text: its tables of codes (lib/error-codes.ts) and its classes' `super(code)` (lib/errors.ts) are definitions, not raises. */
 function withoutDefinitions(file: string, text: string): string {
+  if (rel(file) === 'lib/error-codes.ts') return '';
   if (rel(file) !== 'lib/errors.ts') return text;
-  const a = text.indexOf('export const ERROR_CODES');
-  const b = text.indexOf('} as const;', a);
-  return (text.slice(0, a) + text.slice(b)).replace(/super\(\s*'ERR_[A-Z0-9_]+'/g, 'super(');
+  for (const table of ['export const USAGE_ERROR_CODES', 'export const ERROR_CODES']) {
+    const a = text.indexOf(table);
+    if (a < 0) continue;
+    const b = text.indexOf('} as const;', a);
+    text = text.slice(0, a) + text.slice(b);
+  }
+  return text.replace(/super\(\s*'ERR_[A-Z0-9_]+'/g, 'super(');
 }
 
-/** Each registry class raises its own code: `new UsageError(...)` is a raise of ERR_USAGE. */
+/**
+ * Each registry class with a code of its own raises it: `new DeadlockError(...)`
+ * is a raise of ERR_DEADLOCK. (A ConfigError is given its code at each `new`.)
+ */
 const CLASS_CODES: ReadonlyMap<string, string> = new Map(
   [
-    new ConfigError([]),
-    new UsageError(''),
     new DeadlockError([]),
     new AbortError(''),
     new KernelError('k', { sip: 0, cube: 0, pe: 0 }, 0, serializeError(new Error('x'))),
@@ -114,7 +109,7 @@ function raiseSites(): Site[] {
 const SITES = raiseSites();
 
 t.test('CLASS_CODES knows every registry class the sources construct', async (t) => {
-  t.same([...CLASS_CODES.values()].sort(), ['ERR_ABORTED', 'ERR_CONFIG', 'ERR_DEADLOCK', 'ERR_KERNEL', 'ERR_SPAWN', 'ERR_USAGE']);
+  t.same([...CLASS_CODES.values()].sort(), ['ERR_ABORTED', 'ERR_DEADLOCK', 'ERR_KERNEL', 'ERR_SPAWN']);
 });
 
 t.test('lib/ throws no raw Error, TypeError or RangeError outside the allow-list of unreachable invariants', async (t) => {
@@ -155,7 +150,7 @@ t.test('every code raised in the sources is registered, and every registered cod
 
 t.test(`no code is raised from more than ${MAX_SITES} places`, async (t) => {
   const byCode = new Map<string, Site[]>();
-  for (const s of SITES) if (!pending(s.file) && !UNCAPPED.has(s.code as ErrorCode)) byCode.set(s.code, [...(byCode.get(s.code) ?? []), s]);
+  for (const s of SITES) if (!UNCAPPED.has(s.code as ErrorCode)) byCode.set(s.code, [...(byCode.get(s.code) ?? []), s]);
   const over = [...byCode].filter(([, s]) => s.length > MAX_SITES).map(([code, s]) => `${code}: ${s.length} sites (${s.map((x) => `${x.file}:${x.line}`).join(', ')})`);
   t.same(over, []);
 });

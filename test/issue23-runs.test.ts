@@ -18,9 +18,9 @@ for (const bench of ['tp_mlp', 'gemm_single_pe']) {
 
 t.test('an all-reduce bench given a point-to-point algorithm is a configuration error before any thread starts, and validate --bench says so too', async (t) => {
   const run = await kernbench(['run', '--bench', 'ccl_allreduce', '--algorithm', 'hello_send']);
-  assertUsageError(t, run);
+  assertUsageError(t, run, 'ERR_WRONG_ALGORITHM');
   const validate = await kernbench(['validate', '--bench', 'ccl_allreduce', '--algorithm', 'hello_send']);
-  assertUsageError(t, validate);
+  assertUsageError(t, validate, 'ERR_WRONG_ALGORITHM');
   const fine = await kernbench(['validate', '--bench', 'ccl_allreduce', '--algorithm', 'ring_allreduce']);
   t.equal(fine.exitCode, 0, fine.stderr);
 });

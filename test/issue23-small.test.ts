@@ -28,7 +28,7 @@ t.test('an error message shortens a long echoed key and escapes bidirectional co
   const key = `k${'x'.repeat(5000)}`;
   const file = join(t.testdir({ 'long.yaml': `${TOPOLOGY_YAML}? ${key}\n: 1\n\u202eevil: 2\n` }), 'long.yaml');
   const r = await kernbench(['validate', '--topology', file]);
-  assertUsageError(t, r);
+  assertUsageError(t, r, 'ERR_CONFIG');
   t.ok(r.stderr.length < 2000, `stderr is ${r.stderr.length} characters`);
   t.notOk(/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/.test(r.stderr), 'no raw bidirectional control');
   const err = configError(() => loadTopology(file));
@@ -41,7 +41,7 @@ for (const ext of ['js', 'mjs']) {
     const dir = t.testdir({ 'package.json': '{"type": "module"}', [`bad.${ext}`]: 'export const a = 1;\nexport const b = (;\n' });
     const file = join(dir, `bad.${ext}`);
     const r = await kernbench(['run', '--bench', file]);
-    assertUsageError(t, r);
+    assertUsageError(t, r, 'ERR_MODULE_SYNTAX');
     t.ok(r.stderr.includes(`${file}:2:19:`), r.stderr);
   });
 }

@@ -66,3 +66,13 @@ t.test('an operation while a receive is in flight in the same flow is refused wi
   const codes = causeCodes(e);
   t.ok(codes.length > 0 && codes.every((c) => c === 'ERR_KERNEL_CONCURRENCY'), codes.join(', '));
 });
+
+t.test('two tl.parallel branches that both store to HBM: the refusal reads the same in every run under --threads pe (issue 23 item 6), and under --threads 1', async (t) => {
+  const messages: string[] = [];
+  for (const threads of ['pe', 'pe', 'pe', 'pe', 'pe', 1] as const) {
+    const e = await run('storeInBranches', { threads, topology: 'default' }, [], 64).catch((x: unknown) => x);
+    t.same(causeCodes(e), ['ERR_KERNEL_CONCURRENCY', 'ERR_KERNEL_CONCURRENCY', 'ERR_KERNEL_CONCURRENCY', 'ERR_KERNEL_CONCURRENCY'], `--threads ${threads}: every rank refused`);
+    messages.push(e instanceof Error ? e.message : String(e));
+  }
+  for (let i = 1; i < messages.length; i++) t.equal(messages[i], messages[0], `run ${i + 1}: the same message as run 1`);
+});

@@ -1,7 +1,8 @@
 // Runs on: main thread (tap). Covers: lib/README.md's layering rule — every
 // relative import under lib/ goes to a lower layer or stays in its folder, so
 // there is no import cycle between folders; every folder is in the table, every
-// row names a folder that exists, and the files a row says its folder owns exist.
+// row names a folder that exists, and the files a row says its folder owns exist;
+// and no file under lib/ is longer than about 450 lines.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import t from 'tap';
@@ -96,4 +97,19 @@ t.test('the rule flags an upward import and a sideways one', async (t) => {
   const side: [string, string] = [join(LIB, 'ipcq/channel.ts'), join(LIB, 'coordinator/arbiter.ts')];
   const down: [string, string] = [join(LIB, 'ccl/world.ts'), join(LIB, 'kernel/ports.ts')];
   t.equal(violations([up, side, down]).length, 2);
+});
+
+/** Most lines a file under lib/ may have (STYLE.md: one concept per module; past ~400 lines, split). */
+const MAX_LINES = 450;
+
+/** Each file of `paths` longer than MAX_LINES, as `path (n lines)`. */
+function overLong(paths: string[]): string[] {
+  return paths.flatMap((f) => {
+    const n = readFileSync(f, 'utf8').split('\n').length - 1;
+    return n > MAX_LINES ? [`${relative(ROOT, f)} (${n} lines)`] : [];
+  });
+}
+
+t.test(`no file under lib/ is longer than ${MAX_LINES} lines`, async (t) => {
+  t.same(overLong(files), []);
 });

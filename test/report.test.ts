@@ -61,7 +61,7 @@ t.test('report FILE.json... makes the page from saved sweep --json results; a fi
   t.match(html, '"series":["mesh_allreduce on torus_2d_2x3","ring_allreduce on torus_2d_2x3"]', 'one series per algorithm');
   writeFileSync(join(dir, 'bad.json'), '{"hello": 1}\n');
   const bad = await kernbench(['report', join(dir, 'bad.json'), '--html', join(dir, 'bad.html')]);
-  assertUsageError(t, bad);
+  assertUsageError(t, bad, 'ERR_REPORT_INPUT');
   t.match(bad.stderr, 'bad.json:1');
 });
 
@@ -89,4 +89,22 @@ t.test('in headless Chromium the page loads with no console message and draws bo
   t.match(dom.stdout, /<figcaption>torus_2d_2x3[^<]*<\/figcaption><svg [^>]*>.*<circle /s, 'the topology diagram');
   t.ok(existsSync(SCREENSHOT) && readFileSync(SCREENSHOT).subarray(1, 4).toString() === 'PNG', `screenshot at ${SCREENSHOT}`);
   t.comment(`report screenshot: ${SCREENSHOT}`);
+});
+
+t.test("in headless Chromium a transformer_layer sweep's page draws where the time goes: a stacked bar per row, a segment per time part", async (t) => {
+  const browser = BROWSERS.find((b) => existsSync(b));
+  if (browser === undefined) {
+    t.fail(`NO BROWSER: the report was not opened. Install Chromium (Debian: apt-get install -y chromium; .ci/run does), looked for ${BROWSERS.join(', ')}`);
+    return;
+  }
+  const page = join(t.testdir(), 'layer.html');
+  const r = await kernbench(['sweep', '--bench', 'transformer_layer', '--over', 'system.sips.count=1,2', '--no-data', '--html', page]);
+  t.equal(r.exitCode, 0, r.stderr);
+  const dom = await chromium(browser, ['--dump-dom', `file://${page}`]);
+  t.same(dom.console, [], 'no console message, error or uncaught exception');
+  t.match(dom.stdout, /<body[^>]* data-charts="3"/, 'the script drew the two charts and the bars');
+  const bars = dom.stdout.slice(dom.stdout.indexOf('<svg id="chart-parts"'), dom.stdout.indexOf('</svg>', dom.stdout.indexOf('<svg id="chart-parts"')));
+  const parts = [...bars.matchAll(/<rect [^>]*data-part="([^"]+)"/g)].map((m) => m[1]);
+  t.equal(parts.length, 6 * 5, 'three variants at two TP degrees, five parts each');
+  t.same([...new Set(parts)], ['gemm', 'attention', 'vector', 'exposed_comm', 'other']);
 });

@@ -76,8 +76,11 @@ t.test('nprocs beyond the SIP count is refused with the count', async (t) => {
 
 t.test('join: false leaves main free to wait on its own work (memory grants included) before join()', async (t) => {
   const { addOne } = await import('./fixtures/kernels.js');
-  const r = await rt.session({}, async (torch) => {
+  // Six SIPs: the two ranks own SIPs 0 and 1, main the rest (decision 0090), so main's
+  // own work goes on SIP 2.
+  const r = await rt.session({ topology: 'ring_1d_6' }, async (torch) => {
     const ctx = await torch.multiprocessing.spawn(sumWorker, { args: [4], nprocs: 2, join: false });
+    torch.ahbm.setDevice(2);
     const x = torch.zeros([1024]);
     await torch.launch('add_one', addOne, x); // its HBM accesses need quiescence while the ranks may be done
     return { ranks: await ctx.join(), x: (await x.numpy()).data[0] };

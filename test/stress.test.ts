@@ -152,13 +152,13 @@ t.test('a run that outlives --timeout is reported as timed out, and stress still
 });
 
 t.test('stress --seeds 0 is a usage error (exit 2, one line)', async (t) => {
-  assertUsageError(t, await kernbench(['stress', '--bench', 'ccl_allreduce', '--seeds', '0']));
+  assertUsageError(t, await kernbench(['stress', '--bench', 'ccl_allreduce', '--seeds', '0']), 'ERR_INVALID_FLAG_VALUE');
 });
 
-t.test('bad --seeds, --threads and --timeout values are refused with ERR_USAGE', async (t) => {
-  for (const v of ['0', '1.5', '-2', '1e3', '']) t.throws(() => parseCount('seeds', v), { code: 'ERR_USAGE' }, `--seeds '${v}'`);
-  for (const v of ['rank,rank', 'rank,', '1,0', 'ranks', '']) t.throws(() => parseLayouts(v), { code: 'ERR_USAGE' }, `--threads '${v}'`);
-  for (const v of ['-1', '0', 'soon', '', '1s']) t.throws(() => parseSeconds('timeout', v), { code: 'ERR_USAGE' }, `--timeout '${v}'`);
+t.test('bad --seeds, --threads and --timeout values are refused (ERR_INVALID_FLAG_VALUE, ERR_INVALID_THREADS)', async (t) => {
+  for (const v of ['0', '1.5', '-2', '1e3', '']) t.throws(() => parseCount('seeds', v), { code: 'ERR_INVALID_FLAG_VALUE' }, `--seeds '${v}'`);
+  for (const v of ['rank,rank', 'rank,', '1,0', 'ranks', '']) t.throws(() => parseLayouts(v), { code: 'ERR_INVALID_THREADS' }, `--threads '${v}'`);
+  for (const v of ['-1', '0', 'soon', '', '1s']) t.throws(() => parseSeconds('timeout', v), { code: 'ERR_INVALID_FLAG_VALUE' }, `--timeout '${v}'`);
   t.same(parseLayouts('1,rank,pe,2'), [1, 'rank', 'pe', 2], 'a good list is read in order');
   t.equal(parseSeconds('timeout', '0.5'), 0.5);
 });

@@ -1,7 +1,7 @@
 // Runs on: main thread (tap). Covers: `kernbench sweep --shard i/n` and
 // `kernbench merge` — a sweep run as 2 shards and merged prints, writes (--csv)
 // and emits (--json) byte for byte what the unsharded sweep does; merge refuses
-// shards of different sweeps, a shard twice or missing (ERR_USAGE, naming the
+// shards of different sweeps, a shard twice or missing (ERR_MERGE_SHARDS, naming the
 // files); --shard counts from 1: values outside 1 <= i <= n are usage errors.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -43,7 +43,7 @@ t.test('a sweep run as 2 shards and merged prints, writes as CSV and emits as JS
   t.same(points(s1.stdout), [1]);
 });
 
-t.test('merge refuses shards of different sweeps, a shard given twice, a shard missing and a mix of CSV and JSON (ERR_USAGE naming the files)', async (t) => {
+t.test('merge refuses shards of different sweeps, a shard given twice, a shard missing and a mix of CSV and JSON (ERR_MERGE_SHARDS naming the files)', async (t) => {
   // Two shards of a (fake) sweep of 3 points, and shard 1 of another sweep.
   const head = 'sweep,shard,point,ccl.n_elem,ok\n';
   writeFileSync(f('a0.csv'), `${head}aaaa,1/2,0,32,true\naaaa,1/2,2,96,true\n`);
@@ -52,7 +52,7 @@ t.test('merge refuses shards of different sweeps, a shard given twice, a shard m
   writeFileSync(f('a1.jsonl'), `${JSON.stringify({ sweep: 'aaaa', shard: '2/2', point: 1, 'ccl.n_elem': '64', ok: true })}\n`);
   t.same(mergeShards([f('a1.csv'), f('a0.csv')]).rows, [['32', 'true'], ['64', 'true'], ['96', 'true']], 'the good pair merges in grid order');
   const refused = (files: string[], why: string): void => {
-    t.throws(() => mergeShards(files), { code: 'ERR_USAGE' }, why);
+    t.throws(() => mergeShards(files), { code: 'ERR_MERGE_SHARDS' }, why);
     try {
       mergeShards(files);
     } catch (e) {
@@ -63,22 +63,22 @@ t.test('merge refuses shards of different sweeps, a shard given twice, a shard m
   refused([f('a0.csv'), f('a0.csv'), f('a1.csv')], 'a shard twice');
   refused([f('a0.csv')], 'a shard missing');
   refused([f('a0.csv'), f('a1.jsonl')], 'CSV and JSON mixed');
-  t.throws(() => mergeShards([f('whole.csv')]), { code: 'ERR_USAGE' }, 'an unsharded sweep CSV is not a shard');
+  t.throws(() => mergeShards([f('whole.csv')]), { code: 'ERR_MERGE_INPUT' }, 'an unsharded sweep CSV is not a shard');
 });
 
 t.test('--shard takes I/N with 1 <= I <= N, counted from 1 as jest, vitest and node --test-shard count', async (t) => {
   t.same(parseShard('1/4'), { index: 1, count: 4 });
   t.same(parseShard('4/4'), { index: 4, count: 4 });
-  for (const v of ['0/4', '5/4', '-1/4', '1/0', '1', 'a/b', '01/4', '1/4/2', '']) t.throws(() => parseShard(v), { code: 'ERR_USAGE' }, `'${v}'`);
+  for (const v of ['0/4', '5/4', '-1/4', '1/0', '1', 'a/b', '01/4', '1/4/2', '']) t.throws(() => parseShard(v), { code: 'ERR_INVALID_SWEEP' }, `'${v}'`);
 });
 
 t.test('a shard file of the old 0-based numbering (shard 0/2) is refused by merge', async (t) => {
   const head = 'sweep,shard,point,ccl.n_elem,ok\n';
   writeFileSync(f('old0.csv'), `${head}cccc,0/2,0,32,true\n`);
   writeFileSync(f('old1.csv'), `${head}cccc,2/2,1,64,true\n`);
-  t.throws(() => mergeShards([f('old0.csv'), f('old1.csv')]), { code: 'ERR_USAGE' });
+  t.throws(() => mergeShards([f('old0.csv'), f('old1.csv')]), { code: 'ERR_MERGE_INPUT' });
 });
 
 t.test('sweep --shard with more shards than grid points is a usage error', async (t) => {
-  assertUsageError(t, await kernbench([...SWEEP, '--shard', '1/4']));
+  assertUsageError(t, await kernbench([...SWEEP, '--shard', '1/4']), 'ERR_INVALID_SWEEP');
 });

@@ -125,7 +125,7 @@ t.test("a file's grid is checked by its kind's grid rule", async (t) => {
   t.same(new Machine(loadTopology(withSips(t, 'count: 4\ntopology: line_1d').file)).sipGrid, { w: 4, h: 1 }, 'and lays its SIPs in a row');
 });
 
-t.test('defineSipTopology refuses a malformed kind with ERR_MODULE_CONTRACT naming each field', async (t) => {
+t.test('defineSipTopology refuses a malformed kind with ERR_MODULE_DEFINITION naming each field', async (t) => {
   const good = sipKind('line_1d');
   for (const [what, def, field] of [
     ['a name without a dimension (it could be a CCL arrangement)', { ...good, name: 'tree' }, 'name'],
@@ -134,7 +134,7 @@ t.test('defineSipTopology refuses a malformed kind with ERR_MODULE_CONTRACT nami
     ['no hops', { ...good, hops: undefined }, 'hops'],
   ] as const) {
     const e = thrown(() => defineSipTopology(def as never));
-    t.ok(e instanceof KernbenchError && e.code === 'ERR_MODULE_CONTRACT', what);
+    t.ok(e instanceof KernbenchError && e.code === 'ERR_MODULE_DEFINITION', what);
     t.match((e as Error).message, `${field}:`, `${what}: names ${field}`);
   }
   t.ok(Object.isFrozen(defineSipTopology({ ...good })), 'a good kind comes back frozen');

@@ -108,9 +108,9 @@ t.test('a kind without route gets the BFS route over its neighbours', async (t) 
   for (let a = 0; a < 7; a++) for (let b = 0; b < 7; b++) t.same(bfsRoute(bare, a, b, grid), ring.route?.(a, b, grid), `${a} -> ${b}`);
 });
 
-t.test('a route that is not a function is refused with ERR_MODULE_CONTRACT', async (t) => {
+t.test('a route that is not a function is refused with ERR_MODULE_DEFINITION', async (t) => {
   const ring = sipKind('ring_1d');
-  t.throws(() => defineSipTopology({ ...ring, name: 'odd_kind', route: 3 as unknown as () => number[] }), { code: 'ERR_MODULE_CONTRACT' });
+  t.throws(() => defineSipTopology({ ...ring, name: 'odd_kind', route: 3 as unknown as () => number[] }), { code: 'ERR_MODULE_DEFINITION' });
 });
 
 t.test('link ids are dense: every id below count decodes, and each used link is on some route', async (t) => {

@@ -69,10 +69,10 @@ t.test('the loaded topology names the module by its file URL, and its Machine ro
   t.same([m.sipTopology.name, m.sipHops(0, 2), [...m.fabric.route(0, 2)]], ['my_crossbar', 2, [3, 2]]);
 });
 
-t.test('a path to no file is ERR_CONFIG at system.sips.topology; a module without a kind is ERR_MODULE_CONTRACT', async (t) => {
+t.test('a path to no file is ERR_CONFIG at system.sips.topology; a module without a kind is ERR_MODULE_EXPORT', async (t) => {
   const missing = await loadTopologyWithKind(write('missing.yaml', './nowhere.ts')).catch((e: unknown) => e);
   t.ok(missing instanceof ConfigError);
   t.same((missing as ConfigError).problems.map((p) => p.path), ['system.sips.topology']);
   const bad = await loadTopologyWithKind(write('bad.yaml', './no_kind.mjs')).catch((e: unknown) => e);
-  t.ok(bad instanceof KernbenchError && bad.code === 'ERR_MODULE_CONTRACT', String(bad));
+  t.ok(bad instanceof KernbenchError && bad.code === 'ERR_MODULE_EXPORT', String(bad));
 });

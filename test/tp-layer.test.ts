@@ -4,21 +4,15 @@
 // published formula; the time breakdown's interval arithmetic. Determinism:
 // test/tp-layer-determinism.test.ts.
 import t from 'tap';
-import { layerWorker, presetConfig, checkRank, TOLERANCE_ULPS, type LayerRankResult } from '../benches/transformer_layer.js';
+import { presetConfig, checkRank, TOLERANCE_ULPS } from '../benches/transformer_layer.js';
 import { layerInput, layerParameters, layerReference } from '../lib/tp/layer-reference.js';
 import { unitRoundoff } from '../lib/tp/reference.js';
 import { breakdown, type Span } from '../lib/tp/timeline.js';
 import { layerConfig, type TransformerLayerConfig } from '../lib/tp/transformer-layer.js';
-import { TestRuntime } from './helpers/run.js';
+import { layerRuntime } from './helpers/layer-run.js';
 
-const BENCH = new URL('../benches/transformer_layer.js', import.meta.url).href;
-const rt = new TestRuntime({ modules: [BENCH] });
+const { rt, runLayer } = layerRuntime();
 t.teardown(() => rt.close());
-
-async function runLayer(c: TransformerLayerConfig, over: { noData?: boolean; sets?: string[] } = {}): Promise<LayerRankResult[]> {
-  const r = await rt.session(over, (torch) => torch.multiprocessing.spawn(layerWorker, { args: [c, over.noData ?? false], nprocs: torch.spec.system.sips.count }));
-  return r.value;
-}
 
 // ---- numbers ---------------------------------------------------------------------------
 
@@ -60,7 +54,7 @@ t.test('a GPT-3-style layer counts 24 b s h^2 + 4 b s^2 h FLOPs over its ranks, 
 });
 
 t.test('exposed communication is the part of the collectives no kernel overlaps', async (t) => {
-  const span = (name: string, kind: Span['kind'], startPs: number, endPs: number): Span => ({ block: 'b', name, kind, startPs, endPs, bytes: 0, flops: 0, waitPs: 0 });
+  const span = (name: string, kind: Span['kind'], startPs: number, endPs: number): Span => ({ block: 'b', name, kind, startPs, endPs, bytes: 0, flops: 0, waitPs: 0, pes: 1 });
   const b = breakdown([span('g1', 'gemm', 0, 10_000), span('ar', 'collective', 5_000, 20_000), span('g2', 'gemm', 12_000, 15_000), span('ag', 'collective', 18_000, 25_000)]);
   // comm covers [5, 25) us-ish = 20 ns; compute covers [0, 10) and [12, 15): exposed = [10, 12) + [15, 25) = 12 ns.
   t.same({ compute: b.computeNs, comm: b.commNs, exposed: b.exposedCommNs, span: b.spanNs }, { compute: 13, comm: 20, exposed: 12, span: 25 });

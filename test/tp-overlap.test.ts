@@ -5,19 +5,13 @@
 // refused. Determinism under every layout and jitter:
 // test/tp-layer-determinism.test.ts.
 import t from 'tap';
-import { layerWorker, presetConfig, type LayerRankResult } from '../benches/transformer_layer.js';
+import { presetConfig } from '../benches/transformer_layer.js';
 import { breakdown } from '../lib/tp/timeline.js';
-import { layerConfig, type TransformerLayerConfig } from '../lib/tp/transformer-layer.js';
-import { TestRuntime } from './helpers/run.js';
+import { layerConfig } from '../lib/tp/transformer-layer.js';
+import { layerRuntime } from './helpers/layer-run.js';
 
-const BENCH = new URL('../benches/transformer_layer.js', import.meta.url).href;
-const rt = new TestRuntime({ modules: [BENCH] });
+const { rt, runLayer } = layerRuntime();
 t.teardown(() => rt.close());
-
-async function runLayer(c: TransformerLayerConfig, over: { noData?: boolean; sets?: string[] } = {}): Promise<LayerRankResult[]> {
-  const r = await rt.session(over, (torch) => torch.multiprocessing.spawn(layerWorker, { args: [c, over.noData ?? false], nprocs: torch.spec.system.sips.count }));
-  return r.value;
-}
 
 const ONE_PE = ['sip.cube_mesh.w=1', 'sip.cube_mesh.h=1'];
 

@@ -76,15 +76,15 @@ t.test('the trace follows the Chrome trace-event rules Perfetto imports by', asy
   t.same(unsorted, [], 'events are sorted by ts within each track');
 
   const names = new Set(traceEvents.map((e) => `${String(e.ph)} ${String(e.name)}`));
-  for (const kind of ['X credit wait', 'X recv wait', 'X barrier', 'X all_reduce', 's ipcq']) t.ok(names.has(kind), `has ${kind}`);
+  for (const kind of ['X credit wait', 'X recv wait', 'X send', 'X barrier', 'X all_reduce', 's ipcq']) t.ok(names.has(kind), `has ${kind}`);
   t.ok([...names].some((n) => /^C ring \d+ east occupancy$/.test(n)), 'has ring occupancy counters');
 });
 
-t.test('wait spans never overlap on their channel track', async (t) => {
+t.test('wait and send spans never overlap on their channel track', async (t) => {
   const { traceEvents } = await traceOf(t.testdir());
   const byTrack = new Map<string, [number, number][]>();
   for (const e of traceEvents) {
-    if (e.ph !== 'X' || (e.name !== 'credit wait' && e.name !== 'recv wait')) continue;
+    if (e.ph !== 'X' || (e.name !== 'credit wait' && e.name !== 'recv wait' && e.name !== 'send')) continue;
     const k = `${String(e.pid)}/${String(e.tid)}`;
     byTrack.set(k, [...(byTrack.get(k) ?? []), [e.ts as number, (e.ts as number) + (e.dur as number)]]);
   }

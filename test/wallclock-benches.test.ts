@@ -114,7 +114,7 @@ t.test('the wall-clock benches refuse a malformed option before running, naming 
     ['barrier_throughput', 'runs', '100,x'],
   ] as const) {
     await t.test(`${bench}: --${flag} ${v}`, async (tt) => {
-      await tt.rejects(rt.bench(bench, { options: { [flag]: v } }), { code: 'ERR_USAGE', message: new RegExp(`^${bench}: --${flag}: .*got '${v}'$`) });
+      await tt.rejects(rt.bench(bench, { options: { [flag]: v } }), { code: 'ERR_INVALID_BENCH_OPTION', message: new RegExp(`^${bench}: --${flag}: .*got '${v}'$`) });
     });
   }
 });

@@ -16,7 +16,7 @@ import { BYTE_SIZE } from '../../lib/bench/options.js';
 import { PROJECT_ROOT } from '../../lib/config/paths.js';
 import { REDUCE_OPS } from '../../lib/ccl/reduce-op.js';
 import { bytesPerElement } from '../../lib/dtype/index.js';
-import { UsageError } from '../../lib/errors.js';
+import { KernbenchError } from '../../lib/errors.js';
 import type { Torch } from '../../lib/host/torch.js';
 import { DEFAULT_ARENA_BYTES } from '../../lib/config/plan.js';
 import { avgBusBw, footerLines, headerLines, kernbenchDType, NCCL_TYPE_NAMES, parameterLine, PERF_DTYPES, rowLine, type Measured, type PerfRow } from './format.js';
@@ -89,7 +89,7 @@ function fitsInMemory(torch: Torch, bytesPerSize: number[], ws: number, maxBytes
   // --no-data backs no tensor bytes (arena 0): only the device capacity counts then.
   const backed = !torch.host.env.plan.noData;
   if (need > hbm || (backed && need * ws > arena)) {
-    throw new UsageError(
+    throw new KernbenchError('ERR_BENCH_TOO_LARGE', 
       `the sizes from --min-bytes to --max-bytes (${bytesPerSize.length} of them, a send and a receive buffer each, allocated once per rank: memory is not reused within a run) need ${need} bytes of device memory per rank and ${need * ws} over ${ws} ranks, but a cube's HBM holds ${hbm} and the session arena ${arena} for all ranks; got --max-bytes ${maxBytes}`,
     );
   }
@@ -102,7 +102,7 @@ async function run(name: CollectiveName, torch: Torch, ctx: BenchContext<Record<
   const bpe = bytesPerElement(dtype);
   const ws = ctx.ccl.world_size ?? torch.spec.system.sips.count;
   const root = o.root ?? -1;
-  if (c.rooted && root >= ws) throw new UsageError(`${ctx.bench}: --root must be a rank below the world size ${ws}, got ${root}`);
+  if (c.rooted && root >= ws) throw new KernbenchError('ERR_BENCH_OPTION_UNFIT', `${ctx.bench}: --root must be a rank below the world size ${ws}, got ${root}`);
   const counts: number[] = [];
   for (let b = o.minBytes; b <= o.maxBytes; b *= o.stepFactor) {
     const n = c.count(b, bpe, ws);
@@ -125,11 +125,13 @@ async function run(name: CollectiveName, torch: Torch, ctx: BenchContext<Record<
     };
     return { bytes, count: n, type: NCCL_TYPE_NAMES[dtype], redop: c.reduces ? plan.op : 'none', root, outOfPlace: measure('outOfPlace'), inPlace: measure('inPlace') };
   });
+  // allToAllSingle is the pairwise exchange when the run has peer channels for the world (lib/host/distributed.ts).
+  const algorithm = name === 'all_reduce' ? ctx.ccl.algorithm : name === 'all_to_all' && ws > 1 && (ctx.ccl.peer_ranks ?? 0) >= ws ? 'pairwise_all_to_all' : `ring_${name}`;
   const lines = [
     `# Collective test starting: ${c.program}`,
     parameterLine({ ranks: ws, minBytes: o.minBytes, maxBytes: o.maxBytes, stepFactor: o.stepFactor, validation: !noData }),
     '#',
-    `# Using kernbench ${VERSION}: ${name === 'all_reduce' ? ctx.ccl.algorithm : `ring_${name}`} on ${torch.topologyName}, ${ws} ranks; times are virtual`,
+    `# Using kernbench ${VERSION}: ${algorithm} on ${torch.topologyName}, ${ws} ranks; times are virtual`,
     ...headerLines(),
     ...rows.map(rowLine),
     ...footerLines(rows),
@@ -139,7 +141,7 @@ async function run(name: CollectiveName, torch: Torch, ctx: BenchContext<Record<
   return [
     {
       bench: ctx.bench,
-      algorithm: name === 'all_reduce' ? ctx.ccl.algorithm : `ring_${name}`,
+      algorithm,
       topology: torch.topologyName,
       worldSize: ws,
       nElem: counts[counts.length - 1],

@@ -5,7 +5,7 @@
 import { closeSync, openSync, statSync, unlinkSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DEFAULT_CCL_FILE, DEFAULT_TOPOLOGY } from '../../lib/config/paths.js';
-import { KernbenchError, UsageError } from '../../lib/errors.js';
+import { KernbenchError } from '../../lib/errors.js';
 import type { RunConfig } from '../../lib/bench/contract.js';
 import { benchOptions } from '../../lib/bench/runner.js';
 import { jitterSeedFromEnv } from '../../lib/sync/jitter.js';
@@ -37,13 +37,13 @@ export function configFrom(v: Values, options: Record<string, unknown>, threadLi
 export function checkWritable(flag: string, file: string): void {
   const path = resolve(file);
   const refuse = (why: string): never => {
-    throw new UsageError(`--${flag}: cannot write ${path}: ${why}, got '${file}'`);
+    throw new KernbenchError('ERR_UNWRITABLE_OUTPUT', `--${flag}: cannot write ${path}: ${why}, got '${file}'`);
   };
   let existed = true;
   try {
     if (statSync(path).isDirectory()) refuse('it is a directory');
   } catch (e) {
-    if (e instanceof UsageError) throw e;
+    if (e instanceof KernbenchError) throw e;
     existed = false;
   }
   let fd: number;

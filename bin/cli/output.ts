@@ -24,7 +24,7 @@ export function printResult(r: BenchResult & { digest: string }, json: boolean, 
 export function writeCsv(file: string, bench: string, results: BenchResult[]): void {
   const tables = results.flatMap((r) => (r.table ? [r.table] : []));
   // The bench declared a table (checked before the run) and returned none: its contract, not the user's flags.
-  if (tables.length === 0) throw new KernbenchError('ERR_MODULE_CONTRACT', `--csv: bench '${bench}' declares a table (defineBench({ table: true })) but its results carry none, got ${results.length} result(s) without one`);
+  if (tables.length === 0) throw new KernbenchError('ERR_BENCH_TABLE_MISSING', `--csv: bench '${bench}' declares a table (defineBench({ table: true })) but its results carry none, got ${results.length} result(s) without one`);
   const table = withVersion({ columns: tables[0].columns, rows: tables.flatMap((t) => t.rows) });
   writeFileSync(file, toCsv(table.columns, table.rows));
 }

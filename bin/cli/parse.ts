@@ -4,7 +4,7 @@
 // argument a usage error that names the known flags.
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { KernbenchError, UsageError } from '../../lib/errors.js';
+import { KernbenchError } from '../../lib/errors.js';
 import { optionInfos } from '../../lib/bench/options.js';
 import { listBenches, loadBench, type LoadedBench } from '../../lib/bench/registry.js';
 import { COMMANDS, FLAGS, type BenchCommand, type CommandName, type FlagSpec } from './table.js';
@@ -40,10 +40,10 @@ function parseFlags(args: string[], table: FlagTable, positionals = false): Pars
     const err = e as NodeJS.ErrnoException;
     const flags = Object.keys(table).map((k) => `--${k}`).join(', ');
     const quoted = /'([^']*)'/.exec(err.message)?.[1] ?? '';
-    if (err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw new UsageError(`unknown flag; known flags: ${flags}, got '${quoted}'`);
-    if (err.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') throw new UsageError(`unexpected argument (flags are --name value); known flags: ${flags}, got '${quoted}'`);
+    if (err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw new KernbenchError('ERR_UNKNOWN_FLAG', `unknown flag; known flags: ${flags}, got '${quoted}'`);
+    if (err.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') throw new KernbenchError('ERR_UNEXPECTED_ARGUMENT', `unexpected argument (flags are --name value); known flags: ${flags}, got '${quoted}'`);
     const first = err.message.split('\n')[0].replace(/\. (To specify|Did you).*$/s, '');
-    throw new UsageError(`${first}; known flags: ${flags}`);
+    throw new KernbenchError('ERR_INVALID_FLAG_VALUE', `${first}; known flags: ${flags}`);
   }
 }
 
@@ -97,14 +97,14 @@ export async function parseBenchArgs(name: BenchCommand, args: string[]): Promis
   const { bench, help } = prescan(args);
   if (bench === undefined || bench === '') {
     if (help) return 'help';
-    throw new UsageError(`${name} needs --bench NAME or --bench PATH; known: ${listBenches().join(', ')}, got none`);
+    throw new KernbenchError('ERR_MISSING_ARGUMENT', `${name} needs --bench NAME or --bench PATH; known: ${listBenches().join(', ')}, got none`);
   }
   const loaded = await loadBench(bench); // unknown bench or broken module: refused before any thread starts
   const infos = optionInfos(loaded.bench.options);
   const table = commandTable(name);
   for (const o of infos) {
     if (Object.hasOwn(FLAGS, o.flag)) {
-      throw new KernbenchError('ERR_MODULE_CONTRACT', `${benchFile(loaded)}: option '${o.field}' would be the flag --${o.flag}, which is kernbench's own; rename it, got '${o.field}'`);
+      throw new KernbenchError('ERR_MODULE_DEFINITION', `${benchFile(loaded)}: option '${o.field}' would be the flag --${o.flag}, which is kernbench's own; rename it, got '${o.field}'`);
     }
     table[o.flag] = { type: o.kind === 'boolean' ? 'boolean' : 'string' };
   }

@@ -6,9 +6,9 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import { dirname, relative, resolve } from 'node:path';
 import type { RunConfig } from '../../lib/bench/contract.js';
 import { reportHtml, type ReportData } from '../../lib/bench/report.js';
-import { SWEEP_COLUMNS, type Cell, type SweepAxis, type SweepTable } from '../../lib/bench/sweep.js';
+import { SHARD_COLUMNS, SWEEP_COLUMNS, type Cell, type SweepAxis, type SweepTable } from '../../lib/bench/sweep.js';
 import { VERSION } from '../../lib/config/paths.js';
-import { KernbenchError, UsageError } from '../../lib/errors.js';
+import { KernbenchError } from '../../lib/errors.js';
 import { commandHelp } from './help.js';
 import { parseCommand } from './parse.js';
 
@@ -16,11 +16,11 @@ import { parseCommand } from './parse.js';
 export const DEFAULT_REPORT_FILE = 'report.html';
 
 
-/** The page --html names, checked before the run: its folder must exist. undefined without --html. */
-export function sweepHtmlTarget(value: unknown): string | undefined {
+/** The file --html (or `flag`: --plot) names, checked before the run: its folder must exist. undefined without the flag. */
+export function sweepHtmlTarget(value: unknown, flag = 'html'): string | undefined {
   if (typeof value !== 'string') return undefined;
   const file = resolve(value);
-  if (!existsSync(dirname(file)) || !statSync(dirname(file)).isDirectory()) throw new UsageError(`--html: cannot write ${file}: its folder does not exist, got '${value}'`);
+  if (!existsSync(dirname(file)) || !statSync(dirname(file)).isDirectory()) throw new KernbenchError('ERR_UNWRITABLE_OUTPUT', `--${flag}: cannot write ${file}: its folder does not exist, got '${value}'`);
   return file;
 }
 
@@ -78,7 +78,7 @@ function readResults(files: string[]): { columns: string[]; rows: Cell[][]; vers
     try {
       text = readFileSync(file, 'utf8');
     } catch (e) {
-      throw new UsageError(`report: cannot read ${resolve(file)}: ${(e as NodeJS.ErrnoException).code ?? String(e)}, got '${file}'`);
+      throw new KernbenchError('ERR_UNREADABLE_INPUT', `report: cannot read ${resolve(file)}: ${(e as NodeJS.ErrnoException).code ?? String(e)}, got '${file}'`);
     }
     text.split('\n').forEach((line, i) => {
       if (line.trim() === '') return;
@@ -96,7 +96,10 @@ function readResults(files: string[]): { columns: string[]; rows: Cell[][]; vers
   if (objects.length === 0) throw new KernbenchError('ERR_REPORT_INPUT', `report: no results in ${files.join(', ')}, got empty files`);
   // Columns: the grid's axes (keys with a dot) first, then the sweep's, then a trace if any row has one.
   const axes = [...new Set(objects.flatMap(({ o }) => Object.keys(o).filter((k) => k.includes('.'))))];
-  const columns = [...axes, ...SWEEP_COLUMNS, ...(objects.some(({ o }) => typeof o.trace === 'string') ? ['trace'] : [])];
+  // The bench's own columns (sweep.ts: a layer's time breakdown): the other keys holding numbers.
+  const known = new Set<string>([...SWEEP_COLUMNS, ...SHARD_COLUMNS, 'worldSize', 'nElem', 'critNs']);
+  const own = [...new Set(objects.flatMap(({ o }) => Object.keys(o).filter((k) => !k.includes('.') && !known.has(k) && typeof o[k] === 'number')))];
+  const columns = [...axes, ...SWEEP_COLUMNS, ...own, ...(objects.some(({ o }) => typeof o.trace === 'string') ? ['trace'] : [])];
   const cell = (v: unknown): Cell => (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'string' ? v : v === undefined ? '' : JSON.stringify(v));
   return { columns, rows: objects.map(({ o }) => columns.map((c) => cell(o[c]))), versions: new Set(objects.map(({ o }) => (typeof o.version === 'string' ? o.version : 'not recorded'))) };
 }
@@ -108,7 +111,7 @@ export async function cmdReport(args: string[]): Promise<number> {
     process.stdout.write(commandHelp('report'));
     return 0;
   }
-  if (parsed.positionals.length === 0) throw new UsageError('report needs the saved results (sweep --json > FILE.json), got no file');
+  if (parsed.positionals.length === 0) throw new KernbenchError('ERR_MISSING_ARGUMENT', 'report needs the saved results (sweep --json > FILE.json), got no file');
   const file = sweepHtmlTarget(parsed.values.html ?? DEFAULT_REPORT_FILE) as string;
   const { columns, rows, versions } = readResults(parsed.positionals);
   const topoCol = columns.indexOf('topology');

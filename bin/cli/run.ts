@@ -4,7 +4,7 @@
 import type { RunConfig } from '../../lib/bench/contract.js';
 import type { RunProgress } from '../../lib/bench/progress.js';
 import { runBench } from '../../lib/bench/runner.js';
-import { DeadlockError, RunStoppedError, UsageError } from '../../lib/errors.js';
+import { DeadlockError, KernbenchError, RunStoppedError } from '../../lib/errors.js';
 import { Watchdog } from '../../lib/session/watchdog.js';
 import { parseSeconds } from '../../lib/bench/stress.js';
 import { ThreadResources } from '../../lib/session/thread-resources.js';
@@ -22,7 +22,7 @@ export function progressText(p: RunProgress): string {
 /** The --max-virtual-time value (ns, as written) in ps. */
 function parseVirtualTimeLimit(text: string): number {
   const ns = Number(text);
-  if (!/^[0-9]+(\.[0-9]+)?$/.test(text) || !(ns > 0) || !Number.isSafeInteger(Math.round(ns * 1000))) throw new UsageError(`--max-virtual-time takes a positive number of nanoseconds, got '${text}'`);
+  if (!/^[0-9]+(\.[0-9]+)?$/.test(text) || !(ns > 0) || !Number.isSafeInteger(Math.round(ns * 1000))) throw new KernbenchError('ERR_INVALID_FLAG_VALUE', `--max-virtual-time takes a positive number of nanoseconds, got '${text}'`);
   return Math.round(ns * 1000);
 }
 

@@ -4,8 +4,9 @@
 import { writeFileSync } from 'node:fs';
 import { benchOptions } from '../../lib/bench/runner.js';
 import { mergeShards } from '../../lib/bench/merge.js';
-import { formatTable, parseAxis, parseShard, rowsOk, runSweep, shardTable, sweepId, toCsv, toJsonLines, withoutVersion, withVersion, type Shard } from '../../lib/bench/sweep.js';
-import { UsageError } from '../../lib/errors.js';
+import { formatTable, parseAxis, parseShard, rowsOk, runSweep, shardTable, sweepId, timeSegments, toCsv, toJsonLines, withoutVersion, withVersion, type Shard } from '../../lib/bench/sweep.js';
+import { loadPlotting, timeBreakdownChart } from '../../lib/bench/plots.js';
+import { KernbenchError } from '../../lib/errors.js';
 import { ThreadResources } from '../../lib/session/thread-resources.js';
 import { benchHelp, commandHelp } from './help.js';
 import { checkWritable, configFrom, preflight } from './inputs.js';
@@ -21,13 +22,16 @@ export async function cmdSweep(args: string[], threads: ThreadResources | undefi
   }
   const v = b.values;
   const axes = ((v.over as string[] | undefined) ?? []).map(parseAxis);
-  if (axes.length === 0) throw new UsageError('sweep needs at least one --over PATH=V1,V2,..., got none');
+  if (axes.length === 0) throw new KernbenchError('ERR_MISSING_ARGUMENT', 'sweep needs at least one --over PATH=V1,V2,..., got none');
   const config = configFrom(v, b.options);
   const shard: Shard | undefined = typeof v.shard === 'string' ? parseShard(v.shard) : undefined;
   const gridSize = axes.reduce((n, a) => n * a.values.length, 1);
-  if (shard && shard.count > gridSize) throw new UsageError(`--shard: ${shard.count} shards for a grid of ${gridSize} points would leave shards empty; use at most ${gridSize}, got '${v.shard as string}'`);
+  if (shard && shard.count > gridSize) throw new KernbenchError('ERR_INVALID_SWEEP', `--shard: ${shard.count} shards for a grid of ${gridSize} points would leave shards empty; use at most ${gridSize}, got '${v.shard as string}'`);
   preflight(b, config, false);
   const html = sweepHtmlTarget(v.html);
+  const plot = sweepHtmlTarget(v.plot, 'plot');
+  // A missing plotting package is found before the work, not after it (decision 0057).
+  if (plot !== undefined) await loadPlotting();
   const resources = threads ?? new ThreadResources();
   const status = statusLine();
   try {
@@ -38,6 +42,10 @@ export async function cmdSweep(args: string[], threads: ThreadResources | undefi
     else process.stdout.write(shard ? formatTable(['point', ...table.columns], table.rows.map((r, i) => [table.points[i], ...r])) : formatTable(table.columns, table.rows));
     if (typeof v.csv === 'string') writeFileSync(v.csv, toCsv(out.columns, out.rows.map((r) => r.map(String))));
     if (html !== undefined) await writeSweepHtml(html, { bench: b.loaded.name, config, axes, table, argv: args });
+    if (plot !== undefined) {
+      writeFileSync(plot, await timeBreakdownChart(`kernbench sweep --bench ${b.loaded.name}: where the time goes`, timeSegments(table.columns, table.rows)));
+      process.stderr.write(`wrote ${plot}\n`);
+    }
     return table.ok ? 0 : 1;
   } finally {
     if (threads === undefined) await resources.close();
@@ -57,7 +65,7 @@ export function cmdMerge(args: string[]): number {
   }
   if (typeof v.csv === 'string') checkWritable('csv', v.csv);
   const merged = mergeShards(positionals);
-  if (v.json === true && merged.format !== 'json') throw new UsageError(`merge --json needs the shards' --json files (CSV cells have no types), got CSV files`);
+  if (v.json === true && merged.format !== 'json') throw new KernbenchError('ERR_MERGE_INPUT', `merge --json needs the shards' --json files (CSV cells have no types), got CSV files`);
   const text = withoutVersion(merged);
   process.stdout.write(v.json === true ? toJsonLines(merged.columns, merged.rows) : formatTable(text.columns, text.rows));
   if (typeof v.csv === 'string') writeFileSync(v.csv, toCsv(merged.columns, merged.rows.map((r) => r.map(String))));

@@ -44,6 +44,7 @@ export const FLAGS = {
   'check-races': { type: 'boolean', help: 'fail (exit 1) if two PEs or hosts touch the same bytes with nothing ordering them (docs/determinism.md)' },
   out: { type: 'string', value: 'DIR', help: 'where a bench that writes files (milestone_ccl) puts them (default: ./out)' },
   html: { type: 'string', value: 'FILE', help: 'also write one self-contained HTML page: table, charts, topologies, parameters, version' },
+  plot: { type: 'string', value: 'FILE', help: "also draw where the time goes: a stacked bar per row, a column per grid point, a segment per\ntime_* column (transformer_layer's breakdown; crit_ns alone otherwise); SVG, needs vega and vega-lite" },
   'trace-dir': { type: 'string', value: 'DIR', help: "with --html: a Chrome trace per point in DIR, linked from the page (open in ui.perfetto.dev)" },
   verbose: { type: 'boolean', help: 'on a deadlock, every waiter\'s own line after the summary (stderr)' },
   help: { type: 'boolean', short: 'h', help: 'this help' },
@@ -88,7 +89,7 @@ export const COMMANDS = {
   sweep: {
     summary: 'run a bench at every point of a grid of --set values; one table',
     usage: ['--bench B --over PATH=V1,V2,... [--over ...] [options] [bench options]', '... --shard I/N --csv F    run shard I of N (counted from 1) of the grid'],
-    flags: ['bench', 'over', 'topology', 'ccl', 'algorithm', 'threads', 'set', 'shard', 'json', 'csv', 'no-data', 'check-races', 'out', 'html', 'trace-dir', 'help'],
+    flags: ['bench', 'over', 'topology', 'ccl', 'algorithm', 'threads', 'set', 'shard', 'json', 'csv', 'no-data', 'check-races', 'out', 'html', 'plot', 'trace-dir', 'help'],
     notes: { json: 'one JSON object per row on stdout', csv: "write the sweep's table as CSV", help: BENCH_HELP },
     benchOptions: true,
     more: [BENCH_OPTIONS_NOTE, JITTER_NOTE],

@@ -33,6 +33,12 @@ export interface BenchResult {
   /** Bench-specific figures (throughput, ratios), printed and kept in --json. */
   extra?: Record<string, number | string | boolean>;
   /**
+   * Figures `kernbench sweep` carries as columns after its fixed ones, in this
+   * order (lib/bench/sweep.ts). Columns named `time_*` are the parts of critNs
+   * (they sum to it) that the sweep's plot of where the time goes stacks.
+   */
+  sweepColumns?: Record<string, number>;
+  /**
    * `lines` are the bench's whole text output, in a layout other tools parse
    * (nccl-tests' tables): the CLI prints nothing after them on stdout, and its
    * summary of the result (crit_ns, digest, extras) goes to stderr.

@@ -74,7 +74,7 @@ export interface Bench<S extends BenchOptionsSchema = BenchOptionsSchema> {
 /** Declare a bench: `export default defineBench({ description, options: z.object({...}), run })`. */
 export function defineBench<S extends BenchOptionsSchema = z.ZodObject<Record<never, never>>>(spec: BenchSpec<S>): Bench<S> {
   const bad = (what: string, got: unknown): never => {
-    throw new KernbenchError('ERR_MODULE_CONTRACT', `defineBench: ${what}, got ${got}`);
+    throw new KernbenchError('ERR_MODULE_DEFINITION', `defineBench: ${what}, got ${got}`);
   };
   if (typeof spec?.description !== 'string' || spec.description === '') bad('description must be a non-empty string', JSON.stringify(spec?.description));
   const hasRun = typeof spec.run === 'function';

@@ -3,7 +3,7 @@
 // the table the unsharded sweep gives, in grid order. It refuses files of
 // different sweeps, a shard given twice and a shard missing, naming the files.
 import { readFileSync } from 'node:fs';
-import { UsageError } from '../errors.js';
+import { KernbenchError } from '../errors.js';
 import { inShard, SHARD_COLUMNS, type Cell } from './sweep.js';
 
 export interface MergedSweep {
@@ -56,7 +56,7 @@ export function parseCsv(text: string, file: string): string[][] {
     } else cell += ch;
     i++;
   }
-  if (quoted) throw new UsageError(`merge: ${file}: a quoted CSV cell is never closed, got an unterminated quote`);
+  if (quoted) throw new KernbenchError('ERR_MERGE_INPUT', `merge: ${file}: a quoted CSV cell is never closed, got an unterminated quote`);
   if (cell !== '' || row.length > 0) {
     row.push(cell);
     rows.push(row);
@@ -69,10 +69,10 @@ function readShard(file: string): ShardFile {
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new UsageError(`merge: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}, got '${file}'`);
+    throw new KernbenchError('ERR_UNREADABLE_INPUT', `merge: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}, got '${file}'`);
   }
   const notShard = (why: string): never => {
-    throw new UsageError(`merge: ${file} is not the CSV or JSON of a sweep shard (kernbench sweep --shard I/N --csv F or --json): ${why}, got '${file}'`);
+    throw new KernbenchError('ERR_MERGE_INPUT', `merge: ${file} is not the CSV or JSON of a sweep shard (kernbench sweep --shard I/N --csv F or --json): ${why}, got '${file}'`);
   };
   let format: 'csv' | 'json';
   let columns: string[];
@@ -112,26 +112,26 @@ function readShard(file: string): ShardFile {
 
 /**
  * Join the shard files into one table in grid order, the shard columns dropped.
- * ERR_USAGE (naming the files) for shards of different sweeps, of different
+ * ERR_MERGE_SHARDS (naming the files) for shards of different sweeps, of different
  * shard counts, a shard given twice or missing, or a mix of CSV and JSON.
  */
 export function mergeShards(files: string[]): MergedSweep {
-  if (files.length === 0) throw new UsageError('merge needs the CSV or JSON files of a sweep\'s shards, got none');
+  if (files.length === 0) throw new KernbenchError('ERR_MISSING_ARGUMENT', 'merge needs the CSV or JSON files of a sweep\'s shards, got none');
   const shards = files.map(readShard);
   const first = shards[0];
   for (const s of shards) {
-    if (s.format !== first.format) throw new UsageError(`merge: ${first.file} is ${first.format} and ${s.file} is ${s.format}; give the shards' files of one kind, got both`);
-    if (s.sweep !== first.sweep || s.columns.join('\u0000') !== first.columns.join('\u0000')) throw new UsageError(`merge: ${first.file} and ${s.file} are shards of different sweeps (sweep ${first.sweep} and ${s.sweep}), got both`);
-    if (s.count !== first.count) throw new UsageError(`merge: ${first.file} is one of ${first.count} shards and ${s.file} one of ${s.count}, got both`);
+    if (s.format !== first.format) throw new KernbenchError('ERR_MERGE_SHARDS', `merge: ${first.file} is ${first.format} and ${s.file} is ${s.format}; give the shards' files of one kind, got both`);
+    if (s.sweep !== first.sweep || s.columns.join('\u0000') !== first.columns.join('\u0000')) throw new KernbenchError('ERR_MERGE_SHARDS', `merge: ${first.file} and ${s.file} are shards of different sweeps (sweep ${first.sweep} and ${s.sweep}), got both`);
+    if (s.count !== first.count) throw new KernbenchError('ERR_MERGE_SHARDS', `merge: ${first.file} is one of ${first.count} shards and ${s.file} one of ${s.count}, got both`);
   }
   const byIndex = new Map<number, ShardFile>();
   for (const s of shards) {
     const other = byIndex.get(s.index);
-    if (other) throw new UsageError(`merge: ${other.file} and ${s.file} are both shard ${s.index}/${s.count}, got it twice`);
+    if (other) throw new KernbenchError('ERR_MERGE_SHARDS', `merge: ${other.file} and ${s.file} are both shard ${s.index}/${s.count}, got it twice`);
     byIndex.set(s.index, s);
   }
   const missing = Array.from({ length: first.count }, (_, i) => i + 1).filter((i) => !byIndex.has(i));
-  if (missing.length > 0) throw new UsageError(`merge: shard${missing.length > 1 ? 's' : ''} ${missing.map((i) => `${i}/${first.count}`).join(', ')} of sweep ${first.sweep} missing; given ${files.join(', ')}, got ${shards.length} of ${first.count}`);
+  if (missing.length > 0) throw new KernbenchError('ERR_MERGE_SHARDS', `merge: shard${missing.length > 1 ? 's' : ''} ${missing.map((i) => `${i}/${first.count}`).join(', ')} of sweep ${first.sweep} missing; given ${files.join(', ')}, got ${shards.length} of ${first.count}`);
   // Point k is in shard (k mod n) + 1: the rows in order of point; a point's rows keep their order.
   const tagged = shards.flatMap((s) => s.rows.map((r, i) => ({ point: Number(r[2]), i, r })));
   tagged.sort((a, b) => a.point - b.point || a.i - b.i);

@@ -2,12 +2,12 @@
 // flag of each schema field (camelCase `minBytes` <-> `--min-bytes`), what kind
 // of value it takes, its description and default (for --help and `kernbench
 // list`), and turning given values (text from argv, or typed values from code)
-// into the schema's output, with every bad value an ERR_USAGE naming the flag
-// and the value received.
+// into the schema's output, with every bad value an ERR_INVALID_BENCH_OPTION
+// naming the flag and the value received (an unknown name: ERR_UNKNOWN_FLAG).
 //
 // Everything here is derived from the schema through z.toJSONSchema, zod's
 // public introspection: no second description of an option exists to drift.
-import { UsageError } from '../errors.js';
+import { KernbenchError } from '../errors.js';
 import { z, type BenchOptionsSchema } from './define.js';
 
 /** What kind of value a flag takes on the command line ('bytes': an integer, optionally with a K, M or G suffix). */
@@ -143,7 +143,8 @@ const NUMBER_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 
 /**
  * The schema's output for `given` (field or flag names; text or typed values),
- * defaults applied. Throws ERR_USAGE naming the flag and the value received.
+ * defaults applied. Throws ERR_INVALID_BENCH_OPTION naming the flag and the value
+ * received, ERR_UNKNOWN_FLAG for a name the schema does not have.
  */
 export function parseBenchOptions<S extends BenchOptionsSchema>(bench: string, schema: S, given: Record<string, unknown>): z.output<S> {
   const infos = optionInfos(schema);
@@ -155,7 +156,7 @@ export function parseBenchOptions<S extends BenchOptionsSchema>(bench: string, s
     const info = byField.get(field);
     if (!info) {
       const known = infos.map((o) => `--${o.flag}`).join(', ') || 'none';
-      throw new UsageError(`${bench}: unknown option; its options are: ${known}, got '${name}'`);
+      throw new KernbenchError('ERR_UNKNOWN_FLAG', `${bench}: unknown option; its options are: ${known}, got '${name}'`);
     }
     input[field] = typeof value === 'string' ? fromText(bench, info, value) : value;
   }
@@ -167,7 +168,7 @@ export function parseBenchOptions<S extends BenchOptionsSchema>(bench: string, s
   if (info) {
     const got = field !== undefined && field in given ? given[field] : given[info.flag];
     const received = got === undefined ? 'nothing' : `'${String(got)}'`;
-    throw new UsageError(`${bench}: --${info.flag}: ${issue.message}, got ${received}`);
+    throw new KernbenchError('ERR_INVALID_BENCH_OPTION', `${bench}: --${info.flag}: ${issue.message}, got ${received}`);
   }
   // A check across fields (a refinement on the object): its message names the flags; show their values.
   const named = [...new Set([...issue.message.matchAll(/--([a-z][a-z0-9-]*)/g)].map((m) => m[1]))];
@@ -175,7 +176,7 @@ export function parseBenchOptions<S extends BenchOptionsSchema>(bench: string, s
     .map((flag) => infos.find((o) => o.flag === flag))
     .filter((o): o is OptionInfo => o !== undefined)
     .map((o) => `--${o.flag} ${formatValue(o.field in input ? input[o.field] : o.default)}`);
-  throw new UsageError(`${bench}: ${issue.message}, got ${values.length > 0 ? values.join(', ') : JSON.stringify(given)}`);
+  throw new KernbenchError('ERR_INVALID_BENCH_OPTION', `${bench}: ${issue.message}, got ${values.length > 0 ? values.join(', ') : JSON.stringify(given)}`);
 }
 
 /** A value given as text (argv): numbers parsed strictly, switches from true/false; the schema checks the rest. */
@@ -183,17 +184,17 @@ function fromText(bench: string, o: OptionInfo, text: string): unknown {
   switch (o.kind) {
     case 'bytes': {
       const bytes = parseByteSize(text);
-      if (bytes === undefined) throw new UsageError(`${bench}: --${o.flag} takes a whole number of bytes, with an optional K, M or G suffix (x1024), got '${text}'`);
+      if (bytes === undefined) throw new KernbenchError('ERR_INVALID_BENCH_OPTION', `${bench}: --${o.flag} takes a whole number of bytes, with an optional K, M or G suffix (x1024), got '${text}'`);
       return bytes;
     }
     case 'integer':
     case 'number':
-      if (!NUMBER_TEXT.test(text)) throw new UsageError(`${bench}: --${o.flag} takes ${o.kind === 'integer' ? 'an integer' : 'a number'} (decimal or scientific notation), got '${text}'`);
+      if (!NUMBER_TEXT.test(text)) throw new KernbenchError('ERR_INVALID_BENCH_OPTION', `${bench}: --${o.flag} takes ${o.kind === 'integer' ? 'an integer' : 'a number'} (decimal or scientific notation), got '${text}'`);
       return Number(text);
     case 'boolean':
       if (text === 'true') return true;
       if (text === 'false') return false;
-      throw new UsageError(`${bench}: --${o.flag} is a switch (true or false), got '${text}'`);
+      throw new KernbenchError('ERR_INVALID_BENCH_OPTION', `${bench}: --${o.flag} is a switch (true or false), got '${text}'`);
     default:
       return text;
   }

@@ -8,6 +8,7 @@
 import type { TopLevelSpec } from 'vega-lite';
 import { KernbenchError } from '../errors.js';
 import type { Machine } from '../topology/machine.js';
+import type { TimeSegment } from './sweep.js';
 
 /** The packages plotting needs, as a user would install them. */
 export const PLOT_PACKAGES = ['vega', 'vega-lite'] as const;
@@ -72,6 +73,38 @@ export function latencyChart(title: string, points: LatencyPoint[]): Promise<str
       shape: { ...series, title: null, legend: { labelLimit: 0 } },
     },
   } as TopLevelSpec);
+}
+
+/**
+ * Where the time goes: a stacked bar per row of a sweep (its algorithm: a
+ * layer's variant), side by side in a column per grid point (the TP degree),
+ * a segment per part of crit_ns (sweep.ts timeSegments), stacked in the
+ * table's order from the axis up. Data and order only: the test reads the spec.
+ */
+export function timeBreakdownSpec(title: string, segments: TimeSegment[]): TopLevelSpec {
+  const uniq = (xs: string[]) => [...new Set(xs)];
+  const parts = uniq(segments.map((s) => s.part));
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    title,
+    data: { values: segments.map((s) => ({ ...s, order: parts.indexOf(s.part) })) },
+    mark: 'bar',
+    width: { step: 40 },
+    height: 300,
+    encoding: {
+      column: { field: 'group', type: 'ordinal', sort: uniq(segments.map((s) => s.group)), title: null, header: { labelOrient: 'bottom' } },
+      x: { field: 'bar', type: 'nominal', sort: uniq(segments.map((s) => s.bar)), title: null, axis: { labelAngle: -45 } },
+      y: { field: 'ns', type: 'quantitative', stack: 'zero', title: 'virtual ns (slowest rank)' },
+      color: { field: 'part', type: 'nominal', title: 'where the time goes', scale: { domain: parts, range: ['#4c78a8', '#f58518', '#54a24b', '#e45756', '#9d755d', '#72b7b2', '#b279a2'] }, legend: { labelLimit: 0 } },
+      order: { field: 'order', type: 'quantitative' },
+      tooltip: [{ field: 'group' }, { field: 'bar' }, { field: 'part' }, { field: 'ns', type: 'quantitative' }],
+    },
+  } as TopLevelSpec;
+}
+
+/** timeBreakdownSpec drawn as SVG (needs the optional plotting packages). */
+export function timeBreakdownChart(title: string, segments: TimeSegment[]): Promise<string> {
+  return renderSvg(timeBreakdownSpec(title, segments));
 }
 
 /** How far a wrap-around link's stubs reach out of the grid (grid steps; the plot keeps half a step around it). */

@@ -6,7 +6,7 @@ import { readdirSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { PROJECT_ROOT } from '../config/paths.js';
-import { UsageError } from '../errors.js';
+import { KernbenchError } from '../errors.js';
 import { checkExports, importModule, isPathLike, userModuleUrl, type ExportRule } from '../loader/user-module.js';
 import { isBench, type Bench } from './define.js';
 
@@ -36,8 +36,8 @@ export function benchUrl(name: string): string {
 
 /**
  * Load the bench `nameOrPath`: a shipped bench's name, or a path (absolute or
- * relative to `cwd`). ERR_USAGE for an unknown name, ERR_MODULE_LOAD for a file
- * that cannot be loaded, ERR_MODULE_CONTRACT for one that is not a bench.
+ * relative to `cwd`). ERR_UNKNOWN_BENCH for an unknown name, an ERR_MODULE_* code
+ * for a file that cannot be loaded or is not a bench (lib/loader/user-module.ts).
  */
 export async function loadBench(nameOrPath: string, cwd: string = process.cwd()): Promise<LoadedBench> {
   let url: string;
@@ -47,7 +47,7 @@ export async function loadBench(nameOrPath: string, cwd: string = process.cwd())
     name = basename(nameOrPath, extname(nameOrPath));
   } else {
     const known = listBenches();
-    if (!known.includes(nameOrPath)) throw new UsageError(`unknown bench (or give a path to a bench module); known: ${known.join(', ')}, got '${nameOrPath}'`);
+    if (!known.includes(nameOrPath)) throw new KernbenchError('ERR_UNKNOWN_BENCH', `unknown bench (or give a path to a bench module); known: ${known.join(', ')}, got '${nameOrPath}'`);
     url = benchUrl(nameOrPath);
     name = nameOrPath;
   }

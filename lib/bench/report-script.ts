@@ -5,7 +5,10 @@
 // the page must open from a file on a machine without either.
 //
 // The data (lib/bench/report.ts embeds it as JSON in #report-data):
-//   { points: [{ series, bytes, timeUs, busbw }], series: [name...] }
+//   { points: [{ series, bytes, timeUs, busbw }], series: [name...],
+//     segments: [{ group, bar, part, ns }] }
+// segments (lib/bench/sweep.ts timeSegments) are drawn as stacked bars of
+// where the time goes, in #chart-parts, when the table has time_* columns.
 // When every chart is drawn, <body> gets data-charts="N" (N = charts drawn), which
 // the browser test reads.
 
@@ -92,8 +95,8 @@ export const REPORT_SCRIPT = String.raw`
     return true;
   }
 
-  function legend(box) {
-    data.series.forEach(function (name, i) {
+  function legend(box, names) {
+    names.forEach(function (name, i) {
       var item = document.createElement('span');
       item.className = 'key';
       var sw = document.createElement('i');
@@ -104,6 +107,50 @@ export const REPORT_SCRIPT = String.raw`
     });
   }
 
+  function uniq(xs) { return xs.filter(function (x, i) { return xs.indexOf(x) === i; }); }
+
+  // Where the time goes: a stacked bar per (group, bar), groups side by side, a linear axis from 0.
+  function drawParts(svg) {
+    var segs = data.segments || [];
+    if (!svg || segs.length === 0) return false;
+    var parts = uniq(segs.map(function (s) { return s.part; }));
+    var groups = uniq(segs.map(function (s) { return s.group; }));
+    var bars = uniq(segs.map(function (s) { return s.group + '\u0000' + s.bar; }));
+    var BW = 40, GAP = 18, bottom = 110;
+    var width = Math.max(W, M.left + M.right + bars.length * BW + groups.length * GAP);
+    svg.setAttribute('width', width);
+    var total = {};
+    segs.forEach(function (s) { var k = s.group + '\u0000' + s.bar; total[k] = (total[k] || 0) + s.ns; });
+    var y1 = Math.max.apply(null, bars.map(function (k) { return total[k]; })) || 1;
+    var sy = scale(0, y1, H - bottom, M.top, false);
+    var axes = el('g', { class: 'axes' }, svg);
+    ticks(0, y1, false).forEach(function (t) {
+      el('line', { x1: M.left, x2: width - M.right, y1: sy(t), y2: sy(t), class: 'grid' }, axes);
+      el('text', { x: M.left - 6, y: sy(t) + 4, 'text-anchor': 'end' }, axes).textContent = label(t);
+    });
+    el('text', { x: 14, y: (M.top + H - bottom) / 2, 'text-anchor': 'middle', class: 'title', transform: 'rotate(-90 14 ' + (M.top + H - bottom) / 2 + ')' }, axes).textContent = 'virtual ns (slowest rank)';
+    var x = M.left + GAP / 2;
+    groups.forEach(function (g) {
+      var mine = bars.filter(function (k) { return k.split('\u0000')[0] === g; });
+      mine.forEach(function (k) {
+        var base = 0;
+        var name = k.split('\u0000')[1];
+        segs.filter(function (s) { return s.group + '\u0000' + s.bar === k; }).forEach(function (s) {
+          var r = el('rect', { x: x, width: BW - 4, y: sy(base + s.ns), height: Math.max(0, sy(base) - sy(base + s.ns)), fill: PALETTE[parts.indexOf(s.part) % PALETTE.length], 'data-part': s.part }, svg);
+          el('title', {}, r).textContent = g + ', ' + name + ': ' + s.part + ' ' + (+s.ns.toPrecision(6)) + ' ns';
+          base += s.ns;
+        });
+        var lx = x + (BW - 4) / 2, ly = H - bottom + 10;
+        el('text', { x: lx, y: ly, 'text-anchor': 'end', transform: 'rotate(-45 ' + lx + ' ' + ly + ')' }, axes).textContent = name;
+        x += BW;
+      });
+      el('text', { x: x - (mine.length * BW) / 2 - 2, y: H - 8, 'text-anchor': 'middle', class: 'title' }, axes).textContent = g;
+      x += GAP;
+    });
+    legend(document.getElementById('parts-legend'), parts);
+    return true;
+  }
+
   var charts = [
     { svg: document.getElementById('chart-time'), metric: 'timeUs', title: 'time (virtual us)' },
     { svg: document.getElementById('chart-busbw'), metric: 'busbw', title: 'busbw (GB/s)' },
@@ -112,9 +159,11 @@ export const REPORT_SCRIPT = String.raw`
   function render() {
     var drawn = 0;
     charts.forEach(function (c) { if (draw(c.svg, c.metric, c.title, toggle.checked)) drawn++; });
-    document.body.setAttribute('data-charts', String(drawn));
+    document.body.setAttribute('data-charts', String(drawn + parts));
   }
-  Array.prototype.forEach.call(document.querySelectorAll('.legend'), legend);
+  Array.prototype.forEach.call(document.querySelectorAll('.legend.series'), function (box) { legend(box, data.series); });
+  // The bars do not change with the log toggle: drawn once.
+  var parts = drawParts(document.getElementById('chart-parts')) ? 1 : 0;
   toggle.addEventListener('change', render);
   render();
 })();

@@ -1,6 +1,7 @@
 // Runs on: main. Owns: the HTML report of a sweep (`kernbench sweep --html`,
 // `kernbench report FILE.json...`): one self-contained page — its table, the
-// charts' data and script (./report-script.ts), a diagram of each topology, the
+// charts' data and script (./report-script.ts), with stacked bars of where the
+// time goes when the rows carry time_* columns, a diagram of each topology, the
 // run's parameters and kernbench's version, and a link to each saved trace with
 // how to open it. Nothing in the page loads from the network (decision 0058).
 import { bytesPerElement, isDType } from '../dtype/index.js';
@@ -8,7 +9,7 @@ import { loadTopology } from '../config/load.js';
 import { topologyPath } from '../config/paths.js';
 import { Machine } from '../topology/machine.js';
 import { REPORT_SCRIPT } from './report-script.js';
-import type { Cell } from './sweep.js';
+import { timeParts, timeSegments, type Cell } from './sweep.js';
 
 export interface ChartPoint {
   series: string;
@@ -117,6 +118,8 @@ dl { display: grid; grid-template-columns: max-content auto; gap: 2px 16px; } dt
 /** The whole page. */
 export function reportHtml(r: ReportData): string {
   const { points, series } = chartPoints(r.columns, r.rows);
+  // Where the time goes, when the rows carry the parts of crit_ns (time_* columns).
+  const segments = timeParts(r.columns).length > 0 ? timeSegments(r.columns, r.rows) : [];
   const okCol = r.columns.lastIndexOf('ok');
   const table = [
     `<table><thead><tr>${r.columns.map((c) => `<th>${escape(c)}</th>`).join('')}</tr></thead><tbody>`,
@@ -128,7 +131,7 @@ export function reportHtml(r: ReportData): string {
       ? '<p>No trace was saved with these results (run the sweep with <code>--trace-dir DIR</code> to keep one per point).</p>'
       : `<p>Open a trace in Perfetto: go to <a href="https://ui.perfetto.dev">ui.perfetto.dev</a>, choose <em>Open trace file</em> and pick the file (or drag it onto the page). The trace stays on your machine.</p><ul>${r.traces.map((t) => `<li><a href="${escape(t.href)}" download>${escape(t.label)}</a></li>`).join('')}</ul>`;
   // JSON inside <script>: "<" escaped so no "</script>" in a value can end the element.
-  const json = JSON.stringify({ points, series }).replace(/</g, '\\u003c');
+  const json = JSON.stringify({ points, series, segments }).replace(/</g, '\\u003c');
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -143,10 +146,13 @@ export function reportHtml(r: ReportData): string {
 <h2>Charts</h2>
 <label><input type="checkbox" id="log-axes" checked> log axes</label>
 <div class="charts">
-<div><svg id="chart-time" class="chart" width="640" height="340" role="img" aria-label="time over size"></svg><div class="legend"></div></div>
-<div><svg id="chart-busbw" class="chart" width="640" height="340" role="img" aria-label="bus bandwidth over size"></svg><div class="legend"></div></div>
+<div><svg id="chart-time" class="chart" width="640" height="340" role="img" aria-label="time over size"></svg><div class="legend series"></div></div>
+<div><svg id="chart-busbw" class="chart" width="640" height="340" role="img" aria-label="bus bandwidth over size"></svg><div class="legend series"></div></div>
 </div>
 <p>Time is virtual (crit_ns: the slowest PE). Bus bandwidth is all-reduce's: size / time x 2(n-1)/n. Hover a point for its values.</p>
+${segments.length === 0 ? '' : `<h2>Where the time goes</h2>
+<div><svg id="chart-parts" class="chart" width="640" height="340" role="img" aria-label="where the time goes"></svg><div class="legend" id="parts-legend"></div></div>
+<p>A bar per row, grouped by grid point; its segments are the row's time_* columns, which add up to its crit_ns. Hover a segment for its value.</p>`}
 <h2>Results</h2>
 ${table}
 <h2>Topologies</h2>

@@ -121,7 +121,7 @@ export function benchOptions(loaded: LoadedBench, config: RunConfig): Record<str
 
 /**
  * `config` with the bench's default algorithm when --algorithm is not given, and
- * its CCL configuration, refused (ERR_CONFIG, before any thread starts) when its
+ * its CCL configuration, refused (ERR_WRONG_ALGORITHM, before any thread starts) when its
  * algorithm is not what the bench runs (BenchSpec.algorithm): an all-reduce
  * bench given a point-to-point module would fail inside every rank.
  */
@@ -135,7 +135,7 @@ export async function benchAlgorithm(loaded: LoadedBench, config: RunConfig): Pr
     if (wrong !== undefined) {
       const wanted = `${need.provides}${need.arrangement === undefined ? '' : ` with arrangement ${need.arrangement}`}`;
       const file = withDefault.ccl === 'default' ? DEFAULT_CCL_FILE : withDefault.ccl;
-      throw new ConfigError([{ file, path: `algorithms.${ccl.algorithm}.module`, message: `bench ${loaded.name} runs an algorithm that provides ${wanted}; module '${ccl.module}' ${wrong}, got --algorithm ${ccl.algorithm}` }]);
+      throw new ConfigError('ERR_WRONG_ALGORITHM', [{ file, path: `algorithms.${ccl.algorithm}.module`, message: `bench ${loaded.name} runs an algorithm that provides ${wanted}; module '${ccl.module}' ${wrong}, got --algorithm ${ccl.algorithm}` }]);
     }
   }
   return { config: withDefault, ccl };

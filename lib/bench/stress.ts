@@ -7,7 +7,7 @@
 // The runs are in-process, on one set of threads reused across the points
 // (docs/decisions/0017-stress-runs-in-process.md); a run that outlives its
 // timeout is reported and its threads are terminated and replaced.
-import { KernbenchError, UsageError } from '../errors.js';
+import { KernbenchError } from '../errors.js';
 import type { RunConfig } from './contract.js';
 import { runBench, type RunOutcome } from './runner.js';
 import type { LoadedBench } from './registry.js';
@@ -22,11 +22,11 @@ export const DEFAULT_STRESS_TIMEOUT_S = 300;
 /** `1,rank,pe,2`: the layouts to run, each as --threads takes it. */
 export function parseLayouts(text: string): ThreadLayout[] {
   const parts = text.split(',').map((s) => s.trim());
-  if (parts.some((p) => p === '')) throw new UsageError(`--threads takes a comma-separated list of layouts (rank, pe or a positive integer), got '${text}'`);
+  if (parts.some((p) => p === '')) throw new KernbenchError('ERR_INVALID_THREADS', `--threads takes a comma-separated list of layouts (rank, pe or a positive integer), got '${text}'`);
   const layouts = parts.map(parseThreadLayout);
   const seen = new Set<string>();
   for (const l of layouts) {
-    if (seen.has(String(l))) throw new UsageError(`--threads lists '${l}' twice, got '${text}'`);
+    if (seen.has(String(l))) throw new KernbenchError('ERR_INVALID_THREADS', `--threads lists '${l}' twice, got '${text}'`);
     seen.add(String(l));
   }
   return layouts;
@@ -34,14 +34,14 @@ export function parseLayouts(text: string): ThreadLayout[] {
 
 /** A positive integer given as plain decimal digits (the count of seeds). */
 export function parseCount(flag: string, text: string): number {
-  if (!/^[1-9][0-9]*$/.test(text) || !Number.isSafeInteger(Number(text))) throw new UsageError(`--${flag} takes a positive integer, got '${text}'`);
+  if (!/^[1-9][0-9]*$/.test(text) || !Number.isSafeInteger(Number(text))) throw new KernbenchError('ERR_INVALID_FLAG_VALUE', `--${flag} takes a positive integer, got '${text}'`);
   return Number(text);
 }
 
 /** A positive number of seconds. */
 export function parseSeconds(flag: string, text: string): number {
   const n = Number(text);
-  if (!/^[0-9]+(\.[0-9]+)?$/.test(text) || !(n > 0)) throw new UsageError(`--${flag} takes a positive number of seconds, got '${text}'`);
+  if (!/^[0-9]+(\.[0-9]+)?$/.test(text) || !(n > 0)) throw new KernbenchError('ERR_INVALID_FLAG_VALUE', `--${flag} takes a positive number of seconds, got '${text}'`);
   return n;
 }
 

@@ -5,11 +5,13 @@
 // merge` (./merge.ts) so a merged sweep prints byte for byte what the unsharded
 // one does; and --shard i/n (counted from 1, as jest, vitest, playwright and
 // `node --test-shard` count), which runs grid point k (from 0) only on shard
-// (k mod n) + 1.
+// (k mod n) + 1. After the fixed columns, a row carries the bench's own
+// (BenchResult.sweepColumns: a layer's time breakdown, say), the `time_*` ones
+// being the parts of critNs that the plot of where the time goes stacks.
 import { createHash } from 'node:crypto';
 import { VERSION } from '../config/paths.js';
 import { join } from 'node:path';
-import { UsageError } from '../errors.js';
+import { KernbenchError } from '../errors.js';
 import type { BenchResult, RunConfig } from './contract.js';
 import { runBench } from './runner.js';
 import type { LoadedBench } from './registry.js';
@@ -25,7 +27,7 @@ export function parseAxis(text: string): SweepAxis {
   const eq = text.indexOf('=');
   const path = text.slice(0, eq).trim();
   const values = text.slice(eq + 1).split(',').map((v) => v.trim()).filter((v) => v !== '');
-  if (eq <= 0 || path === '' || values.length === 0) throw new UsageError(`--over takes PATH=V1,V2,... (a --set path and its values), got '${text}'`);
+  if (eq <= 0 || path === '' || values.length === 0) throw new KernbenchError('ERR_INVALID_SWEEP', `--over takes PATH=V1,V2,... (a --set path and its values), got '${text}'`);
   return { path, values };
 }
 
@@ -50,11 +52,49 @@ export function parseShard(text: string): Shard {
   const m = /^([1-9][0-9]*)\/([1-9][0-9]*)$/.exec(text);
   const index = m ? Number(m[1]) : NaN;
   const count = m ? Number(m[2]) : NaN;
-  if (!m || !Number.isSafeInteger(count) || index > count) throw new UsageError(`--shard takes I/N with 1 <= I <= N (shard I of N, counted from 1), got '${text}'`);
+  if (!m || !Number.isSafeInteger(count) || index > count) throw new KernbenchError('ERR_INVALID_SWEEP', `--shard takes I/N with 1 <= I <= N (shard I of N, counted from 1), got '${text}'`);
   return { index, count };
 }
 
 export const SWEEP_COLUMNS = ['algorithm', 'topology', 'worldSize', 'nElem', 'dtype', 'ok', 'critNs', 'digest'] as const;
+/** A bench column named so is a part of critNs (the parts of a row sum to it). */
+export const TIME_PART_PREFIX = 'time_';
+
+/** The columns of `columns` that are parts of critNs, in table order. */
+export function timeParts(columns: readonly string[]): string[] {
+  return columns.filter((c) => c.startsWith(TIME_PART_PREFIX));
+}
+
+/** One segment of a stacked bar of where the time goes: grid point `group`, bar `bar`, part `part`. */
+export interface TimeSegment {
+  group: string;
+  bar: string;
+  /** The part's name: its column without `time_` and `_ns` (or crit_ns when the table has no parts). */
+  part: string;
+  ns: number;
+}
+
+/**
+ * A table as the segments of its stacked bars: a group per grid point (the
+ * axes' values, the columns before `algorithm`), a bar per row (its algorithm,
+ * and its topology when the table has several), a segment per time_* column
+ * in table order. A table without time_* columns gives one segment per bar,
+ * its crit_ns. Groups and bars keep the table's order.
+ */
+export function timeSegments(columns: readonly string[], rows: readonly Cell[][]): TimeSegment[] {
+  const at = (c: string) => columns.indexOf(c);
+  const axes = columns.slice(0, Math.max(0, at('algorithm')));
+  const topologies = new Set(rows.map((r) => r[at('topology')]));
+  const parts = timeParts(columns);
+  const partCols = parts.length > 0 ? parts : ['critNs'];
+  const name = (c: string) => (c === 'critNs' ? 'crit_ns' : c.slice(TIME_PART_PREFIX.length).replace(/_ns$/, ''));
+  return rows.flatMap((r) => {
+    const group = axes.map((a, i) => `${a}=${String(r[i])}`).join(' ');
+    const bar = topologies.size > 1 ? `${String(r[at('algorithm')])} on ${String(r[at('topology')])}` : String(r[at('algorithm')]);
+    return partCols.map((c) => ({ group, bar, part: name(c), ns: Number(r[at(c)]) }));
+  });
+}
+
 /** The columns a shard's CSV and JSON carry before the sweep's own: which sweep, which shard, which grid point. */
 export const SHARD_COLUMNS = ['sweep', 'shard', 'point'] as const;
 
@@ -89,6 +129,7 @@ export async function runSweep(resources: ThreadResources, bench: string | Loade
   const mine = all.map((p, k) => ({ p, k })).filter(({ k }) => shard === undefined || inShard(k, shard));
   const rows: Cell[][] = [];
   const points: number[] = [];
+  const results: BenchResult[] = [];
   for (const [i, { p: point, k }] of mine.entries()) {
     const sets = point.map((v, j) => `${axes[j].path}=${v}`);
     progress(`[${i + 1}/${mine.length}] ${sets.join(' ')}`);
@@ -97,9 +138,14 @@ export async function runSweep(resources: ThreadResources, bench: string | Loade
     for (const r of out.results) {
       rows.push([...point, ...SWEEP_COLUMNS.map((c) => (r as BenchResult & { digest: string })[c]), ...(trace ? [trace] : [])]);
       points.push(k);
+      results.push(r);
     }
   }
-  const columns = [...axes.map((a) => a.path), ...SWEEP_COLUMNS, ...(traceDir === undefined ? [] : ['trace'])];
+  // The bench's own columns, in the order they first appear; a row without one has ''.
+  const own = [...new Set(results.flatMap((r) => Object.keys(r.sweepColumns ?? {})))];
+  const fixed = axes.length + SWEEP_COLUMNS.length;
+  rows.forEach((row, i) => row.splice(fixed, 0, ...own.map((c) => results[i].sweepColumns?.[c] ?? '')));
+  const columns = [...axes.map((a) => a.path), ...SWEEP_COLUMNS, ...own, ...(traceDir === undefined ? [] : ['trace'])];
   return { columns, rows, points, ok: rowsOk(columns, rows) };
 }
 

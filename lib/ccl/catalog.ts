@@ -15,7 +15,7 @@ import { isKernel, type Kernel } from '../kernel/define.js';
 import { checkExports, importModule, type ExportRule } from '../loader/user-module.js';
 import type { TensorDesc } from '../shm/tensor-desc.js';
 import type { ResolvedCcl } from '../config/ccl-schema.js';
-import { isAlgorithmMeta, type AlgorithmMeta } from './define-algorithm.js';
+import { isAlgorithmMeta, KERNEL_EXPORTS, type AlgorithmMeta, type CollectiveName } from './define-algorithm.js';
 import { arrangementFor, type Arrangement } from './placement.js';
 import type { ReduceOp } from './reduce-op.js';
 import type { WorldShape } from './world.js';
@@ -30,6 +30,8 @@ export interface AlgorithmModule {
   meta: AlgorithmMeta;
   /** Present when meta.provides is 'all_reduce'. */
   allReduce?: AllReduceKernel;
+  /** The kernel of what it provides (export KERNEL_EXPORTS[provides]); absent for point_to_point. */
+  kernel?: Kernel<never[]>;
 }
 
 /** A shipped algorithm: its name (the file name) and its module. */
@@ -61,19 +63,20 @@ const META_RULE: ExportRule = {
   check: isAlgorithmMeta,
 };
 
-const ALL_REDUCE_RULE: ExportRule = {
-  name: 'allReduce',
-  is: 'a kernel made with defineKernel, for an all_reduce module',
-  check: isKernel,
-};
+/** The kernel export a module providing `provides` must have. */
+function kernelRule(provides: keyof typeof KERNEL_EXPORTS): ExportRule {
+  return { name: KERNEL_EXPORTS[provides], is: `a kernel made with defineKernel, for an ${provides} module`, check: isKernel };
+}
 
 /** Loaded modules by URL: every allReduce asks, and import() walks the ESM loader each time. */
 const loaded = new Map<string, Promise<AlgorithmModule>>();
 
 /**
  * Import the algorithm module at file URL `url` and check its exports: `meta`,
- * and `allReduce` unless meta says the module is point_to_point. A load failure
- * is ERR_MODULE_LOAD, a broken contract ERR_MODULE_CONTRACT (path, expected and
+ * and the kernel of what it provides (KERNEL_EXPORTS: `allReduce` for an
+ * all_reduce module), none for point_to_point. A load failure is one of the
+ * ERR_MODULE_* codes, a broken contract ERR_MODULE_EXPORT or
+ * ERR_MODULE_DEFINITION (path, expected and
  * found exports).
  */
 export function loadAlgorithmModule(url: string): Promise<AlgorithmModule> {
@@ -93,15 +96,17 @@ async function importAlgorithm(url: string): Promise<AlgorithmModule> {
     mod = await importModule(url);
   } catch (e) {
     // defineAlgorithm runs while the module loads and cannot know its path: add it.
-    if (e instanceof KernbenchError && e.code === 'ERR_MODULE_CONTRACT' && e.message.startsWith('defineAlgorithm:')) {
-      throw new KernbenchError('ERR_MODULE_CONTRACT', `${fileURLToPath(url)}: ${e.message}`);
+    if (e instanceof KernbenchError && e.code === 'ERR_MODULE_DEFINITION' && e.message.startsWith('defineAlgorithm:')) {
+      throw new KernbenchError(e.code, `${fileURLToPath(url)}: ${e.message}`);
     }
     throw e;
   }
-  const pointToPoint = isAlgorithmMeta(mod.meta) && mod.meta.provides === 'point_to_point';
-  checkExports(url, 'CCL algorithm', mod, pointToPoint ? [META_RULE] : [META_RULE, ALL_REDUCE_RULE]);
+  const provides = isAlgorithmMeta(mod.meta) ? mod.meta.provides : 'all_reduce';
+  checkExports(url, 'CCL algorithm', mod, provides === 'point_to_point' ? [META_RULE] : [META_RULE, kernelRule(provides)]);
   const meta = mod.meta as AlgorithmMeta;
-  return { url, meta, ...(pointToPoint ? {} : { allReduce: mod.allReduce as AllReduceKernel }) };
+  if (provides === 'point_to_point') return { url, meta };
+  const kernel = mod[KERNEL_EXPORTS[provides]] as Kernel<never[]>;
+  return { url, meta, kernel, ...(provides === 'all_reduce' ? { allReduce: kernel as unknown as AllReduceKernel } : {}) };
 }
 
 /** Every shipped algorithm, loaded, in name order. */
@@ -124,13 +129,41 @@ export interface AllReduceAlgorithm {
 /**
  * Load the all-reduce of a resolved CCL configuration (lib/ccl/resolve.ts
  * checked it before the run) on this thread. A point_to_point module is
- * ERR_CONFIG: the configuration names something that is not an all-reduce.
+ * ERR_WRONG_ALGORITHM: the configuration names something that is not an all-reduce.
  */
 export async function loadAllReduce(ccl: Pick<ResolvedCcl, 'module' | 'module_url' | 'topology' | 'params'>): Promise<AllReduceAlgorithm> {
   const mod = await loadAlgorithmModule(ccl.module_url);
   if (mod.allReduce === undefined) {
     const choices = (await algorithmCatalog()).filter((a) => a.meta.provides === 'all_reduce').map((a) => a.name);
-    throw new KernbenchError('ERR_CONFIG', `CCL module '${ccl.module}' is not an all-reduce (${mod.meta.summary}); choose one of ${choices.join(', ')}, got '${ccl.module}'`);
+    throw new KernbenchError('ERR_WRONG_ALGORITHM', `CCL module '${ccl.module}' is not an all-reduce (${mod.meta.summary}); choose one of ${choices.join(', ')}, got '${ccl.module}'`);
   }
   return { module: ccl.module, allReduce: mod.allReduce, arrangement: arrangementFor(mod.meta, ccl.module, ccl.topology, ccl.params), params: ccl.params };
+}
+
+/** What a rank needs to run a collective other than all-reduce with a module (ccl.yaml `collectives:`, or the default). */
+export interface CollectiveAlgorithm {
+  /** The module as configured (a shipped name or a path), for messages. */
+  module: string;
+  meta: AlgorithmMeta;
+  kernel: Kernel<never[]>;
+  /** The module's parsed params: the kernel's last argument. */
+  params: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The module of collective `name` on this thread: the one ccl.yaml's
+ * `collectives:` names (lib/ccl/resolve.ts checked it), else shipped module
+ * `fallback`. A module that provides something else is ERR_CONFIG (resolve
+ * refuses it before a run; this is the guard for a configuration made by hand).
+ */
+export async function loadCollective(ccl: Pick<ResolvedCcl, 'collective_modules'>, name: CollectiveName, fallback: string): Promise<CollectiveAlgorithm> {
+  const chosen = ccl.collective_modules?.[name];
+  const module = chosen?.module ?? fallback;
+  const url = chosen?.module_url ?? shippedAlgorithmUrl(fallback);
+  if (url === undefined) throw new KernbenchError('ERR_INTERNAL', `no shipped algorithm '${fallback}' for ${name}, got none in ${ALGORITHMS_DIR.href}`);
+  const mod = await loadAlgorithmModule(url);
+  if (mod.meta.provides !== name || mod.kernel === undefined) {
+    throw new KernbenchError('ERR_CONFIG', `CCL module '${module}' for ${name} provides ${mod.meta.provides} (${mod.meta.summary}), got '${module}'`);
+  }
+  return { module, meta: mod.meta, kernel: mod.kernel, params: chosen?.params ?? {} };
 }

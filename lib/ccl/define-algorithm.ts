@@ -5,9 +5,14 @@
 //
 // An algorithm module (shipped in lib/ccl/algorithms/, or a user's file named
 // by a ccl.yaml `module:` path) exports:
-//   meta       = defineAlgorithm({ provides, arrangement, topologies, summary, params? })
-//   allReduce  = defineKernel(import.meta.url, 'allReduce', async (tl, t, op, shape, params) => ...)
-//                when provides is 'all_reduce'
+//   meta       = defineAlgorithm({ provides, arrangement, topologies, summary, params?, peers?, splits? })
+//   and the kernel of what it provides (KERNEL_EXPORTS), made with defineKernel:
+//   allReduce  (tl, t, op, shape, params)                          all_reduce
+//   allToAll   (tl, out, input, inSplits, outSplits, params)       all_to_all
+//   reduce     (tl, t, op, dst, params)                            reduce (dst: the root's group rank)
+//   gather     (tl, outs, input, dst, params)                      gather (outs: the root's p blocks, or one tensor of p blocks; [] elsewhere)
+//   scatter    (tl, out, ins, src, params)                         scatter (ins: the root's p blocks, or one tensor; [] elsewhere)
+// (docs/algorithms/partners.md; docs/decisions/0105-collective-modules.md)
 // `params` is a zod object schema for the entry's `params:` mapping; the kernel
 // receives the parsed value ({} when the module declares none). A variant of
 // an algorithm (another root, another chunking) is a parameter, not a module.
@@ -15,8 +20,17 @@ import { z } from 'zod';
 import { KernbenchError } from '../errors.js';
 import { SIP_TOPOLOGIES, type SipTopologyKind } from '../config/topology-schema.js';
 
-/** What a module provides: an all-reduce kernel, or a point-to-point smoke test with its own kernels. */
-export const PROVIDES = ['all_reduce', 'point_to_point'] as const;
+/** What a module provides: a collective's kernel, or a point-to-point smoke test with its own kernels. */
+export const PROVIDES = ['all_reduce', 'all_to_all', 'reduce', 'gather', 'scatter', 'point_to_point'] as const;
+
+/** The collectives other than all_reduce that ccl.yaml's `collectives:` picks a module for. */
+export const COLLECTIVES = ['all_to_all', 'reduce', 'gather', 'scatter'] as const;
+
+/** The name of the kernel export each kind of module must have (point_to_point: none). */
+export const KERNEL_EXPORTS = { all_reduce: 'allReduce', all_to_all: 'allToAll', reduce: 'reduce', gather: 'gather', scatter: 'scatter' } as const;
+
+/** What an all_to_all module takes: equal blocks only, or any split sizes. */
+export const SPLITS = ['even', 'uneven'] as const;
 
 /**
  * How the module's ranks are arranged into a world (lib/ccl/placement.ts):
@@ -30,6 +44,7 @@ export const PROVIDES = ['all_reduce', 'point_to_point'] as const;
 export const ARRANGEMENTS = ['logical', 'tree', 'hierarchical'] as const;
 
 export type Provides = (typeof PROVIDES)[number];
+export type CollectiveName = (typeof COLLECTIVES)[number];
 export type ArrangementKind = (typeof ARRANGEMENTS)[number];
 
 /** A zod object schema, recognised by shape so that a user's own copy of zod works too. */
@@ -52,7 +67,11 @@ const AlgorithmMetaSchema = z.strictObject({
     .refine((s) => !s.includes('\n'), { message: 'expected one line' }),
   /** Schema of the entry's `params:` mapping. */
   params: z.custom<ParamsSchema>(isParamsSchema, { message: 'expected a zod object schema (z.object({...}))' }).optional(),
-});
+  /** Its kernels address ranks by tl.peer: a group needs peer channels (ccl.peer_ranks >= its size). Default false. */
+  peers: z.boolean().optional(),
+  /** all_to_all only: the split sizes it takes (default even: p equal blocks). */
+  splits: z.enum(SPLITS).optional(),
+}).refine((m) => m.splits === undefined || m.provides === 'all_to_all', { path: ['splits'], message: 'only an all_to_all module says which splits it takes' });
 
 /** The metadata an algorithm module exports as `meta`. */
 export interface AlgorithmMeta<P extends ParamsSchema = ParamsSchema> {
@@ -61,14 +80,16 @@ export interface AlgorithmMeta<P extends ParamsSchema = ParamsSchema> {
   readonly topologies: readonly SipTopologyKind[];
   readonly summary: string;
   readonly params?: P;
+  readonly peers?: boolean;
+  readonly splits?: (typeof SPLITS)[number];
 }
 
-/** Check and freeze an algorithm module's metadata; a bad one is ERR_MODULE_CONTRACT naming each field. */
+/** Check and freeze an algorithm module's metadata; a bad one is ERR_MODULE_DEFINITION naming each field. */
 export function defineAlgorithm<P extends ParamsSchema = ParamsSchema>(meta: AlgorithmMeta<P>): AlgorithmMeta<P> {
   const result = AlgorithmMetaSchema.safeParse(meta);
   if (!result.success) {
     const bad = result.error.issues.map((i) => `${i.path.map(String).join('.') || 'meta'}: ${i.message}`).join('; ');
-    throw new KernbenchError('ERR_MODULE_CONTRACT', `defineAlgorithm: ${bad}, got ${describeMeta(meta)}`);
+    throw new KernbenchError('ERR_MODULE_DEFINITION', `defineAlgorithm: ${bad}, got ${describeMeta(meta)}`);
   }
   return Object.freeze({ ...meta, topologies: Object.freeze([...meta.topologies]) });
 }

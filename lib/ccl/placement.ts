@@ -27,12 +27,12 @@ export type Arrangement = { kind: 'logical'; topology: SipTopologyKind } | { kin
 
 /**
  * The arrangement of an algorithm whose meta is `meta`, for a ccl.yaml entry
- * with `topology` and parsed `params`. ERR_CONFIG when the module does not
+ * with `topology` and parsed `params`. ERR_CCL_ARRANGEMENT when the module does not
  * accept the topology (resolve checks this before a run; this is the guard).
  */
 export function arrangementFor(meta: AlgorithmMeta, module: string, topology: SipTopologyKind, params: Readonly<Record<string, unknown>>): Arrangement {
   if (!meta.topologies.includes(topology)) {
-    throw new KernbenchError('ERR_CONFIG', `CCL module '${module}' arranges ranks as ${meta.topologies.join(' or ')} (ccl.yaml topology), got '${topology}'`);
+    throw new KernbenchError('ERR_CCL_ARRANGEMENT', `CCL module '${module}' arranges ranks as ${meta.topologies.join(' or ')} (ccl.yaml topology), got '${topology}'`);
   }
   switch (meta.arrangement) {
     case 'logical':
@@ -42,7 +42,7 @@ export function arrangementFor(meta: AlgorithmMeta, module: string, topology: Si
     case 'hierarchical': {
       const root = params.root ?? 'corner';
       if (!HIERARCHY_ROOTS.includes(root as HierarchyRoot)) {
-        throw new KernbenchError('ERR_CONFIG', `CCL module '${module}': a hierarchical arrangement takes params.root ${HIERARCHY_ROOTS.join('|')}, got ${JSON.stringify(root)}`);
+        throw new KernbenchError('ERR_CCL_ARRANGEMENT', `CCL module '${module}': a hierarchical arrangement takes params.root ${HIERARCHY_ROOTS.join('|')}, got ${JSON.stringify(root)}`);
       }
       return { kind: 'hierarchical', root: root as HierarchyRoot };
     }
@@ -134,7 +134,7 @@ function flatShape(m: Machine, name: string, p: number, arr: Exclude<Arrangement
       return { kind: 'tree', w: p, h: 1 };
     case 'logical': {
       const r = logicalGrid(m, arr.topology, p);
-      if ('problem' in r) throw new KernbenchError('ERR_CONFIG', `${name}: ${r.problem}`);
+      if ('problem' in r) throw new KernbenchError('ERR_CCL_ARRANGEMENT', `${name}: ${r.problem}`);
       return { kind: arr.topology, w: r.grid.w, h: r.grid.h };
     }
     default: {

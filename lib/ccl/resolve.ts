@@ -9,14 +9,18 @@
 //      algorithm or an existing .ts/.mts/.js/.mjs file (paths in the file are
 //      relative to the file's folder; a --set path to the working directory)
 //   3. each module loads and exports what its kind requires
-//      (ERR_MODULE_LOAD / ERR_MODULE_CONTRACT: path, expected and found exports)
-//   4. each module accepts its entry's `topology`, and its `params` fit the
-//      module's params schema
+//      (an ERR_MODULE_* code: the file, and for a broken contract the exports
+//      expected and found)
+//   4. each module accepts its entry's `topology` (a `collectives:` module:
+//      provides that collective), and its `params` fit the module's params schema
 //   5. the chosen configuration fits the topology: world_size <= SIP count,
 //      and a logical arrangement fits its kind's grid rule (a 2-D kind needs the
 //      topology's w x h grid: lib/ccl/placement.ts logicalGrid)
 // Problems of stages 1, 2, 4 and 5 are one ConfigError (ERR_CONFIG) whose
 // problems point at file:line:col or at the `--set` flag.
+// A module the run names (its all-reduce, or a `collectives:` one) whose meta
+// says it addresses peers gets peer channels for the whole world:
+// ccl.peer_ranks rises to the world size when it is lower (decision 0105).
 import { dirname, resolve as resolvePath } from 'node:path';
 import { z } from 'zod';
 import type { ResolvedCcl } from '../config/ccl-schema.js';
@@ -29,7 +33,7 @@ import { ConfigError, formatConfigProblem, KernbenchError, type ConfigProblem } 
 import { isPathLike, userModuleUrl } from '../loader/user-module.js';
 import { Machine } from '../topology/machine.js';
 import { loadAlgorithmModule, shippedAlgorithmNames, shippedAlgorithmUrl, type AlgorithmModule } from './catalog.js';
-import type { AlgorithmMeta, ParamsSchema } from './define-algorithm.js';
+import { COLLECTIVES, type AlgorithmMeta, type CollectiveName, type ParamsSchema } from './define-algorithm.js';
 import { arrangementFor, logicalGrid } from './placement.js';
 
 /** One use of a module: a ccl.yaml entry, or the merged configuration of the run. */
@@ -37,6 +41,8 @@ interface ModuleUse {
   module: string;
   topology: SipTopologyKind;
   params: Record<string, unknown>;
+  /** A `collectives:` choice: the collective its module must provide (its topology is not checked). */
+  collective?: CollectiveName;
   /** Where a path of this use is written. */
   at: (path: readonly PathKey[], how?: 'value' | 'key') => Omit<ConfigProblem, 'message'>;
 }
@@ -51,7 +57,7 @@ export interface RunTopology {
 function fail(problems: ConfigProblem[]): never {
   // The run's merged configuration repeats its entry: say each problem once.
   const unique = new Map(problems.map((p) => [formatConfigProblem(p), p]));
-  throw new ConfigError(sortProblems([...unique.values()]));
+  throw new ConfigError('ERR_CONFIG', sortProblems([...unique.values()]));
 }
 
 /**
@@ -77,6 +83,17 @@ export async function resolveRunCcl(cclFile: string, topo: RunTopology, opts: Cc
     })),
     run,
   ];
+  // The `collectives:` choices: the defaults', each entry's and the run's.
+  type Choices = NonNullable<typeof ccl.collectives>;
+  const choiceUses = (choices: Choices | undefined, at: ModuleUse['at']): ModuleUse[] =>
+    COLLECTIVES.flatMap((name) => {
+      const c = choices?.[name];
+      return c === undefined ? [] : [{ module: c.module, topology: ccl.topology, params: c.params ?? {}, collective: name, at: (p, how = 'value') => at(['collectives', name, ...p], how) }];
+    });
+  uses.push(...choiceUses(file.defaults.collectives, (p, how = 'value') => inFile(['defaults', ...p], how)));
+  for (const [name, e] of Object.entries(file.algorithms)) uses.push(...choiceUses(e.collectives, (p, how = 'value') => inFile(['algorithms', name, ...p], how)));
+  const runChoices = choiceUses(ccl.collectives, run.at);
+  uses.push(...runChoices);
 
   // 2. names and paths
   const problems: ConfigProblem[] = [];
@@ -97,7 +114,8 @@ export async function resolveRunCcl(cclFile: string, topo: RunTopology, opts: Cc
     try {
       modules.set(url, await loadAlgorithmModule(url));
     } catch (e) {
-      if (e instanceof KernbenchError && (e.code === 'ERR_MODULE_LOAD' || e.code === 'ERR_MODULE_CONTRACT')) {
+      // A module that cannot be used (an ERR_MODULE_* usage error): say which line of ccl.yaml names it.
+      if (e instanceof KernbenchError && e.isUsage) {
         throw new KernbenchError(e.code, `${formatConfigProblem({ ...use.at(['module']), message: e.message })}`);
       }
       throw e;
@@ -108,6 +126,15 @@ export async function resolveRunCcl(cclFile: string, topo: RunTopology, opts: Cc
   const parsed = new Map<ModuleUse, Record<string, unknown>>();
   for (const use of uses) {
     const { meta } = modules.get(urls.get(use) as string) as AlgorithmModule;
+    if (use.collective !== undefined) {
+      if (meta.provides !== use.collective) {
+        problems.push({ ...use.at(['module']), message: `module '${use.module}' provides ${meta.provides}, not ${use.collective} (${meta.summary}), got '${use.module}'` });
+        continue;
+      }
+      const params = parseParams(meta, use, problems);
+      if (params !== undefined) parsed.set(use, params);
+      continue;
+    }
     if (!meta.topologies.includes(use.topology)) {
       problems.push({ ...use.at(['topology']), message: `module '${use.module}' accepts topology ${meta.topologies.join('|')}, got '${use.topology}'` });
       continue;
@@ -118,7 +145,7 @@ export async function resolveRunCcl(cclFile: string, topo: RunTopology, opts: Cc
       arrangementFor(meta, use.module, use.topology, params);
       parsed.set(use, params);
     } catch (e) {
-      if (!(e instanceof KernbenchError) || e.code !== 'ERR_CONFIG') throw e;
+      if (!(e instanceof KernbenchError) || e.code !== 'ERR_CCL_ARRANGEMENT') throw e;
       problems.push({ ...use.at(['params']), message: e.message });
     }
   }
@@ -139,7 +166,16 @@ export async function resolveRunCcl(cclFile: string, topo: RunTopology, opts: Cc
     }
   }
   if (problems.length > 0) fail(problems);
-  return { ...ccl, params: parsed.get(run) as Record<string, unknown>, module_url: url };
+  const chosen = [run, ...runChoices];
+  const peers = chosen.some((use) => modules.get(urls.get(use) as string)?.meta.peers === true);
+  const collectiveModules = Object.fromEntries(runChoices.map((use) => [use.collective, { module: use.module, module_url: urls.get(use) as string, params: parsed.get(use) as Record<string, unknown> }]));
+  return {
+    ...ccl,
+    params: parsed.get(run) as Record<string, unknown>,
+    module_url: url,
+    ...(peers && (ccl.peer_ranks ?? 0) < worldSize ? { peer_ranks: worldSize } : {}),
+    ...(runChoices.length > 0 ? { collective_modules: collectiveModules } : {}),
+  };
 }
 
 /** The file URL `module` names (a shipped name or a path from `base`), or undefined after pushing a problem. */
@@ -148,7 +184,7 @@ function moduleUrl(module: string, base: string, problems: ConfigProblem[], wher
     try {
       return userModuleUrl(module, base, 'module');
     } catch (e) {
-      if (!(e instanceof KernbenchError) || e.code !== 'ERR_MODULE_LOAD') throw e;
+      if (!(e instanceof KernbenchError) || (e.code !== 'ERR_MODULE_MISSING' && e.code !== 'ERR_MODULE_FORMAT')) throw e;
       problems.push({ ...where, message: e.message.replace(/^module: /, '') });
       return undefined;
     }

@@ -82,7 +82,7 @@ export function neighbourRank(shape: WorldShape, rank: number, dir: number): num
       return nb < 0 ? -1 : sip * L + nb;
     }
     default:
-      // A SIP topology kind: its module says (ERR_CONFIG for a name no module has).
+      // A SIP topology kind: its module says (ERR_UNKNOWN_TOPOLOGY_KIND for a name no module has).
       return sipKind(shape.kind).neighbour(rank, dir, shape);
   }
 }

@@ -58,6 +58,27 @@ const tunables = {
 const AlgorithmParamsSchema = z.record(z.string(), z.unknown());
 
 /**
+ * The module of each collective other than all-reduce (an all-reduce is the
+ * entry's own `module:`): `collectives: {reduce: {module: binomial_reduce}}`.
+ * A collective left out takes its default (docs/algorithms/partners.md, "Choosing an
+ * algorithm"). An entry's `collectives` replaces the defaults' whole mapping.
+ * The keys are lib/ccl/define-algorithm.ts's COLLECTIVES (this layer cannot
+ * import it; test/ccl-partners.test.ts checks they agree).
+ */
+const CollectiveChoiceSchema = z.strictObject({
+  /** A shipped algorithm providing this collective, or a path to a module file (relative to this file). */
+  module: z.string().min(1),
+  /** Parameters of the module (its meta.params). */
+  params: AlgorithmParamsSchema.optional(),
+});
+const CollectivesSchema = z.strictObject({
+  all_to_all: CollectiveChoiceSchema.optional(),
+  reduce: CollectiveChoiceSchema.optional(),
+  gather: CollectiveChoiceSchema.optional(),
+  scatter: CollectiveChoiceSchema.optional(),
+});
+
+/**
  * A file's `defaults`. Only `algorithm` is required: a tunable a file leaves out
  * takes kernbench's own default, the one written in topologies/ccl.yaml (that
  * file gives every tunable; lib/config/load.ts fills the gaps from it).
@@ -72,6 +93,8 @@ export const CclDefaultsSchema = z.strictObject({
   channel_sets: channelSets.optional(),
   /** Peer ranks (see peerRanks above); default 0. */
   peer_ranks: peerRanks.optional(),
+  /** Modules of the other collectives (see CollectivesSchema above). */
+  collectives: CollectivesSchema.optional(),
 });
 
 /** Names of the fields a `defaults` block may set besides `algorithm`. */
@@ -93,6 +116,8 @@ export const CclAlgorithmEntrySchema = z.strictObject({
   channel_sets: channelSets.optional(),
   /** Peer ranks (see peerRanks above). */
   peer_ranks: peerRanks.optional(),
+  /** Modules of the other collectives (see CollectivesSchema above). */
+  collectives: CollectivesSchema.optional(),
 });
 
 export const CclFileSchema = z
@@ -117,6 +142,7 @@ export const ResolvedCclSchema = z
     ...tunables,
     channel_sets: channelSets.default(DEFAULT_CHANNEL_SETS),
     peer_ranks: peerRanks.optional(),
+    collectives: CollectivesSchema.optional(),
   })
   .superRefine((c, ctx) => {
     if (c.vc_chunk_size > c.slot_size) {
@@ -144,6 +170,8 @@ export type MergedCcl = z.infer<typeof ResolvedCclSchema>;
 export type ResolvedCcl = MergedCcl & {
   /** File URL of the algorithm module: every thread imports this one. */
   module_url: string;
+  /** The `collectives` modules, each loaded and checked: its file URL and its params parsed by its schema. */
+  collective_modules?: { [K in keyof z.infer<typeof CollectivesSchema>]?: { module: string; module_url: string; params: Record<string, unknown> } };
 };
 export type BufferKind = (typeof BUFFER_KINDS)[number];
 export type Backpressure = (typeof BACKPRESSURE_MODES)[number];

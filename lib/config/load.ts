@@ -10,7 +10,7 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
-import { ConfigError, UsageError, type ConfigProblem } from '../errors.js';
+import { ConfigError, KernbenchError, type ConfigProblem } from '../errors.js';
 import { CclFileSchema, ResolvedCclSchema, TUNABLES, type CclFile, type MergedCcl } from './ccl-schema.js';
 import { DEFAULT_CCL_FILE } from './paths.js';
 import { issueProblems, sortProblems, type Locator } from './problems.js';
@@ -33,7 +33,7 @@ export interface CclOptions {
 }
 
 function fail(problems: ConfigProblem[]): never {
-  throw new ConfigError(sortProblems(problems));
+  throw new ConfigError('ERR_CONFIG', sortProblems(problems));
 }
 
 /** Point at `path` in `source` (or only name the file when there is no document). */
@@ -138,7 +138,7 @@ export function resolveCclLocated(file: CclFile, fileName: string, opts: CclOpti
 
   const algorithmSet = setCovering(parsedSets, ['algorithm']);
   if (opts.algorithm !== undefined && algorithmSet !== undefined && algorithmSet.value !== opts.algorithm) {
-    throw new UsageError(`choose the algorithm once, got '${opts.algorithm}' and --set ${CCL_SET_PREFIX}${algorithmSet.text}`);
+    throw new KernbenchError('ERR_CONFLICTING_FLAGS', `choose the algorithm once, got '${opts.algorithm}' and --set ${CCL_SET_PREFIX}${algorithmSet.text}`);
   }
   const known = Object.keys(file.algorithms);
   const [name, chosenBy]: [unknown, Omit<ConfigProblem, 'message'>] =

@@ -5,7 +5,7 @@
 import type { ResolvedCcl } from './ccl-schema.js';
 import type { Topology } from './topology-schema.js';
 import { totalmem } from 'node:os';
-import { ConfigError, UsageError } from '../errors.js';
+import { ConfigError, KernbenchError } from '../errors.js';
 import { ShmLayout, totalChannelSets, type LayoutDims } from '../shm/layout.js';
 import { Machine } from '../topology/machine.js';
 import { Links } from '../topology/links.js';
@@ -59,7 +59,7 @@ export type LinkMode = 'none' | 'optimistic' | 'arbitrated';
 export function parseThreadLayout(s: string): ThreadLayout {
   if (s === 'rank' || s === 'pe') return s;
   if (/^[1-9][0-9]*$/.test(s) && Number.isSafeInteger(Number(s))) return Number(s);
-  throw new UsageError(`--threads takes rank, pe or a positive integer (decimal digits only), got '${s}'`);
+  throw new KernbenchError('ERR_INVALID_THREADS', `--threads takes rank, pe or a positive integer (decimal digits only), got '${s}'`);
 }
 
 export function buildPlan(opts: {
@@ -133,7 +133,7 @@ const gib = (b: number): string => `${(b / 2 ** 30).toFixed(b < 2 ** 30 ? 3 : 1)
 /**
  * Refuse a session whose shared buffers (lib/shm/shared-state.ts SharedState.create)
  * cannot be allocated here: one larger than MAX_BUFFER_BYTES, or all of them
- * together more than this machine's memory (os.totalmem). ERR_CONFIG, with the
+ * together more than this machine's memory (os.totalmem). ERR_CONFIG_TOO_LARGE, with the
  * figures: what each buffer needs and what is available.
  */
 export function checkSharedMemory(dims: LayoutDims): void {
@@ -149,11 +149,11 @@ export function checkSharedMemory(dims: LayoutDims): void {
   const shape = `${dims.pes} PEs, ${L.channelSets} channel set(s) of ${dims.pes * 4} rings x ${dims.nSlots} slots x ${dims.slotSize} B`;
   const largest = Math.max(L.ipcqSetBytes, dims.arenaBytes, L.ctlWords * 4, L.timesWords * 8, L.cmdBytes);
   if (largest > MAX_BUFFER_BYTES) {
-    throw new ConfigError([{ file: '(configuration)', path: 'shared memory', message: `one shared buffer would need ${gib(largest)}, more than the ${gib(MAX_BUFFER_BYTES + 1)} a buffer may hold (${shape}; ${what}); lower ccl.n_slots, ccl.slot_size or the machine's size, got ${largest} bytes` }]);
+    throw new ConfigError('ERR_CONFIG_TOO_LARGE', [{ file: '(configuration)', path: 'shared memory', message: `one shared buffer would need ${gib(largest)}, more than the ${gib(MAX_BUFFER_BYTES + 1)} a buffer may hold (${shape}; ${what}); lower ccl.n_slots, ccl.slot_size or the machine's size, got ${largest} bytes` }]);
   }
   const available = totalmem();
   if (!Number.isFinite(total) || total > available) {
-    throw new ConfigError([{ file: '(configuration)', path: 'shared memory', message: `this configuration needs ${gib(total)} of shared memory (${shape}; ${what}), more than this machine's ${gib(available)}; lower ccl.n_slots, ccl.slot_size, ccl.channel_sets or the machine's size, got ${total} bytes` }]);
+    throw new ConfigError('ERR_CONFIG_TOO_LARGE', [{ file: '(configuration)', path: 'shared memory', message: `this configuration needs ${gib(total)} of shared memory (${shape}; ${what}), more than this machine's ${gib(available)}; lower ccl.n_slots, ccl.slot_size, ccl.channel_sets or the machine's size, got ${total} bytes` }]);
   }
 }
 

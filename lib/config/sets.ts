@@ -6,7 +6,7 @@
 // what they mean in a file. Later sets win over earlier ones for the same path.
 import { isCollection, isDocument, parse as parseYaml, type Document } from 'yaml';
 import { z } from 'zod';
-import { UsageError, type ConfigProblem } from '../errors.js';
+import { KernbenchError, type ConfigProblem } from '../errors.js';
 import { formatReceived } from './problems.js';
 import { dottedPath, schemaAt, type PathKey } from './schema-path.js';
 
@@ -23,20 +23,20 @@ export interface ConfigSet {
   value: unknown;
 }
 
-/** Parse `dotted.path=value`. A missing `=`, an empty path or segment, or a value that is not YAML is a UsageError. */
+/** Parse `dotted.path=value`. A missing `=`, an empty path or segment, or a value that is not YAML is ERR_INVALID_SET. */
 export function parseSet(text: string): ConfigSet {
   const eq = text.indexOf('=');
-  if (eq < 0) throw new UsageError(`--set expects dotted.path=value, got '${text}'`);
+  if (eq < 0) throw new KernbenchError('ERR_INVALID_SET', `--set expects dotted.path=value, got '${text}'`);
   const pathText = text.slice(0, eq).trim();
   const segments = pathText.split('.');
   if (pathText === '' || segments.some((s) => s === '')) {
-    throw new UsageError(`--set expects a dotted path before '=' (like system.sips.count=4), got '${text}'`);
+    throw new KernbenchError('ERR_INVALID_SET', `--set expects a dotted path before '=' (like system.sips.count=4), got '${text}'`);
   }
   let value: unknown;
   try {
     value = parseYaml(text.slice(eq + 1), { prettyErrors: false });
   } catch (e) {
-    throw new UsageError(`--set value is not valid YAML (${(e as Error).message}), got '${text}'`);
+    throw new KernbenchError('ERR_INVALID_SET', `--set value is not valid YAML (${(e as Error).message}), got '${text}'`);
   }
   return { text, path: segments.map((s) => (/^\d+$/.test(s) ? Number(s) : s)), value };
 }
@@ -103,7 +103,7 @@ function setInDocument(doc: Document, path: readonly PathKey[], value: unknown):
  * Parse each set and write it into `target` (a YAML document or a plain object),
  * in order. A set whose path is no field of `schema` is not applied; it comes
  * back as a problem with file `--set` and the path as typed (with `shownPrefix`,
- * e.g. `ccl.`, in front). Malformed sets throw UsageError.
+ * e.g. `ccl.`, in front). Malformed sets throw ERR_INVALID_SET.
  */
 export function applySets(
   target: Document | Record<string, unknown>,

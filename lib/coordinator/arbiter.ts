@@ -2,7 +2,9 @@
 // request) and the coordinator thread (a pass whenever its doorbell rings).
 // Pure logic over shared views, tested without threads. Owns: the shared
 // memory channels — each cube's SRAM and HBM — and the order in which PEs'
-// accesses are served (docs/decisions/0024-arbitration-by-lower-bounds.md).
+// accesses are served (docs/decisions/0024-arbitration-by-lower-bounds.md);
+// and, by the same rule, when a shared PE may run its next ordered launch
+// (lib/pe/admission.ts, decision 0090).
 //
 // A PE that accesses a cube's SRAM or HBM publishes a request (virtual time,
 // bytes, space, cube) in its GRANT block and bumps REQ_SEQ. Requests are served
@@ -22,7 +24,7 @@
 // Nothing polls: a pass runs when a request is published (by the requester)
 // and whenever an actor stops running while requests are pending (it rings the
 // coordinator: lib/sync/scheduler.ts).
-import { GRANT, HEADER, PE } from '../shm/layout.js';
+import { GRANT, GRANT_LAUNCH, HEADER, PE } from '../shm/layout.js';
 import { actorsBound, commandInFlight } from './snapshot.js';
 import type { SharedState } from '../shm/shared-state.js';
 import type { Machine } from '../topology/machine.js';
@@ -99,17 +101,22 @@ export class Arbiter {
     }
   }
 
-  /** Serve PE `pe`'s pending request on its channel; returns its done time. */
+  /** Serve PE `pe`'s pending request on its channel (an admission: at its own time); returns its done time. */
   private grant(pe: number): number {
     const { sh } = this;
     const L = sh.layout;
     const t = sh.times;
-    const space = t[L.grant(pe, GRANT.SPACE)] as 0 | 1;
-    const free = L.channelFree(t[L.grant(pe, GRANT.CUBE)], space);
-    const busy = transferPs(t[L.grant(pe, GRANT.BYTES)], this.bandwidth[space]);
-    const start = Math.max(t[L.grant(pe, GRANT.AT_PS)], t[free]);
-    const done = start + this.latencyPs[space] + busy;
-    t[free] = start + busy;
+    const space = t[L.grant(pe, GRANT.SPACE)];
+    let done = t[L.grant(pe, GRANT.AT_PS)];
+    // A launch's admission (lib/pe/admission.ts) uses no channel: it is granted at its own time.
+    if (space !== GRANT_LAUNCH) {
+      const ch = space as 0 | 1;
+      const free = L.channelFree(t[L.grant(pe, GRANT.CUBE)], ch);
+      const busy = transferPs(t[L.grant(pe, GRANT.BYTES)], this.bandwidth[ch]);
+      const start = Math.max(done, t[free]);
+      done = start + this.latencyPs[ch] + busy;
+      t[free] = start + busy;
+    }
     t[L.grant(pe, GRANT.DONE_PS)] = done;
     // Its bound from now on (it resumes at `done`); it rewrites the word itself when it next blocks.
     t[L.clock(L.peActor(pe))] = done;

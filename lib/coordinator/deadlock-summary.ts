@@ -51,7 +51,7 @@ function relation(sh: SharedState, a: number, kind: number, aux: number): string
     case WAIT_KIND.RANKS_DONE:
       return `wait for ${aux} spawned rank(s) to finish`;
     case WAIT_KIND.GRANT:
-      return 'wait for a grant on a memory channel';
+      return aux < 0 ? 'wait to run an ordered launch' : 'wait for a grant on a memory channel';
     case WAIT_KIND.COMMAND:
       return 'wait for a free command slot';
     case WAIT_KIND.LINK:

@@ -96,7 +96,7 @@ export function describeWait(sh: SharedState, m: Machine, a: number, target: num
     case WAIT_KIND.RANKS_DONE:
       return `${who} waits for ${aux} spawned rank(s) to finish`;
     case WAIT_KIND.GRANT:
-      return `${who} waits for a grant on the memory channel of cube ${aux} since ${at}`;
+      return aux < 0 ? `${who} waits to run its next launch, ordered by virtual time among its hosts' launches, since ${at}` : `${who} waits for a grant on the memory channel of cube ${aux} since ${at}`;
     case WAIT_KIND.COMMAND:
       return `${who} waits for a free command slot on executor ${aux}`;
     case WAIT_KIND.LINK:

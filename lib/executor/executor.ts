@@ -97,6 +97,7 @@ async function serve(env: ThreadEnv, pes: Map<number, PeRuntime>): Promise<void>
 async function runRank(env: ThreadEnv, m: Extract<ToExecutor, { type: 'spawn-rank' }>, post: (m: FromExecutor, transfer?: ArrayBuffer[]) => void): Promise<void> {
   const host = new HostRuntime(env, m.rank, m.barrierBase);
   host.clock.advanceTo(m.startPs); // a rank starts when it is spawned, in virtual time too
+  host.spawnRanks = m.nprocs; // which PEs are whose during the spawn (HostRuntime.orderedOnto)
   if (raceLog.on) {
     // The same name main gave this rank's host when it spawned it (lib/race/log.ts).
     host.raceActor = raceLog.spawnRank(m.rank);

@@ -10,16 +10,21 @@ import type { ResolvedCcl } from '../config/ccl-schema.js';
 import { groupBarrier } from '../ccl/collectives/barrier.js';
 import { allGather } from '../ccl/collectives/all_gather.js';
 import { allToAll } from '../ccl/collectives/all_to_all.js';
-import { allToAllPairwise } from '../ccl/collectives/all_to_all_pairwise.js';
+import { allToAllPairwise, allToAllPairwiseList } from '../ccl/collectives/all_to_all_pairwise.js';
+import { p2pBatch, type P2PKernelOp } from '../ccl/collectives/p2p.js';
 import { broadcast } from '../ccl/collectives/broadcast.js';
 import { reduceScatter } from '../ccl/collectives/reduce_scatter.js';
 import { placeCollective, type Arrangement, type CollectivePlacement } from '../ccl/placement.js';
 import { ProcessGroup, nextChannelSet } from '../ccl/process-group.js';
 import { checkReduceOp, type ReduceOp } from '../ccl/reduce-op.js';
+import type { CollectiveAlgorithm } from '../ccl/catalog.js';
+import type { CollectiveName } from '../ccl/define-algorithm.js';
 import { KernbenchError } from '../errors.js';
 import type { Kernel } from '../kernel/define.js';
 import type { HostRuntime, LaunchHandle } from './host-runtime.js';
 import type { Tensor } from './tensor.js';
+import { checkEvenSplits, checkOnePe, checkPair, placementError, rootList } from './call-checks.js';
+import { P2POp, checkPeerChannels, p2pKind, peerGroupRank, type RecvOptions, type SendOptions } from './p2p.js';
 import { tabulate } from '../tabulate.js';
 
 export const BACKENDS = ['ahbm'] as const;
@@ -167,7 +172,7 @@ export class Distributed {
    */
   async allGather(out: Tensor, t: Tensor, opts: CollectiveOptions = {}): Promise<Work> {
     const group = opts.group ?? this.requireWorld().group;
-    this.checkPair('allGather', out, t, out.numel === group.size * t.numel, `out must have ${group.size} x ${t.numel} = ${group.size * t.numel} elements (world size x input)`);
+    checkPair('allGather', out, t, out.numel === group.size * t.numel, `out must have ${group.size} x ${t.numel} = ${group.size * t.numel} elements (world size x input)`);
     return this.run(this.launchCollective('all_gather', allGather, t, [out.toDesc(), t.toDesc()], { group, leadingTensor: false }), opts);
   }
 
@@ -179,7 +184,7 @@ export class Distributed {
   async reduceScatter(out: Tensor, t: Tensor, opts: CollectiveOptions & { op?: ReduceOp } = {}): Promise<Work> {
     const op = checkReduceOp(opts.op ?? 'sum');
     const group = opts.group ?? this.requireWorld().group;
-    this.checkPair('reduceScatter', out, t, t.numel === group.size * out.numel, `the input must have ${group.size} x ${out.numel} = ${group.size * out.numel} elements (world size x out)`);
+    checkPair('reduceScatter', out, t, t.numel === group.size * out.numel, `the input must have ${group.size} x ${out.numel} = ${group.size * out.numel} elements (world size x out)`);
     return this.run(this.launchCollective('reduce_scatter', reduceScatter, t, [out.toDesc(), t.toDesc(), op], { group, leadingTensor: false }), opts);
   }
 
@@ -199,13 +204,11 @@ export class Distributed {
     const me = this.memberRank('allToAllSingle', group);
     const inSplits = this.splits('inputSplitSizes', opts.inputSplitSizes, t.numel, p);
     const outSplits = this.splits('outputSplitSizes', opts.outputSplitSizes, out.numel, p);
-    this.checkPair('allToAllSingle', out, t, inSplits[me] === outSplits[me], `a rank's block for itself must be the same size in both splits (input ${inSplits[me]}, output ${outSplits[me]})`);
+    checkPair('allToAllSingle', out, t, inSplits[me] === outSplits[me], `a rank's block for itself must be the same size in both splits (input ${inSplits[me]}, output ${outSplits[me]})`);
     const args = [out.toDesc(), t.toDesc()];
+    if (this.ccl.collective_modules?.all_to_all !== undefined) return this.allToAllWithModule(group, out, t, inSplits, outSplits, opts);
     if (p > 1 && (this.ccl.peer_ranks ?? 0) >= p) return this.run(this.launchCollective('all_to_all', allToAllPairwise, t, [...args, inSplits, outSplits], { group, leadingTensor: false }), opts);
-    const even = out.numel === t.numel && t.numel % p === 0 && [...inSplits, ...outSplits].every((x) => x === t.numel / p);
-    if (!even) {
-      throw new KernbenchError('ERR_UNEVEN_SPLIT', `allToAllSingle on ${group}: without peer channels the ring all-to-all takes ${p} equal blocks only; run with ccl.peer_ranks >= ${p} (--set ccl.peer_ranks=${p}) for the pairwise exchange, got inputSplitSizes [${inSplits.join(', ')}] and outputSplitSizes [${outSplits.join(', ')}]`);
-    }
+    checkEvenSplits(group, out, t, inSplits, outSplits, `without peer channels the ring all-to-all takes ${p} equal blocks only; run with ccl.peer_ranks >= ${p} (--set ccl.peer_ranks=${p}) for the pairwise exchange`);
     return this.run(this.launchCollective('all_to_all', allToAll, t, args, { group, leadingTensor: false }), opts);
   }
 
@@ -221,6 +224,177 @@ export class Distributed {
     }
     return [...given];
   }
+
+  // ---- Collectives run by an algorithm module (docs/algorithms/partners.md, decision 0105) ----
+
+  /** allToAllSingle with the module ccl.yaml's `collectives.all_to_all` names. */
+  private async allToAllWithModule(group: ProcessGroup, out: Tensor, t: Tensor, inSplits: number[], outSplits: number[], opts: CollectiveOptions): Promise<Work> {
+    const algo = await this.collectiveModule('all_to_all', '', group);
+    if (algo.meta.splits !== 'uneven') checkEvenSplits(group, out, t, inSplits, outSplits, `all_to_all module '${algo.module}' takes ${group.size} equal blocks only (its meta.splits is 'even')`);
+    return this.run(this.launchCollective('all_to_all', algo.kernel, t, [out.toDesc(), t.toDesc(), inSplits, outSplits, algo.params], { group, leadingTensor: false }), opts);
+  }
+
+  /**
+   * Reduce every group rank's `t` onto global rank `dst`, in place there
+   * (PyTorch's reduce); the other ranks' tensors are left as they were. The
+   * module is ccl.yaml's `collectives.reduce` (default binomial_reduce).
+   */
+  async reduce(t: Tensor, opts: CollectiveOptions & { dst: number; op?: ReduceOp }): Promise<Work> {
+    const op = checkReduceOp(opts.op ?? 'sum');
+    const group = opts.group ?? this.requireWorld().group;
+    const dst = this.rootRank('reduce', 'dst', opts.dst, group);
+    const algo = await this.collectiveModule('reduce', 'binomial_reduce', group);
+    return this.run(this.launchCollective('reduce', algo.kernel, t, [op, dst, algo.params], { group }), opts);
+  }
+
+  /**
+   * Gather every group rank's `t` (n elements) on global rank `dst` (PyTorch's
+   * gather): into `gatherList`, p tensors of n elements (block s from group
+   * rank s), or one tensor of p x n elements (the tensor form); other ranks
+   * pass none. Every tensor is one shard on the input's PE. The module is
+   * ccl.yaml's `collectives.gather` (default binomial_gather).
+   */
+  async gather(t: Tensor, opts: CollectiveOptions & { dst?: number; gatherList?: readonly Tensor[] | Tensor }): Promise<Work> {
+    const group = opts.group ?? this.requireWorld().group;
+    const dst = this.rootRank('gather', 'dst', opts.dst ?? 0, group);
+    const outs = group.groupRank(this.rankInfo.rank) === dst ? rootList('gather', 'gatherList', t, opts.gatherList, group) : [];
+    const algo = await this.collectiveModule('gather', 'binomial_gather', group);
+    return this.run(this.launchCollective('gather', algo.kernel, t, [outs, t.toDesc(), dst, algo.params], { group, leadingTensor: false }), opts);
+  }
+
+  /**
+   * Scatter from global rank `src` (PyTorch's scatter): `scatterList` there, p
+   * tensors of n elements or one tensor of p x n, block s to group rank s,
+   * lands in every rank's `t` (n elements); other ranks pass none. Every tensor
+   * is one shard on `t`'s PE. The module is ccl.yaml's `collectives.scatter`
+   * (default binomial_scatter).
+   */
+  async scatter(t: Tensor, opts: CollectiveOptions & { src?: number; scatterList?: readonly Tensor[] | Tensor }): Promise<Work> {
+    const group = opts.group ?? this.requireWorld().group;
+    const src = this.rootRank('scatter', 'src', opts.src ?? 0, group);
+    const ins = group.groupRank(this.rankInfo.rank) === src ? rootList('scatter', 'scatterList', t, opts.scatterList, group) : [];
+    const algo = await this.collectiveModule('scatter', 'binomial_scatter', group);
+    return this.run(this.launchCollective('scatter', algo.kernel, t, [t.toDesc(), ins, src, algo.params], { group, leadingTensor: false }), opts);
+  }
+
+  /** The group rank of global rank `global`, the root of collective `name`. */
+  private rootRank(name: string, field: string, global: number, group: ProcessGroup): number {
+    this.memberRank(name, group);
+    const r = group.groupRank(global);
+    if (r < 0) throw new KernbenchError('ERR_INVALID_RANK', `${name}: ${field} must be a global rank in ${group}, got ${global}`);
+    return r;
+  }
+
+  /**
+   * The module of collective `name`: ccl.yaml's `collectives` choice, else
+   * shipped module `fallback`. One that addresses peers needs peer channels
+   * for the group: refused here, before the launch, naming the setting.
+   */
+  private async collectiveModule(name: CollectiveName, fallback: string, group: ProcessGroup): Promise<CollectiveAlgorithm> {
+    // Imported here, not at the top: the catalog brings zod (see allReduce).
+    const { loadCollective } = await import('../ccl/catalog.js');
+    const algo = await loadCollective(this.ccl, name, fallback);
+    const p = group.size;
+    if (algo.meta.peers === true && p > 1 && (this.ccl.peer_ranks ?? 0) < p) {
+      throw new KernbenchError('ERR_NO_PEER_CHANNELS', `${name} on ${group}: module '${algo.module}' addresses peers by rank; run with ccl.peer_ranks >= ${p} (--set ccl.peer_ranks=${p}), got ccl.peer_ranks = ${this.ccl.peer_ranks ?? 0}`);
+    }
+    return algo;
+  }
+
+  // ---- point-to-point and the all-to-all of tensor lists (issue 24; docs/algorithms/p2p.md) ----
+
+  /** PyTorch's P2POp, as `new torch.distributed.P2POp(dist.isend, t, peer)`. */
+  readonly P2POp = P2POp;
+
+  /**
+   * All-to-all of tensor lists — PyTorch's all_to_all: `inputList[d]` goes to
+   * group rank d, `outputList[s]` receives group rank s's tensor for this rank.
+   * Sizes may differ from block to block (rank s's `inputList[r]` must have the
+   * size of rank r's `outputList[s]`). Every tensor is one shard, all on one PE,
+   * of one dtype. The pairwise exchange (lib/ccl/collectives/all_to_all_pairwise.ts),
+   * so a group of more than one rank needs peer channels (ccl.peer_ranks >= its size).
+   */
+  async allToAll(outputList: readonly Tensor[], inputList: readonly Tensor[], opts: CollectiveOptions = {}): Promise<Work> {
+    const group = opts.group ?? this.requireWorld().group;
+    const p = group.size;
+    const me = this.memberRank('allToAll', group);
+    if (outputList.length !== p || inputList.length !== p) {
+      throw new KernbenchError('ERR_TENSOR_LIST_LENGTH', `allToAll on ${group}: outputList and inputList must hold one tensor per group rank (${p}), got ${outputList.length} and ${inputList.length}`);
+    }
+    checkPeerChannels(this.ccl.peer_ranks, 'allToAll', group);
+    const all = [...outputList, ...inputList];
+    for (const x of all) checkPair('allToAll', x, inputList[0], true, '');
+    checkPair('allToAll', outputList[me], inputList[me], outputList[me].numel === inputList[me].numel, `a rank's own block must have the same size in both lists`);
+    const place = this.place('all_to_all', inputList[0], { kind: 'ring' }, group);
+    return this.run(this.launchPlaced('all_to_all', allToAllPairwiseList, place, [outputList.map((x) => x.toDesc()), inputList.map((x) => x.toDesc())]), opts);
+  }
+
+  /** Send `t` to global rank `dst` (or `groupDst` of `group`) and wait until the send has finished (PyTorch's send). */
+  async send(t: Tensor, dst: number | undefined, opts: SendOptions = {}): Promise<void> {
+    await this.isend(t, dst, opts).wait();
+  }
+
+  /** Receive into `t` from global rank `src` (or `groupSrc` of `group`); returns the source's global rank (PyTorch's recv). */
+  async recv(t: Tensor, src: number | undefined, opts: RecvOptions = {}): Promise<number> {
+    const group = opts.group ?? this.requireWorld().group;
+    const q = this.peerRank('recv', group, src, opts.groupSrc);
+    await this.launchP2P('recv', [{ kind: 'recv', t, peer: q }], group).wait();
+    return group.globalRank(q);
+  }
+
+  /**
+   * Start sending `t` to global rank `dst` (or `groupDst` of `group`): a kernel on
+   * the PE that holds `t`, sending to the peer's PE at the same (cube, pe) over
+   * the peer ring of the pair. The k-th send to a rank meets its k-th receive
+   * from this one. Ops run one after the other on the PE, in call order.
+   */
+  isend(t: Tensor, dst: number | undefined, opts: SendOptions = {}): Work {
+    const group = opts.group ?? this.requireWorld().group;
+    return this.launchP2P('send', [{ kind: 'send', t, peer: this.peerRank('isend', group, dst, opts.groupDst) }], group);
+  }
+
+  /** Start receiving into `t` from global rank `src` (or `groupSrc` of `group`); see isend. */
+  irecv(t: Tensor, src: number | undefined, opts: RecvOptions = {}): Work {
+    const group = opts.group ?? this.requireWorld().group;
+    return this.launchP2P('recv', [{ kind: 'recv', t, peer: this.peerRank('irecv', group, src, opts.groupSrc) }], group);
+  }
+
+  /**
+   * Run a batch of isend / irecv ops as one kernel whose sends and receives are
+   * in flight together (so two ranks may send to each other in one batch, whatever
+   * the sizes); returns one Work per op (all the batch's, as its ops end
+   * together). Every op must be on the same group, its tensors on one PE.
+   */
+  batchIsendIrecv(ops: readonly P2POp[]): Work[] {
+    if (ops.length === 0) return [];
+    const group = ops[0].group ?? this.requireWorld().group;
+    const kernelOps = ops.map((op, i) => {
+      const g = op.group ?? this.requireWorld().group;
+      if (g !== group && (g.ranks.length !== group.ranks.length || g.ranks.some((r, j) => r !== group.ranks[j]) || g.set !== group.set)) {
+        throw new KernbenchError('ERR_P2P_MIXED_GROUPS', `batchIsendIrecv: every op must use the same group (one kernel, one world), got ${group} for op 0 and ${g} for op ${i}`);
+      }
+      const kind = p2pKind(op.op, i, Distributed.prototype.isend, Distributed.prototype.irecv);
+      return { kind, t: op.tensor, peer: this.peerRank('batchIsendIrecv', group, op.peer, op.groupPeer) };
+    });
+    const work = this.launchP2P('p2p_batch', kernelOps, group);
+    return ops.map(() => work);
+  }
+
+  /** The group rank of a p2p op's peer: global `rank`, or `groupRank` of the group; not this rank. */
+  private peerRank(name: string, group: ProcessGroup, rank: number | undefined, groupRank: number | undefined): number {
+    return peerGroupRank(name, group, rank, groupRank, this.memberRank(name, group));
+  }
+
+  /** One kernel for `ops` on the PE holding their tensors (one shard each, at one (cube, pe) of this rank's SIP). */
+  private launchP2P(name: string, ops: readonly { kind: 'send' | 'recv'; t: Tensor; peer: number }[], group: ProcessGroup): Work {
+    checkPeerChannels(this.ccl.peer_ranks, name, group);
+    checkOnePe(name, ops.map((op) => op.t));
+    const place = this.place(name, ops[0].t, { kind: 'ring' }, group);
+    const kernelOps: P2PKernelOp[] = ops.map((op) => ({ kind: op.kind, peer: op.peer, t: op.t.toDesc() }));
+    return new Work(this.launchPlaced(name, p2pBatch, place, [kernelOps]));
+  }
+
+  // ---- end of point-to-point ----
 
   /**
    * Launch a collective kernel on each PE holding a shard of `t`, with a world
@@ -239,7 +413,7 @@ export class Distributed {
     const rank = this.rankInfo.rank;
     for (const s of desc.shards) {
       if (s.sip !== rank) {
-        throw new KernbenchError('ERR_TENSOR_PLACEMENT', `${name}: rank ${rank}'s tensor must live on SIP ${rank} (call torch.ahbm.setDevice(rank) before allocating), got a shard on SIP ${s.sip}`);
+        throw placementError(name, `rank ${rank}'s tensor must live on SIP ${rank} (call torch.ahbm.setDevice(rank) before allocating), got a shard on SIP ${s.sip}`);
       }
     }
     const me = this.memberRank(name, group);
@@ -261,18 +435,6 @@ export class Distributed {
     const me = group.groupRank(this.rankInfo.rank);
     if (me < 0) throw new KernbenchError('ERR_NOT_GROUP_MEMBER', `${name}: rank ${this.rankInfo.rank} is not a member of ${group}; only members run its collectives, got a call from rank ${this.rankInfo.rank}`);
     return me;
-  }
-
-  /** allGather / reduceScatter: one shard each, same PE, same dtype, and sizes that fit. */
-  private checkPair(name: string, out: Tensor, t: Tensor, sizesFit: boolean, sizeRule: string): void {
-    const o = out.toDesc(), i = t.toDesc();
-    if (o.shards.length !== 1 || i.shards.length !== 1) {
-      throw new KernbenchError('ERR_TENSOR_PLACEMENT', `${name}: out and input must each be one shard (the default DPPolicy), got ${o.shards.length} and ${i.shards.length} shards`);
-    }
-    const [a, b] = [o.shards[0], i.shards[0]];
-    if (a.cube !== b.cube || a.pe !== b.pe) throw new KernbenchError('ERR_TENSOR_PLACEMENT', `${name}: out and input must be on the same PE, got (cube ${a.cube}, pe ${a.pe}) and (cube ${b.cube}, pe ${b.pe})`);
-    if (out.dtype !== t.dtype) throw new KernbenchError('ERR_DTYPE_MISMATCH', `${name}: out and input must have the same dtype, got ${out.dtype} and ${t.dtype}`);
-    if (!sizesFit) throw new KernbenchError('ERR_SHAPE_MISMATCH', `${name}: ${sizeRule}, got out of ${out.numel} and input of ${t.numel} elements`);
   }
 
   private requireWorld(): { backend: string; group: ProcessGroup } {

@@ -35,7 +35,12 @@ export class LaunchHandle implements PromiseLike<void> {
     private readonly host: HostRuntime,
     readonly name: string,
     readonly pes: number[],
+    /** Per PE, the launch's ticket (PE.LAUNCHED): kernels on a PE run in ticket order unless ordered. */
     readonly seqs: number[],
+    /** Per PE, whether the launch is ordered by (virtual time, host) on a shared PE (lib/pe/admission.ts). */
+    readonly ordered: boolean[],
+    /** Per PE, the kernels it had finished when this launch was made: an ordered kernel runs no earlier. */
+    readonly doneAtLaunch: number[],
     readonly posted: Promise<void>,
     /** Collective launches are drained by their own completion, not by the host-read barrier. */
     readonly collective: boolean,
@@ -78,6 +83,8 @@ export class HostRuntime implements BroadcastListener {
     return this.clock.nowPs;
   }
   device = 0;
+  /** The ranks of the live spawn (0: none; main's is set while its spawn lives, a rank's for its life): SIP r < spawnRanks is rank r's (orderedOnto). */
+  spawnRanks = 0;
   readonly pending = new Set<LaunchHandle>();
   private barrierRound = 0;
   /** Ranks in this host's barriers (barrier's n: the spawn's world size). */
@@ -104,6 +111,8 @@ export class HostRuntime implements BroadcastListener {
     const { shared, sched, plan } = this.env;
     const L = shared.layout;
     sched.checkAbort();
+    const ordered = opts.pes.map((pe) => this.orderedOnto(name, pe));
+    const doneAtLaunch = opts.pes.map((pe, i) => (ordered[i] ? Atomics.load(shared.ctl, L.pe(pe, PE.DONE_SEQ)) : 0));
     const seqs = opts.pes.map((pe) => Atomics.add(shared.ctl, L.pe(pe, PE.LAUNCHED), 1));
     if (raceLog.on) this.raceLaunch(name, opts.pes, seqs);
     const posted = (async () => {
@@ -113,6 +122,8 @@ export class HostRuntime implements BroadcastListener {
           type: 'launch',
           pe,
           seq: seqs[i],
+          ordered: ordered[i],
+          host: this.host,
           hostExecutor: sched.executor,
           kernel: kernel.ref,
           name,
@@ -125,7 +136,7 @@ export class HostRuntime implements BroadcastListener {
       }
     })();
     posted.catch(() => undefined);
-    const h = new LaunchHandle(this, name, opts.pes, seqs, posted, opts.collective ?? false);
+    const h = new LaunchHandle(this, name, opts.pes, seqs, ordered, doneAtLaunch, posted, opts.collective ?? false);
     this.pending.add(h);
     return h;
   }
@@ -136,20 +147,26 @@ export class HostRuntime implements BroadcastListener {
     const L = shared.layout;
     try {
       await h.posted;
+      const runs: number[] = [];
       try {
         for (let i = 0; i < h.pes.length; i++) {
-          await sched.waitUntil(this.actor, L.pe(h.pes[i], PE.DONE_SEQ), h.seqs[i] + 1, WAIT_KIND.KERNEL_DONE, h.pes[i], this.clockPs);
+          const done = L.pe(h.pes[i], PE.DONE_SEQ);
+          // Unordered (the fast path): one wait, for run `ticket`. Ordered: one wait per kernel the PE finishes, until it is this one.
+          while ((runs[i] = this.finishedRun(h, i)) < 0) {
+            const target = h.ordered[i] ? Atomics.load(shared.ctl, done) + 1 : h.seqs[i] + 1;
+            await sched.waitUntil(this.actor, done, target, WAIT_KIND.KERNEL_DONE, h.pes[i], this.clockPs);
+          }
         }
       } catch (e) {
         // An abort can reach this waiter after its kernels have ended (a kernel that fails
         // by a fault publishes its end, then aborts the session): their own outcome wins.
-        if (!h.pes.every((pe, i) => Atomics.load(shared.ctl, L.pe(pe, PE.DONE_SEQ)) >= h.seqs[i] + 1)) throw e;
+        if (!h.pes.every((_, i) => (runs[i] = this.finishedRun(h, i)) >= 0)) throw e;
       }
       let failure: Error | undefined;
       h.timings = h.pes.map((pe, i) => {
         const t = shared.times;
-        const status = t[L.record(pe, h.seqs[i], RECORD.STATUS)];
-        const endPs = t[L.record(pe, h.seqs[i], RECORD.END_PS)];
+        const status = t[L.record(pe, runs[i], RECORD.STATUS)];
+        const endPs = t[L.record(pe, runs[i], RECORD.END_PS)];
         if (status !== 0 && !failure) {
           const slot = shared.readErrorSlot(pe);
           // A kernel unwound by a session abort or a deadlock is not a root cause: the
@@ -158,7 +175,7 @@ export class HostRuntime implements BroadcastListener {
           // A deadlock: the session's report (read once per thread), not the PE slot's stand-in.
           failure = unwound ? (slot.error.name === 'DeadlockError' ? this.env.sched.abortError() : reviveError(slot.error)) : new KernelError(h.name, this.env.machine.coord(pe), slot?.atPs ?? endPs, slot?.error ?? { name: 'Error', message: 'unknown kernel failure', stack: undefined, code: undefined, fields: {} });
         }
-        return { pe, startPs: t[L.record(pe, h.seqs[i], RECORD.START_PS)], endPs, waitPs: t[L.record(pe, h.seqs[i], RECORD.WAIT_PS)] };
+        return { pe, startPs: t[L.record(pe, runs[i], RECORD.START_PS)], endPs, waitPs: t[L.record(pe, runs[i], RECORD.WAIT_PS)] };
       });
       if (raceLog.on && !failure) raceLog.acquire(this.raceActor, h.pes.map((pe, i) => `E:${pe}:${h.seqs[i]}`));
       const waitedFrom = this.clockPs;
@@ -172,6 +189,43 @@ export class HostRuntime implements BroadcastListener {
       h.done = true;
       this.pending.delete(h);
     }
+  }
+
+  /**
+   * The run index (record row) of launch `i` of `h` if its kernel has finished, else -1.
+   * Run k's row names its ticket (RECORD.TICKET). An unordered kernel runs once every
+   * lower ticket has run, so at run index >= its ticket (equal, unless an ordered
+   * launch ran ahead); an ordered one at run index >= the PE's count at launch.
+   */
+  private finishedRun(h: LaunchHandle, i: number): number {
+    const { shared } = this.env;
+    const L = shared.layout;
+    const t = shared.times;
+    const pe = h.pes[i];
+    const ticket = h.seqs[i];
+    const done = Atomics.load(shared.ctl, L.pe(pe, PE.DONE_SEQ));
+    for (let k = h.ordered[i] ? h.doneAtLaunch[i] : ticket; k < done; k++) if (t[L.record(pe, k, RECORD.TICKET)] === ticket) return k;
+    return -1;
+  }
+
+  /**
+   * Whether a launch by this host onto `pe` is ordered: yes on a PE shared by the live
+   * spawn's hosts (PE.SHARED), no on the host's own PEs. During a spawn rank r owns
+   * SIP r and main every SIP no rank runs on; a launch onto another host's PE, not
+   * shared, would race that host's launches in arrival order, so it is refused.
+   */
+  private orderedOnto(name: string, pe: number): boolean {
+    const { shared, machine } = this.env;
+    if (Atomics.load(shared.ctl, shared.layout.pe(pe, PE.SHARED)) !== 0) return true;
+    const sip = machine.coord(pe).sip;
+    const isMain = this.host === shared.layout.mainHost;
+    const owner = sip < this.spawnRanks ? `rank ${sip}` : 'main';
+    if (isMain ? owner === 'main' : sip === this.host) return false;
+    const who = isMain ? 'the main host' : `rank ${this.host}'s host`;
+    throw new KernbenchError(
+      'ERR_LAUNCH_FOREIGN_PE',
+      `launch '${name}' by ${who} onto ${machine.describePe(pe)}: during a spawn that PE belongs to ${owner} (rank r launches on SIP r, main on the SIPs no rank runs on); to launch onto one PE from several hosts, pass a tensor on it in the spawn's args (the PE is then shared, and launches onto it run in virtual-time order), got a launch onto SIP ${sip}`,
+    );
   }
 
   /** The host-read barrier's drain: wait for every pending non-collective launch of this host. */

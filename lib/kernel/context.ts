@@ -6,69 +6,44 @@
 // `tl` is a face: it checks arguments, charges costs and keeps the flow's
 // one-operation-in-flight rule (./flow.ts), and hands the work to engines it
 // builds once, for the plan's modes, and owns (decision 0036):
-//   ./tile-ops.ts     the math half of tl (this class extends it), over
-//   ./values.ts       what tiles hold: values, or nothing in timing-only mode
+//   ./memory-ops.ts   the memory half of tl (this class extends it): shards,
+//                     loads, stores, scratch, over
 //   ./memory-port.ts  the PE's request slot at its cube's memory arbiter
+//   ./tile-ops.ts     the math half of tl (memory-ops extends it), over
+//   ./values.ts       what tiles hold: values, or nothing in timing-only mode
 //   ./transfers.ts    the transfers this flow issued, and its link horizon
 //   ./race-hooks.ts   what the --check-races record is told
 //   ./flow.ts         the flow's clock and actor, one operation in flight
 //   ./branches.ts     tl.parallel: running the branches, their direction claims
 // The DMA channels (lib/ipcq/) are the PE's, passed in (KernelPe); the handles
 // a send or receive gives are ./handles.ts. No engine imports this file.
-import { bytesPerElement, type DType } from '../dtype/index.js';
+import type { DType } from '../dtype/index.js';
 import { KernbenchError, formatPs, type ErrorCode } from '../errors.js';
-import type { ChannelOp, InboundChannel, OutboundChannel } from '../ipcq/channel.js';
+import type { ChannelOp } from '../ipcq/channel.js';
 import { Peer, portOf, type Ports } from './ports.js';
 import { Flow, Region } from './flow.js';
 import { claimDirection, runBranches } from './branches.js';
 import { DIRECTIONS, MAX_BRANCHES, peerRing, type Direction } from '../shm/layout.js';
 import type { PeCoord } from '../topology/machine.js';
-import type { ThreadEnv } from '../sync/thread-env.js';
-import type { VirtualClock } from '../time/virtual-clock.js';
-import type { ShardDesc, TensorDesc } from '../shm/tensor-desc.js';
 import type { KernelRun } from '../tile/slab.js';
-import { allocate } from '../shm/allocator.js';
 import { shapeSize, toShape, type Tile } from '../tile/tile.js';
 import { RecvFuture, SendHandle, type SendWaiter } from './handles.js';
-import { MemoryPort } from './memory-port.js';
-import { raceHooksFor, type RaceHooks } from './race-hooks.js';
+import { MemoryOps, type KernelPe } from './memory-ops.js';
 import { transfersFor, type Transfers } from './transfers.js';
-import { TileOps } from './tile-ops.js';
 
 export { RecvFuture, SendHandle } from './handles.js';
+export type { KernelPe } from './memory-ops.js';
 
-/** What a kernel needs of the PE it runs on (lib/pe/pe-runtime.ts provides it). */
-export interface KernelPe {
-  readonly id: number;
-  readonly coord: PeCoord;
-  readonly env: ThreadEnv;
-  readonly clock: VirtualClock;
-  /** DMA channels per direction. */
-  readonly out: OutboundChannel[];
-  readonly in: InboundChannel[];
-  /** The ctl word counting the settled ops of one of this PE's channels. */
-  chanDoneWord(channel: number): number;
-}
-
-export class KernelContext extends TileOps implements SendWaiter {
-  /** This context's flow of control: the kernel's main flow, or one branch of a tl.parallel. */
-  /** @internal (tl.parallel's engine reads a branch's) */
-  readonly flow: Flow;
+export class KernelContext extends MemoryOps implements SendWaiter {
   /** The transfers this flow issued, with the link horizon when links are shared. */
   private readonly transfers: Transfers;
-  /** The PE's request slot at its cube's memory arbiter. */
-  private readonly port: MemoryPort;
-  /** The --check-races record's hooks (no-ops without the check). */
-  private readonly race: RaceHooks;
   /** The pieces of the receive last issued (--check-races only). */
   private raceKeys: string[] | null = null;
-  /** @internal Bytes of TCM scratch this kernel holds (released by the runtime at kernel end). */
-  scratchBytes = 0;
   /** @internal What reportWaitPs summed (the runtime writes it into the kernel's record at its end). */
   reportedWaitPs = 0;
 
   constructor(
-    private readonly pe: KernelPe,
+    pe: KernelPe,
     /** Kernel name (for errors and traces). */
     readonly name: string,
     /** Where each direction's sends go and receives come from (lib/kernel/ports.ts). */
@@ -79,17 +54,9 @@ export class KernelContext extends TileOps implements SendWaiter {
     run?: KernelRun,
     flow?: Flow,
   ) {
-    super(pe.env.costs, pe.env.plan.noData, run);
+    super(pe, run, flow);
     const { env } = pe;
-    this.flow = flow ?? new Flow(pe.clock, env.shared.layout.peActor(pe.id), null, -1);
     this.transfers = transfersFor(env.plan.links !== 'none', this.flow.clock, env.sched, this.flow.actor, (channel) => pe.chanDoneWord(channel));
-    this.port = new MemoryPort(env, pe.id);
-    this.race = raceHooksFor(env, pe.id);
-  }
-
-  /** This flow's clock (the PE's, or a tl.parallel branch's own). */
-  private get clock(): VirtualClock {
-    return this.flow.clock;
   }
 
   // ---- identity -----------------------------------------------------------
@@ -128,139 +95,6 @@ export class KernelContext extends TileOps implements SendWaiter {
   get nowPs(): number {
     this.enter('nowPs');
     return this.clock.nowPs;
-  }
-
-  // ---- memory ---------------------------------------------------------------
-
-  /** This PE's shard of `t`. */
-  shard(t: TensorDesc): ShardDesc {
-    const c = this.pe.coord;
-    const s = t.shards.find((x) => x.sip === c.sip && x.cube === c.cube && x.pe === c.pe);
-    if (!s) throw this.error('ERR_TENSOR_PLACEMENT', `tensor '${t.name}' has no shard on this PE; its shards are on ${t.shards.map((x) => `(${x.sip},${x.cube},${x.pe})`).join(' ')}`);
-    return s;
-  }
-
-  /** Elements in this PE's shard of `t`. */
-  shardSize(t: TensorDesc): number {
-    return this.shard(t).nbytes / bytesPerElement(t.dtype);
-  }
-
-  /**
-   * Load elements [offset, offset + count) of this PE's shard of `t` as a 1-D
-   * tile; with no offset and count, the whole shard in its shape ([cols] for a
-   * 1-D tensor, [rows, cols] for a 2-D one).
-   *
-   * `inPlace`: the tile may be the shard's own bytes rather than a copy of them
-   * (it is, for an f32 tensor with data): writes to the tile change the shard at
-   * once, and a store of the tile to where it came from copies nothing. For a
-   * kernel that loads its shard once, works on it and stores it back whole (the
-   * ring all-reduce): the shard's bytes between the load and that store are then
-   * unspecified, which nobody can observe but the kernel itself (host reads wait
-   * for the kernel; another kernel touching them is a data race). Costs and times
-   * are those of a load. It saves the copy's memory: a ring all-reduce at
-   * p = 1024 x 64 KiB held 64 MiB of loaded shards (decision 0034).
-   */
-  load(t: TensorDesc, opts: { offset?: number; count?: number; inPlace?: boolean } = {}): Promise<Tile> {
-    this.enter('load');
-    const s = this.shard(t);
-    const bpe = bytesPerElement(t.dtype);
-    const whole = opts.offset === undefined && opts.count === undefined;
-    const offset = opts.offset ?? 0;
-    const count = opts.count ?? s.nbytes / bpe - offset;
-    this.checkBounds('load', t, s, offset, count);
-    const shape = whole ? (t.shape.length === 1 ? [s.cols[1]] : [s.rows[1], s.cols[1]]) : [count];
-    const tile = this.values.load(this.pe.env.shared.arena, s.arenaOffset + offset * bpe, t.dtype, shape, count, opts.inPlace === true);
-    this.race.access(false, t, s, offset, count, this.clock.nowPs);
-    return this.memoryAccess('load', s, count * bpe, tile);
-  }
-
-  /**
-   * PE-local scratch: a tensor of `shape` in this PE's TCM, for the kernel's
-   * lifetime (released when the kernel returns). Refuses to overflow the TCM.
-   */
-  scratch(shape: number | readonly number[], dtype: DType, name = 'scratch'): TensorDesc {
-    this.enter('scratch');
-    if (this.flow.region) throw this.error('ERR_KERNEL_CONCURRENCY', `scratch '${name}' inside a tl.parallel branch: branches would take TCM in wall-clock order; allocate it before tl.parallel and hand it to the branch, got a scratch() in branch ${this.flow.branch}`);
-    const sh = toShape(shape);
-    const n = shapeSize(sh);
-    const nbytes = n * bytesPerElement(dtype);
-    const c = this.pe.coord;
-    let a;
-    try {
-      a = allocate(this.pe.env.shared, this.pe.env.machine, { ...c, space: 'tcm' }, nbytes);
-    } catch (e) {
-      if (e instanceof KernbenchError) throw this.error('ERR_OUT_OF_MEMORY', `scratch '${name}': ${e.message}`);
-      throw e;
-    }
-    this.scratchBytes += Math.max(64, Math.ceil(nbytes / 64) * 64);
-    const rows = sh.length === 2 ? sh[0] : 1;
-    const cols = sh.length === 2 ? sh[1] : sh[0];
-    const desc: TensorDesc = { kind: 'tensor', name, dtype, shape: sh, shards: [{ ...c, space: 'tcm', arenaOffset: a.arenaOffset, deviceOffset: a.deviceOffset, nbytes, rows: [0, rows], cols: [0, cols] }] };
-    this.race.scratch(desc);
-    return desc;
-  }
-
-  /** Store `tile` into this PE's shard of `t` at element `offset`. */
-  store(t: TensorDesc, tile: Tile, opts: { offset?: number } = {}): Promise<void> {
-    this.enter('store');
-    const s = this.shard(t);
-    const bpe = bytesPerElement(t.dtype);
-    const offset = opts.offset ?? 0;
-    this.checkBounds('store', t, s, offset, tile.size);
-    this.values.store(this.pe.env.shared.arena, s.arenaOffset + offset * bpe, t.dtype, tile);
-    this.race.access(true, t, s, offset, tile.size, this.clock.nowPs);
-    return this.memoryAccess('store', s, tile.size * bpe, undefined);
-  }
-
-  /**
-   * Charge an access of `bytes` to the shard's memory. TCM is the PE's own; a
-   * cube's SRAM and HBM channels are shared by its PEs, so an access there is a
-   * request at the cube's memory arbiter through the PE's port (./memory-port.ts),
-   * answered with the completion time.
-   */
-  private memoryAccess<T>(op: string, s: ShardDesc, bytes: number, value: T): Promise<T> {
-    const env = this.pe.env;
-    const flow = this.flow;
-    if (s.space === 'tcm' || !env.costs.contended(s.space)) {
-      this.advance(env.costs.memoryPs(s.space, bytes), `${s.space} access`);
-      flow.begin(op);
-      if (env.sched.jitter) return env.sched.jitter.point().then(() => this.settledAs(value), (e: unknown) => this.failedWith(e));
-      flow.end();
-      return Promise.resolve(value);
-    }
-    if (flow.region) {
-      throw this.error('ERR_KERNEL_CONCURRENCY', `${op} of ${s.space} inside a tl.parallel branch: the PE has one request slot at the cube's memory arbiter, which two branches would fill in wall-clock order; load before tl.parallel or store after it, got a ${s.space} ${op} in branch ${flow.branch}`);
-    }
-    const requestedPs = this.clock.nowPs;
-    const space = s.space;
-    const wait = this.port.request(flow.actor, requestedPs, space, s.sip * env.machine.cubesPerSip + s.cube, bytes);
-    flow.begin(op);
-    const granted = (): T => {
-      this.clock.advanceTo(this.port.donePs());
-      env.trace?.span(this.pe.id, `${space} access`, requestedPs, this.clock.nowPs);
-      return this.settledAs(value);
-    };
-    if (wait === null) return Promise.resolve(granted());
-    return wait.then(granted, (e: unknown) => this.failedWith(e));
-  }
-
-  /** The operation in flight settled with `value`. */
-  private settledAs<T>(value: T): T {
-    this.flow.end();
-    return value;
-  }
-
-  /** The operation in flight failed. */
-  private failedWith(e: unknown): never {
-    this.flow.end();
-    throw e;
-  }
-
-  private checkBounds(op: string, t: TensorDesc, s: ShardDesc, offset: number, count: number): void {
-    const n = s.nbytes / bytesPerElement(t.dtype);
-    if (!Number.isInteger(offset) || !Number.isInteger(count) || offset < 0 || count < 0 || offset + count > n) {
-      throw this.error('ERR_OUT_OF_BOUNDS', `${op} of elements [${offset}, ${offset + count}) is outside the shard of '${t.name}' (${n} elements, device bytes ${s.deviceOffset}..${s.deviceOffset + s.nbytes} of ${s.space}), got offset ${offset} count ${count}`);
-    }
   }
 
   // ---- IPCQ -----------------------------------------------------------------
@@ -435,8 +269,8 @@ export class KernelContext extends TileOps implements SendWaiter {
       throw this.error('ERR_INVALID_ARG_TYPE', `tl.parallel takes an array of 1 to ${MAX_BRANCHES} functions (tl) => Promise, got ${Array.isArray(branches) ? `${branches.length} item(s)` : typeof branches}`);
     }
     const L = this.pe.env.shared.layout;
-    const region = new Region();
     const start = this.clock.nowPs;
+    const region = new Region(start);
     const kids = branches.map((_, i) => new KernelContext(this.pe, this.name, this.ports, this.rank, this.run, Flow.branch(start, L.branchActor(this.pe.id, i), region, i, this.pe.env.plan.maxVirtualTimePs)));
     // A branch's pieces, like this flow's, enter their links after the sends it waited for arrived.
     for (const k of kids) k.transfers.inherit(this.transfers);
@@ -486,8 +320,20 @@ export class KernelContext extends TileOps implements SendWaiter {
     return i;
   }
 
+  /** The operation in flight settled with `value`. */
+  protected settledAs<T>(value: T): T {
+    this.flow.end();
+    return value;
+  }
+
+  /** The operation in flight failed. */
+  protected failedWith(e: unknown): never {
+    this.flow.end();
+    throw e;
+  }
+
   /** Refuse `op` while another tl operation of this flow is in flight (lib/kernel/flow.ts). */
-  private enter(op: string): void {
+  protected enter(op: string): void {
     const busy = this.flow.busy();
     if (busy !== null) {
       throw this.error(

@@ -22,6 +22,11 @@ export class Region {
   /** `send <dir>` / `recv <dir>` -> the branch that used it first. */
   private readonly owners = new Map<string, number>();
 
+  constructor(
+    /** Virtual time the tl.parallel began (every branch starts there): a refusal that any branch may meet first names this, the same whichever does. */
+    readonly startPs = 0,
+  ) {}
+
   /** Claim `use` (e.g. 'send east') for `branch`; returns the other owner, or -1 when it is free or already this branch's. */
   claim(use: string, branch: number): number {
     const owner = this.owners.get(use);

@@ -19,14 +19,14 @@ import { importModule } from './user-module.js';
 /** One import per module per thread, however many sessions ask. */
 const loading = new Map<string, Promise<SipTopology>>();
 
-/** Import, check and register the kind module at file URL `url` on this thread. ERR_MODULE_LOAD / ERR_MODULE_CONTRACT name the file. */
+/** Import, check and register the kind module at file URL `url` on this thread. Its ERR_MODULE_* errors name the file. */
 export function loadSipKindModule(url: KindModuleUrl): Promise<SipTopology> {
   let p = loading.get(url);
   if (p === undefined) {
     p = importModule(url).then((mod) => {
       if (!isSipTopology(mod.kind)) {
         const found = Object.keys(mod).sort();
-        throw new KernbenchError('ERR_MODULE_CONTRACT', `${fileURLToPath(url)} is not a SIP topology kind module: kind: missing or not made with defineSipTopology. Expected exports: kind (defineSipTopology({name, summary, grid, neighbour, hops | fabric})); found: ${found.length ? found.join(', ') : 'none'}`);
+        throw new KernbenchError('ERR_MODULE_EXPORT', `${fileURLToPath(url)} is not a SIP topology kind module: kind: missing or not made with defineSipTopology. Expected exports: kind (defineSipTopology({name, summary, grid, neighbour, hops | fabric})); found: ${found.length ? found.join(', ') : 'none'}`);
       }
       registerSipKind(url, mod.kind);
       return mod.kind;

@@ -32,7 +32,7 @@ export function isTypeScript(url: string): boolean {
   return TYPESCRIPT.has(extname(url.startsWith('file:') ? fileURLToPath(url) : url));
 }
 
-/** Import the module at file URL `url`; TypeScript files through tsx. Failures are ERR_MODULE_LOAD naming the file. */
+/** Import the module at file URL `url`; TypeScript files through tsx. Failures name the file: ERR_MODULE_MISSING, ERR_MODULE_FORMAT, ERR_MODULE_SYNTAX or ERR_MODULE_THREW. */
 export async function importModule(url: string): Promise<Record<string, unknown>> {
   if (isTypeScript(url)) {
     checkEsmTypeScript(url);
@@ -65,16 +65,16 @@ export function modulesLoading(): string[] {
 function loadError(url: string, e: unknown): KernbenchError {
   const file = url.startsWith('file:') ? fileURLToPath(url) : url;
   const err = e as { name?: string; code?: string; message?: string };
-  if (err?.code === 'ERR_MODULE_NOT_FOUND') return new KernbenchError('ERR_MODULE_LOAD', `${file} could not be loaded: ${oneLine(err.message)}`);
+  if (err?.code === 'ERR_MODULE_NOT_FOUND') return new KernbenchError('ERR_MODULE_MISSING', `${file} could not be loaded: ${oneLine(err.message)}`);
   // tsx/esbuild: "Transform failed with 1 error:\n/abs/x.ts:2:28: ERROR: Expected ...".
   const at = /^(.*?):(\d+):(\d+): ERROR: (.*)$/m.exec(err?.message ?? '');
-  if (at) return new KernbenchError('ERR_MODULE_LOAD', `${at[1]}:${at[2]}:${at[3]}: ${at[4]}`);
+  if (at) return new KernbenchError('ERR_MODULE_SYNTAX', `${at[1]}:${at[2]}:${at[3]}: ${at[4]}`);
   if (err?.name === 'SyntaxError') {
     const pos = javaScriptSyntaxPosition(file);
-    return new KernbenchError('ERR_MODULE_LOAD', pos === undefined ? `${file}: ${err.message}${syntaxPosition(e)}` : `${file}:${pos.line}:${pos.col}: ${err.message}`);
+    return new KernbenchError('ERR_MODULE_SYNTAX', pos === undefined ? `${file}: ${err.message}${syntaxPosition(e)}` : `${file}:${pos.line}:${pos.col}: ${err.message}`);
   }
   if (e instanceof KernbenchError) return e;
-  return new KernbenchError('ERR_MODULE_LOAD', `${file} threw while loading: ${err?.name ?? 'Error'}: ${oneLine(err?.message ?? String(e))}`);
+  return new KernbenchError('ERR_MODULE_THREW', `${file} threw while loading: ${err?.name ?? 'Error'}: ${oneLine(err?.message ?? String(e))}`);
 }
 
 /** V8 puts a SyntaxError's position in the first stack line ("file:///x.js:3"). */
@@ -122,23 +122,24 @@ function checkEsmTypeScript(url: string): void {
         type = undefined; // an unreadable package.json is no "type": "module" either
       }
       if (type === 'module') return;
-      throw new KernbenchError('ERR_MODULE_LOAD', `${file} is TypeScript in a CommonJS package: kernbench modules are ES modules; add "type": "module" to ${pkg} or name the file .mts, got type ${JSON.stringify(type ?? 'commonjs')}`);
+      throw new KernbenchError('ERR_MODULE_FORMAT', `${file} is TypeScript in a CommonJS package: kernbench modules are ES modules; add "type": "module" to ${pkg} or name the file .mts, got type ${JSON.stringify(type ?? 'commonjs')}`);
     }
     if (dirname(dir) === dir) {
-      throw new KernbenchError('ERR_MODULE_LOAD', `${file} is TypeScript outside any package: kernbench modules are ES modules; put a package.json with "type": "module" beside it or name the file .mts, got no package.json`);
+      throw new KernbenchError('ERR_MODULE_FORMAT', `${file} is TypeScript outside any package: kernbench modules are ES modules; put a package.json with "type": "module" beside it or name the file .mts, got no package.json`);
     }
   }
 }
 
 /**
  * The file URL of a user module named by `path` (absolute, or relative to `baseDir`).
- * `what` says which option named it, for the error (ERR_MODULE_LOAD when there is no such file).
+ * `what` says which option named it, for the error (ERR_MODULE_MISSING when there is no such file,
+ * ERR_MODULE_FORMAT when it is not a kind of file kernbench loads).
  */
 export function userModuleUrl(path: string, baseDir: string, what: string): string {
   const file = isAbsolute(path) ? path : resolve(baseDir, path);
-  if (!existsSync(file) || !statSync(file).isFile()) throw new KernbenchError('ERR_MODULE_LOAD', `${what}: no such file ${file}, got '${path}'`);
+  if (!existsSync(file) || !statSync(file).isFile()) throw new KernbenchError('ERR_MODULE_MISSING', `${what}: no such file ${file}, got '${path}'`);
   const ext = extname(file);
-  if (!LOADABLE.has(ext)) throw new KernbenchError('ERR_MODULE_LOAD', `${what}: a module is a .ts, .mts, .js or .mjs file, got '${path}'`);
+  if (!LOADABLE.has(ext)) throw new KernbenchError('ERR_MODULE_FORMAT', `${what}: a module is a .ts, .mts, .js or .mjs file, got '${path}'`);
   return pathToFileURL(file).href;
 }
 
@@ -174,7 +175,7 @@ export interface ExportRule {
   optional?: boolean;
 }
 
-/** Refuse a module that breaks its kind's contract: ERR_MODULE_CONTRACT with its path, the exports expected and those found. */
+/** Refuse a module that breaks its kind's contract: ERR_MODULE_EXPORT with its path, the exports expected and those found. */
 export function checkExports(url: string, kind: string, mod: Record<string, unknown>, rules: readonly ExportRule[]): void {
   const wrong = rules.filter((r) => (r.optional && mod[r.name] === undefined ? false : !r.check(mod[r.name])));
   if (wrong.length === 0) return;
@@ -182,7 +183,7 @@ export function checkExports(url: string, kind: string, mod: Record<string, unkn
   const expected = rules.map((r) => `${r.name}${r.optional ? '?' : ''} (${r.is})`).join(', ');
   const found = Object.keys(mod).sort();
   const bad = wrong.map((r) => `${r.name}: ${mod[r.name] === undefined ? 'missing' : `not ${r.is}, got ${describe(mod[r.name])}`}`).join('; ');
-  throw new KernbenchError('ERR_MODULE_CONTRACT', `${file} is not a ${kind} module: ${bad}. Expected exports: ${expected}; found: ${found.length ? found.join(', ') : 'none'}`);
+  throw new KernbenchError('ERR_MODULE_EXPORT', `${file} is not a ${kind} module: ${bad}. Expected exports: ${expected}; found: ${found.length ? found.join(', ') : 'none'}`);
 }
 
 function describe(v: unknown): string {

@@ -25,8 +25,15 @@ import { NO_ACTOR, ringCoordinator, type Scheduler } from '../sync/scheduler.js'
 export interface LaunchCommand {
   type: 'launch';
   pe: number;
-  /** The PE's launch sequence number; kernels on a PE run in this order. */
+  /** The PE's launch sequence number (a ticket): unordered kernels on a PE run in this order. */
   seq: number;
+  /**
+   * Launched onto a PE shared by the hosts of a spawn: run in (startPs, host, seq) order once
+   * admitted (./admission.ts), not in ticket order. False for every other launch (the fast path).
+   */
+  ordered: boolean;
+  /** The launching host (a rank, or the main host's index): the tie-break key of an ordered launch. */
+  host: number;
   /** Executor of the launching host: it is woken when the kernel finishes. */
   hostExecutor: number;
   kernel: KernelRef;

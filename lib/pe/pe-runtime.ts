@@ -1,8 +1,11 @@
 // Runs on: the executor thread the PE is placed on. Owns: one PE's state for a
 // session — its virtual clock, its DMA channels, and the queue of kernels
-// launched on it, which it runs one at a time in launch-sequence order.
+// launched on it, which it runs one at a time: in launch-sequence (ticket)
+// order, except launches onto a PE shared by a spawn's hosts, which run in
+// (virtual time, host) order once admitted (./admission.ts). Run k's record is
+// row k, whatever its ticket (RECORD.TICKET says which).
 import { importModule } from '../loader/user-module.js';
-import { DeadlockError, KernelError, RunStoppedError, serializeError } from '../errors.js';
+import { AbortError, DeadlockError, KernelError, RunStoppedError, serializeError } from '../errors.js';
 import { actorStates } from '../coordinator/actor-states.js';
 import { writeKernelName } from '../shm/shared-state.js';
 import { FaultOwner } from '../sync/fault-owner.js';
@@ -16,6 +19,7 @@ import { KernbenchError } from '../errors.js';
 import { ABORT_KIND, ACTOR_STATE, DIR_COUNT, PE, RECORD } from '../shm/layout.js';
 import type { PeCoord } from '../topology/machine.js';
 import type { LaunchCommand } from './commands.js';
+import { admit, firstByKey } from './admission.js';
 import type { ThreadEnv } from '../sync/thread-env.js';
 import { VirtualClock } from '../time/virtual-clock.js';
 import { raceLog } from '../race/log.js';
@@ -26,8 +30,14 @@ export class PeRuntime {
   readonly coord: PeCoord;
   readonly out: OutboundChannel[] = [];
   readonly in: InboundChannel[] = [];
+  /** Launches received and not yet run, by ticket. */
   private readonly queued = new Map<number, LaunchCommand>();
-  private nextSeq: number;
+  /** The lowest ticket not yet run. */
+  private nextTicket: number;
+  /** Tickets above nextTicket already run (ordered launches run ahead of their ticket). */
+  private readonly ranAhead = new Set<number>();
+  /** Kernels run so far (the next run's index: its record row, DONE_SEQ once it ends). */
+  private runs: number;
   private running = false;
 
   constructor(
@@ -40,7 +50,8 @@ export class PeRuntime {
       this.out.push(new OutboundChannel(env, id, d));
       this.in.push(new InboundChannel(env, id, d));
     }
-    this.nextSeq = Atomics.load(env.shared.ctl, env.shared.layout.pe(id, PE.DONE_SEQ));
+    this.runs = Atomics.load(env.shared.ctl, env.shared.layout.pe(id, PE.DONE_SEQ));
+    this.nextTicket = this.runs;
   }
 
   chanDoneWord(channel: number): number {
@@ -55,6 +66,9 @@ export class PeRuntime {
    */
   accept(cmd: LaunchCommand): void {
     this.queued.set(cmd.seq, cmd);
+    // Its host may wait on DONE_SEQ for a count read before this command arrived, and was not
+    // woken by the kernels that finished since (only queued hosts are): let it look again.
+    if (cmd.ordered) this.env.sched.publish(this.env.shared.layout.pe(this.id, PE.DONE_SEQ), cmd.hostExecutor);
     if (!this.running) {
       this.running = true;
       this.env.sched.setState(this.env.shared.layout.peActor(this.id), ACTOR_STATE.RUNNING);
@@ -64,17 +78,46 @@ export class PeRuntime {
 
   private async drainQueue(): Promise<void> {
     for (;;) {
-      const cmd = this.queued.get(this.nextSeq);
+      const head = this.queued.get(this.nextTicket);
+      let cmd: LaunchCommand | undefined = head && !head.ordered ? head : undefined;
+      // Decided synchronously: a command accepted while this loop awaited would find it still
+      // running and not start another, so the loop must not stop on an answer from before it.
+      if (!cmd && [...this.queued.values()].some((c) => c.ordered)) try {
+        cmd = await this.nextOrdered();
+      } catch (e) {
+        // The session aborted (or deadlocked) while this PE waited to be admitted: its queued
+        // launches never run; their hosts see the same abort in their own waits.
+        if (e instanceof AbortError || e instanceof DeadlockError) break;
+        throw e;
+      }
       if (!cmd) break;
-      this.queued.delete(this.nextSeq);
-      await this.run(cmd);
-      this.nextSeq++;
+      this.queued.delete(cmd.seq);
+      await this.run(cmd, this.runs);
+      this.runs++;
+      if (cmd.seq !== this.nextTicket) this.ranAhead.add(cmd.seq);
+      else for (this.nextTicket++; this.ranAhead.delete(this.nextTicket); ) this.nextTicket++;
     }
     this.running = false;
     this.env.sched.setState(this.env.shared.layout.peActor(this.id), ACTOR_STATE.IDLE);
   }
 
-  private async run(cmd: LaunchCommand): Promise<void> {
+  /**
+   * The ordered launch to run next, once admitted; undefined when none is queued.
+   * An unordered launch with the lowest ticket (one made before the PE was shared)
+   * still goes first: admission waits until no command is in flight, so it is
+   * queued by then.
+   */
+  private async nextOrdered(): Promise<LaunchCommand | undefined> {
+    const first = firstByKey([...this.queued.values()].filter((c) => c.ordered));
+    if (!first) return undefined;
+    await admit(this.env, this.id, this.env.shared.layout.peActor(this.id), first.startPs);
+    const head = this.queued.get(this.nextTicket);
+    if (head && !head.ordered) return head;
+    // Never undefined here: the launch found above is still queued (only drainQueue takes one out).
+    return firstByKey([...this.queued.values()].filter((c) => c.ordered));
+  }
+
+  private async run(cmd: LaunchCommand, runIndex: number): Promise<void> {
     const { env } = this;
     const L = env.shared.layout;
     const start = this.clock.advanceTo(cmd.startPs);
@@ -112,15 +155,18 @@ export class PeRuntime {
     // Release the kernel's TCM scratch (only this PE's kernels allocate it while the kernel runs).
     if (tl.scratchBytes > 0) Atomics.sub(env.shared.ctl, L.pe(this.id, PE.TCM_TOP), tl.scratchBytes);
     const t = env.shared.times;
-    env.trace?.kernel(this.id, cmd.seq, cmd.name, start, this.clock.nowPs);
-    t[L.record(this.id, cmd.seq, RECORD.START_PS)] = start;
-    t[L.record(this.id, cmd.seq, RECORD.END_PS)] = this.clock.nowPs;
-    t[L.record(this.id, cmd.seq, RECORD.STATUS)] = status;
-    t[L.record(this.id, cmd.seq, RECORD.TAG)] = cmd.tag;
-    t[L.record(this.id, cmd.seq, RECORD.WAIT_PS)] = tl.reportedWaitPs;
+    env.trace?.kernel(this.id, runIndex, cmd.name, start, this.clock.nowPs);
+    t[L.record(this.id, runIndex, RECORD.START_PS)] = start;
+    t[L.record(this.id, runIndex, RECORD.END_PS)] = this.clock.nowPs;
+    t[L.record(this.id, runIndex, RECORD.STATUS)] = status;
+    t[L.record(this.id, runIndex, RECORD.TAG)] = cmd.tag;
+    t[L.record(this.id, runIndex, RECORD.WAIT_PS)] = tl.reportedWaitPs;
+    t[L.record(this.id, runIndex, RECORD.TICKET)] = cmd.seq;
     const done = L.pe(this.id, PE.DONE_SEQ);
-    Atomics.store(env.shared.ctl, done, cmd.seq + 1);
+    Atomics.store(env.shared.ctl, done, runIndex + 1);
     env.sched.publish(done, cmd.hostExecutor);
+    // Hosts of queued ordered launches wait for each kernel this PE finishes (HostRuntime.finishedRun).
+    if (cmd.ordered) for (const e of new Set([...this.queued.values()].filter((c) => c.ordered && c.hostExecutor !== cmd.hostExecutor).map((c) => c.hostExecutor))) env.sched.publish(done, e);
     // A faulted kernel's body may still be parked in a wait: abort the session, after its
     // end is published, so its host sees the KernelError itself (HostRuntime.complete).
     if (owner.faulted) abortSession(env.shared, ABORT_KIND.FAULT, serializeError(new KernelError(cmd.name, this.coord, this.clock.nowPs, serializeError(owner.faulted))));

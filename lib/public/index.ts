@@ -4,19 +4,21 @@ export type { Torch, Multiprocessing, SpawnOptions, SpawnContext, SpawnTarget, S
 export { Tensor, type TensorOptions, type HostArray } from '../host/tensor.js';
 export { DPPolicy, SPLIT_MODES, type DPPolicyOptions, type SplitMode } from '../host/dp-policy.js';
 export type { Work, CollectiveOptions } from '../host/distributed.js';
+export { P2POp, type P2POpFunction, type SendOptions, type RecvOptions } from '../host/p2p.js';
 export type { LaunchHandle } from '../host/host-runtime.js';
 export { DTYPES, bytesPerElement, isDType, type DType } from '../dtype/index.js';
 export { REDUCE_OPS, type ReduceOp } from '../ccl/reduce-op.js';
 export {
   ERROR_CODES,
+  USAGE_ERROR_CODES,
   KernbenchError,
   ConfigError,
-  UsageError,
   DeadlockError,
   AbortError,
   KernelError,
   SpawnError,
   type ErrorCode,
+  type UsageErrorCode,
   type PeAddress,
 } from '../errors.js';
 export { withTorch, type TorchOptions } from '../bench/with-torch.js';

@@ -17,6 +17,7 @@ import { HostRuntime } from '../host/host-runtime.js';
 import { Torch, type Spawner } from '../host/torch.js';
 import { ABORT_KIND, ACTOR_STATE, ACTORS_PER_PE, HEADER, PE, RECORD, WAIT_KIND } from '../shm/layout.js';
 import { SharedState } from '../shm/shared-state.js';
+import { isTensorDesc } from '../shm/tensor-desc.js';
 import { abortSession, ringCoordinator } from '../sync/scheduler.js';
 import { unreachable, type ExecutorReport, type FromCoordinator, type FromExecutor, type ToCoordinator, type ToExecutor } from '../sync/messages.js';
 import type { SessionPlan } from '../config/plan.js';
@@ -202,6 +203,7 @@ export class Session implements Spawner {
     // The race check: main's past happens before each rank's code (the rank's thread names it alike).
     const raceActors = raceLog.on ? tabulate(opts.nprocs, (rank) => raceLog.spawnRank(rank)) : [];
     if (raceLog.on) raceLog.release(MAIN_ACTOR, raceActors.map((a) => `S:${a}`));
+    this.share(opts.args, opts.nprocs);
     const results = tabulate(opts.nprocs, (rank) => {
       const p = new Promise<unknown>((resolve, reject) => this.rankWaiters.set(rank, { resolve, reject }));
       this.env.sched.setState(L.hostActor(rank), ACTOR_STATE.RUNNING);
@@ -220,6 +222,7 @@ export class Session implements Spawner {
     this.env.sched.block(this.host.actor, HEADER.RANKS_SETTLED, target, WAIT_KIND.RANKS_DONE, nprocs, this.host.clockPs);
     const outcomes = await all;
     this.env.sched.unblock(this.host.actor);
+    this.unshare();
     this.rankWaiters.clear();
     if (outcomes.every((o) => o.status === 'fulfilled')) {
       // The ranks' hosts ran ahead in virtual time: main continues from the latest of them.
@@ -257,6 +260,33 @@ export class Session implements Spawner {
     if (Atomics.load(this.shared.ctl, HEADER.ABORT_KIND) !== ABORT_KIND.STOPPED || Atomics.load(this.shared.ctl, HEADER.ABORT) === 0) return undefined;
     const report = this.shared.readErrorSlot(-1);
     return report ? reviveError(report.error) : undefined;
+  }
+
+  /**
+   * Open a spawn's sharing (decision 0090): SIPs below `nprocs` become the ranks', and
+   * every PE holding a shard of a tensor among `args` (at any depth of arrays and plain
+   * objects) is shared, so launches onto it from any host run in (virtual time, host)
+   * order. Written before any rank starts, cleared after every rank has settled.
+   */
+  private share(args: unknown[], nprocs: number): void {
+    const L = this.shared.layout;
+    const m = this.env.machine;
+    const seen = new Set<unknown>();
+    const walk = (x: unknown): void => {
+      if (typeof x !== 'object' || x === null || ArrayBuffer.isView(x) || seen.has(x)) return;
+      seen.add(x);
+      if (isTensorDesc(x)) for (const s of x.shards) Atomics.store(this.shared.ctl, L.pe(m.peId(s), PE.SHARED), 1);
+      else for (const v of Array.isArray(x) ? x : Object.values(x)) walk(v);
+    };
+    walk(args);
+    this.host.spawnRanks = nprocs;
+  }
+
+  /** Close the spawn's sharing (every rank has settled). */
+  private unshare(): void {
+    const L = this.shared.layout;
+    for (let pe = 0; pe < L.dims.pes; pe++) Atomics.store(this.shared.ctl, L.pe(pe, PE.SHARED), 0);
+    this.host.spawnRanks = 0;
   }
 
   /** Find the module and export name of a spawn target among the registered modules (like pickle, spawn needs an importable function). */

@@ -1,6 +1,9 @@
 // Runs on: every thread that hosts actors (executors and main). Owns: how an
 // actor on this thread waits for `ctl[word] >= target` without blocking the
-// thread's event loop, and how a publisher wakes the waiter.
+// thread's event loop, and how a publisher wakes the waiter: when to look at
+// the waiters (a publish, the wake loop, an abort) and the actors' published
+// states. The waiters themselves, by word, are its WaiterTable's
+// (./waiter-table.ts).
 //
 // There is one wait condition in kernbench — a monotonic counter reaching a
 // target — so there is one waiting facility:
@@ -47,26 +50,12 @@ import { ABORT_KIND, ACTOR, ACTOR_STATE, EXEC, HEADER } from '../shm/layout.js';
 import type { ErrorSlot, SharedState } from '../shm/shared-state.js';
 import type { Jitter } from './jitter.js';
 import { collectIfIdle } from './young-gc.js';
+import { WaiterTable, type Waiter } from './waiter-table.js';
+
+export type { Waiter } from './waiter-table.js';
 
 /** Setimmediate rounds a `poll` thread spins before parking (spin only with a budget: DESIGN §8). */
 const POLL_SPIN_BUDGET = 64;
-
-/**
- * A parked wait: resolved once ctl[word] >= target, rejected on abort or stop.
- * resolve and reject may run synchronously inside a publish (signal) and may
- * publish and park again themselves: signal settles a word's list before it
- * calls them.
- */
-export interface Waiter {
-  word: number;
-  target: number;
-  resolve: () => void;
-  reject: (e: Error) => void;
-  /** A broadcast waiter (waitBroadcast): it also has an Atomics.waitAsync parked on `word`. */
-  broadcast: boolean;
-  /** Resolved or rejected (by a sweep, by rejectAll, or by its own waitAsync). */
-  settled: boolean;
-}
 
 /** Told when its broadcast wait is over, before the wait's promise resolves (the host barrier's leave). */
 export interface BroadcastListener {
@@ -116,24 +105,13 @@ class BroadcastWaiter implements Waiter {
   }
 }
 
-/** Slots of a scheduler's waiter filter (a power of two; 32 KiB of counts per thread). */
-const FILTER_SLOTS = 1 << 13;
-const FILTER_MASK = FILTER_SLOTS - 1;
-
 /** Actor id meaning "do not publish a status" (internal service loops, not program actors). */
 export const NO_ACTOR = -1;
 
 export class Scheduler {
   private readonly ctl: Int32Array;
-  private readonly byWord = new Map<number, Waiter[]>();
-  private waiting = 0;
-  /**
-   * Waiters parked per word, counted modulo FILTER_SLOTS: a zero means no waiter
-   * on any word of that slot, so signal (every local publish) skips the map.
-   * While a thread's hosts wait for their collectives `waiting` is never zero,
-   * and the map lookup was most of signal's cost (a ring step publishes twice).
-   */
-  private readonly filter = new Uint32Array(FILTER_SLOTS);
+  /** This thread's parked waiters, by word. */
+  private readonly waiters: WaiterTable;
   private loopRunning = false;
   private readonly doorbell: number;
   private readonly sleepGen: number;
@@ -151,6 +129,7 @@ export class Scheduler {
     readonly jitter: Jitter | null,
   ) {
     this.ctl = shared.ctl;
+    this.waiters = new WaiterTable(shared.ctl);
     this.doorbell = shared.layout.exec(executor, EXEC.DOORBELL);
     this.sleepGen = shared.layout.exec(executor, EXEC.SLEEP_GEN);
   }
@@ -258,19 +237,13 @@ export class Scheduler {
 
   /** Add a waiter under its word; the wake loop (started if need be) sweeps it. */
   private park(w: Waiter): void {
-    const list = this.byWord.get(w.word);
-    if (list) list.push(w);
-    else this.byWord.set(w.word, [w]);
-    this.waiting++;
-    this.filter[w.word & FILTER_MASK]++;
+    this.waiters.add(w);
     if (!this.loopRunning) void this.wakeLoop();
   }
 
   /**
    * A broadcast waiter's own wait on its word: settle it when the word reaches
-   * its target, unless a sweep or rejectAll did first. Its list stays in
-   * byWord when it empties: the next barrier's waiter reuses it (no Map entry
-   * made and deleted per barrier).
+   * its target, unless a sweep or rejectAll did first.
    */
   watchBroadcast(w: BroadcastWaiter): void {
     for (;;) {
@@ -283,11 +256,7 @@ export class Scheduler {
         return;
       }
     }
-    const list = this.byWord.get(w.word)!;
-    if (list.length === 1) list.length = 0;
-    else list.splice(list.indexOf(w), 1);
-    this.waiting--;
-    this.filter[w.word & FILTER_MASK]--;
+    this.waiters.remove(w);
     w.settled = true;
     w.resolve();
   }
@@ -354,32 +323,9 @@ export class Scheduler {
 
   /** Resolve this thread's waiters on `word` whose target is reached. */
   signal(word: number): void {
-    if (this.waiting === 0) return;
+    if (this.waiters.count === 0) return;
     this.pollDoorbell();
-    if (this.filter[word & FILTER_MASK] === 0) return;
-    const list = this.byWord.get(word);
-    if (!list) return;
-    const v = Atomics.load(this.ctl, word);
-    // Settle the list first, then resolve: a resolve may publish (and so sweep
-    // every word, this one too) or park again, synchronously (parkWaiter).
-    let first: Waiter | undefined;
-    let more: Waiter[] | undefined;
-    let kept = 0;
-    for (let i = 0; i < list.length; i++) {
-      const w = list[i];
-      if (v >= w.target) {
-        this.waiting--;
-        this.filter[word & FILTER_MASK]--;
-        w.settled = true;
-        if (first === undefined) first = w;
-        else (more ??= []).push(w);
-      } else list[kept++] = w;
-    }
-    if (kept === 0) this.byWord.delete(word);
-    else list.length = kept;
-    if (first === undefined) return;
-    first.resolve();
-    if (more !== undefined) for (const w of more) w.resolve();
+    this.waiters.wake(word);
   }
 
   /**
@@ -412,22 +358,11 @@ export class Scheduler {
   }
 
   get waiterCount(): number {
-    return this.waiting;
+    return this.waiters.count;
   }
 
   private rejectAll(e: Error): void {
-    // Empty the table first: a reject runs the waiter's own code (parkWaiter), which must find it consistent.
-    const all: Waiter[] = [];
-    for (const list of this.byWord.values()) for (const w of list) all.push(w);
-    this.byWord.clear();
-    this.waiting = 0;
-    this.filter.fill(0);
-    const watched = new Set<number>();
-    for (const w of all) {
-      w.settled = true;
-      w.reject(e);
-      if (w.broadcast) watched.add(w.word);
-    }
+    const watched = this.waiters.rejectAll(e);
     // Release the broadcast waiters' own waitAsyncs (each holds the buffer until woken); other threads' wake spuriously and wait again.
     for (const word of watched) Atomics.notify(this.ctl, word);
   }
@@ -437,27 +372,27 @@ export class Scheduler {
       this.rejectAll(this.abortError());
       return;
     }
-    for (const word of [...this.byWord.keys()]) this.signal(word);
+    for (const word of this.waiters.words()) this.signal(word);
   }
 
   private async wakeLoop(): Promise<void> {
     this.loopRunning = true;
     try {
-      while (this.waiting > 0 && !this.stopped) {
+      while (this.waiters.count > 0 && !this.stopped) {
         const seen = Atomics.load(this.ctl, this.doorbell);
         this.sweep();
-        if (this.waiting === 0) break;
+        if (this.waiters.count === 0) break;
         if (this.poll) {
           let changed = false;
           for (let i = 0; i < POLL_SPIN_BUDGET && !changed; i++) {
             await new Promise<void>((r) => setImmediate(r));
-            changed = Atomics.load(this.ctl, this.doorbell) !== seen || this.waiting === 0;
+            changed = Atomics.load(this.ctl, this.doorbell) !== seen || this.waiters.count === 0;
           }
           if (changed) continue;
         } else {
           // Let same-thread actors run first: they may satisfy the waiters without any park.
           await new Promise<void>((r) => setImmediate(r));
-          if (Atomics.load(this.ctl, this.doorbell) !== seen || this.waiting === 0) continue;
+          if (Atomics.load(this.ctl, this.doorbell) !== seen || this.waiters.count === 0) continue;
         }
         // Nothing here can run until another thread publishes: a moment for housekeeping.
         if (collectIfIdle() && Atomics.load(this.ctl, this.doorbell) !== seen) continue;

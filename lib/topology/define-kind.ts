@@ -119,10 +119,10 @@ function contractProblems(v: unknown): string[] {
   return bad;
 }
 
-/** Check and freeze a kind; a bad one is ERR_MODULE_CONTRACT naming each field. */
+/** Check and freeze a kind; a bad one is ERR_MODULE_DEFINITION naming each field. */
 export function defineSipTopology(def: SipTopologyDefinition): SipTopology {
   const bad = contractProblems(def);
-  if (bad.length > 0) throw new KernbenchError('ERR_MODULE_CONTRACT', `defineSipTopology: ${bad.join('; ')}`);
+  if (bad.length > 0) throw new KernbenchError('ERR_MODULE_DEFINITION', `defineSipTopology: ${bad.join('; ')}`);
   const { name, summary, grid, hops, neighbour, route, fabric, params, diagram } = def;
   return Object.freeze({
     name: name as SipTopologyKind,

@@ -33,10 +33,10 @@ async function loadKind(file: string): Promise<SipTopology> {
   const path = fileURLToPath(url);
   if (!isSipTopology(mod.kind)) {
     const found = Object.keys(mod).sort();
-    throw new KernbenchError('ERR_MODULE_CONTRACT', `${path} is not a SIP topology kind module: kind: missing or not made with defineSipTopology. Expected exports: kind (defineSipTopology({name, summary, grid, hops, neighbour})); found: ${found.length ? found.join(', ') : 'none'}`);
+    throw new KernbenchError('ERR_MODULE_EXPORT', `${path} is not a SIP topology kind module: kind: missing or not made with defineSipTopology. Expected exports: kind (defineSipTopology({name, summary, grid, hops, neighbour})); found: ${found.length ? found.join(', ') : 'none'}`);
   }
   if (mod.kind.name !== file) {
-    throw new KernbenchError('ERR_MODULE_CONTRACT', `${path}: a kind is named after its file, expected name '${file}', got '${mod.kind.name}'`);
+    throw new KernbenchError('ERR_MODULE_DEFINITION', `${path}: a kind is named after its file, expected name '${file}', got '${mod.kind.name}'`);
   }
   return mod.kind;
 }
@@ -78,10 +78,10 @@ export function findSipKind(name: string): SipTopology | undefined {
   return KINDS.get(name) ?? USER_KINDS.get(name);
 }
 
-/** Kind `name`; ERR_CONFIG listing the known kinds when there is none. */
+/** Kind `name`; ERR_UNKNOWN_TOPOLOGY_KIND listing the known kinds when there is none. */
 export function sipKind(name: string): SipTopology {
   const k = findSipKind(name);
   if (k !== undefined) return k;
-  if (name.startsWith('file:')) throw new KernbenchError('ERR_CONFIG', `the SIP topology kind module ${fileURLToPath(name)} is not loaded on this thread (lib/loader/topology-kind.ts loads it), got '${name}'`);
-  throw new KernbenchError('ERR_CONFIG', `unknown SIP topology kind; expected one of ${sipKindNames().join('|')}, got '${name}'`);
+  if (name.startsWith('file:')) throw new KernbenchError('ERR_UNKNOWN_TOPOLOGY_KIND', `the SIP topology kind module ${fileURLToPath(name)} is not loaded on this thread (lib/loader/topology-kind.ts loads it), got '${name}'`);
+  throw new KernbenchError('ERR_UNKNOWN_TOPOLOGY_KIND', `unknown SIP topology kind; expected one of ${sipKindNames().join('|')}, got '${name}'`);
 }

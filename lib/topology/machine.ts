@@ -43,7 +43,7 @@ export class Machine {
     this.sipTopology = sipKind(s.topology);
     const grid = gridOrProblem(this.sipTopology.grid({ count: s.count, w: s.w, h: s.h }));
     // The schema ran the same rule; a topology built in code may not have.
-    if ('problem' in grid) throw new KernbenchError('ERR_CONFIG', `system.sips: ${grid.problem}`);
+    if ('problem' in grid) throw new KernbenchError('ERR_INVALID_SIPS', `system.sips: ${grid.problem}`);
     this.sipGrid = Object.freeze({ ...grid.grid });
     this.fabric = sipFabricOf(this.sipTopology, this.sipGrid, s.count, s.params);
     this.cubeMesh = { ...topology.sip.cube_mesh };
@@ -114,9 +114,9 @@ export class Machine {
 function sipFabricOf(kind: SipTopology, grid: SipGrid, count: number, params: Readonly<Record<string, unknown>> | undefined): SipFabric {
   if (!kind.fabric) return directionFabric(kind, grid);
   const parsed = kind.params ? kind.params.safeParse(params ?? {}) : { success: true as const, data: {} };
-  if (!parsed.success) throw new KernbenchError('ERR_CONFIG', `system.sips.params: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}, got ${JSON.stringify(params)}`);
+  if (!parsed.success) throw new KernbenchError('ERR_INVALID_SIPS', `system.sips.params: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}, got ${JSON.stringify(params)}`);
   const r = fabricOrProblem(kind.fabric(count, parsed.data as Record<string, unknown>));
   // The schema ran the same rule; a topology built in code may not have.
-  if ('problem' in r) throw new KernbenchError('ERR_CONFIG', `system.sips: ${r.problem}`);
+  if ('problem' in r) throw new KernbenchError('ERR_INVALID_SIPS', `system.sips: ${r.problem}`);
   return r.fabric;
 }

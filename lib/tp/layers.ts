@@ -16,8 +16,10 @@
 //
 // Placement: weights, bias and outputs live on this rank's SIP (the one
 // torch.ahbm.setDevice(rank) selected) under the default DPPolicy — cube 0,
-// PE 0 — so each layer's GEMM is one kernel on one PE. Weights are laid out
-// [in, out] (x @ W), the transpose of torch.nn.Linear's [out, in].
+// PE 0 — so each layer's GEMM is one kernel on one PE, or, with the gemmPes
+// option, one kernel on that many PEs of cube 0, each computing a block of
+// the output's rows in place (pe-split.ts). Weights are laid out [in, out]
+// (x @ W), the transpose of torch.nn.Linear's [out, in].
 //
 // forward() launches through torch.launch (the gemm kernel in gemm-kernel.ts;
 // nothing is multiplied on the host) and returns once its output is computed,
@@ -27,9 +29,11 @@ import { issueProblems } from '../config/problems.js';
 import { dottedPath } from '../config/schema-path.js';
 import { formatConfigProblem, KernbenchError } from '../errors.js';
 import type { Tensor } from '../host/tensor.js';
+import type { LaunchHandle } from '../host/host-runtime.js';
 import type { Torch } from '../host/torch.js';
 import { allGatherGemm, gemmReduceScatter } from './collective-matmul.js';
 import { addBias, gemm } from './gemm-kernel.js';
+import { cubePes, rowBlocks, wholeOn } from './pe-split.js';
 import { getTensorModelParallelRank, getTensorModelParallelWorldSize } from './parallel-state.js';
 import { elementBytes, type LayerTimeline } from './timeline.js';
 import { tabulateF32 } from '../tabulate.js';
@@ -59,6 +63,13 @@ export const ParallelLinearOptionsSchema = z
      * behind the reduce-scatter of the previous one. Same numbers.
      */
     overlap: z.boolean().default(false),
+    /**
+     * PEs each GEMM launch splits over, default 1 (the layer's PE alone): the
+     * PEs of the cube holding the layer's tensors, each computing a block of
+     * the output's rows in place (pe-split.ts, decision 0116). Tensors stay
+     * where they are. The fused overlap kernels are not split.
+     */
+    gemmPes: z.number().int().positive().default(1),
   })
   .strict();
 
@@ -78,6 +89,8 @@ export class ColumnParallelLinear {
   readonly bias: Tensor | null;
   readonly sequenceParallel: boolean;
   readonly overlap: boolean;
+  /** PEs each GEMM launch splits over (the option). */
+  readonly gemmPes: number;
   private readonly rank: number;
   private readonly ws: number;
 
@@ -99,6 +112,8 @@ export class ColumnParallelLinear {
     this.dtype = o.dtype;
     this.weight = torch.zeros([o.inFeatures, this.outputSizePerPartition], { dtype: o.dtype, name: 'column_parallel_weight' });
     this.bias = o.bias ? torch.zeros([this.outputSizePerPartition], { dtype: o.dtype, name: 'column_parallel_bias' }) : null;
+    this.gemmPes = o.gemmPes;
+    gemmPesOf(torch, this.weight, o.gemmPes);
   }
 
   /**
@@ -125,7 +140,7 @@ export class ColumnParallelLinear {
     }
     const m = input.shape[0];
     const y = this.torch.empty([m, this.outputSizePerPartition], { dtype: this.dtype, name: 'column_parallel_out' });
-    const h = this.torch.launch('column_parallel_gemm', gemm, input, this.weight, y, ...(this.bias ? [this.bias] : []));
+    const h = launchGemm(this.torch, 'column_parallel_gemm', input, this.weight, y, this.bias, this.gemmPes);
     await h;
     timeline?.record(h, 'gemm', { flops: 2 * m * this.inFeatures * this.outputSizePerPartition });
     return y;
@@ -162,6 +177,8 @@ export class RowParallelLinear {
   readonly bias: Tensor | null;
   readonly sequenceParallel: boolean;
   readonly overlap: boolean;
+  /** PEs each GEMM launch splits over (the option). */
+  readonly gemmPes: number;
   private readonly rank: number;
   private readonly ws: number;
 
@@ -183,6 +200,8 @@ export class RowParallelLinear {
     this.dtype = o.dtype;
     this.weight = torch.zeros([this.inputSizePerPartition, o.outFeatures], { dtype: o.dtype, name: 'row_parallel_weight' });
     this.bias = o.bias ? torch.zeros([o.outFeatures], { dtype: o.dtype, name: 'row_parallel_bias' }) : null;
+    this.gemmPes = o.gemmPes;
+    gemmPesOf(torch, this.weight, o.gemmPes);
   }
 
   /**
@@ -196,7 +215,7 @@ export class RowParallelLinear {
     const m = checkInput('RowParallelLinear', x, this.inputSizePerPartition, this.dtype, this.weight);
     if (this.overlap) return this.forwardOverlapped(x, m, timeline);
     const partial = this.torch.empty([m, this.outFeatures], { dtype: this.dtype, name: 'row_parallel_out' });
-    const h = this.torch.launch('row_parallel_gemm', gemm, x, this.weight, partial);
+    const h = launchGemm(this.torch, 'row_parallel_gemm', x, this.weight, partial, null, this.gemmPes);
     await h;
     timeline?.record(h, 'gemm', { flops: 2 * m * this.inputSizePerPartition * this.outFeatures });
     let y = partial;
@@ -250,7 +269,27 @@ export class RowParallelLinear {
   }
 }
 
-// ---- checks shared by both layers ---------------------------------------------
+// ---- the GEMM launch and checks shared by both layers ----------------------------
+
+/**
+ * y = x @ w (+ bias) by the gemm kernel. With gemmPes 1 it runs on the PE
+ * holding the tensors; with more, one launch runs it on that many PEs of
+ * their cube, each on a block of x's and y's rows and the whole of w and the
+ * bias (views of the same bytes, pe-split.ts). Each output element is the same
+ * tl.dot over the full K either way, so the values are the same bits.
+ */
+function launchGemm(torch: Torch, name: string, x: Tensor, w: Tensor, y: Tensor, bias: Tensor | null, gemmPes: number): LaunchHandle {
+  if (gemmPes === 1) return torch.launch(name, gemm, x, w, y, ...(bias ? [bias] : []));
+  for (const t of [x, w, y, ...(bias ? [bias] : [])]) torch.requireLive(t, name);
+  const pes = gemmPesOf(torch, x, gemmPes).slice(0, x.shape[0]);
+  return torch.launch(name, gemm, rowBlocks(x.toDesc(), pes), wholeOn(w.toDesc(), pes), rowBlocks(y.toDesc(), pes), bias ? wholeOn(bias.toDesc(), pes) : null);
+}
+
+/** The PEs of `t`'s cube a GEMM splits over (refused past the cube's PEs: ERR_GEMM_PES_BEYOND_CUBE). */
+function gemmPesOf(torch: Torch, t: Tensor, gemmPes: number): number[] {
+  return cubePes(t.toDesc(), gemmPes, torch.host.env.machine.pesPerCube).pes;
+}
+
 
 /** Validate options at the edge; every problem is reported at once, each ending with what was received. */
 function parseOptions(layer: string, options: unknown): ResolvedOptions {

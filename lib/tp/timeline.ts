@@ -19,6 +19,7 @@
 // timings), so recording changes no virtual time.
 import type { LaunchHandle } from '../host/host-runtime.js';
 import type { DType } from '../dtype/index.js';
+import { KernbenchError } from '../errors.js';
 
 /** 'overlapped': a fused collective-matmul kernel, a GEMM with its collective in flight (collective-matmul.ts). */
 export type SpanKind = 'gemm' | 'attention' | 'vector' | 'collective' | 'overlapped';
@@ -37,6 +38,8 @@ export interface Span {
   flops: number;
   /** An overlapped kernel's reported wait on communication (its exposed communication; the most over its PEs); 0 otherwise. */
   waitPs: number;
+  /** The PEs the launch ran on (more than one for a GEMM split over a cube's PEs, decision 0116). */
+  pes: number;
 }
 
 export class LayerTimeline {
@@ -51,7 +54,7 @@ export class LayerTimeline {
     const startPs = Math.min(...t.map((x) => x.startPs));
     const endPs = Math.max(...t.map((x) => x.endPs));
     const waitPs = Math.max(...t.map((x) => x.waitPs));
-    this.spans.push({ block: this.block, name: handle.name, kind, startPs, endPs, bytes: extra.bytes ?? 0, flops: extra.flops ?? 0, waitPs });
+    this.spans.push({ block: this.block, name: handle.name, kind, startPs, endPs, bytes: extra.bytes ?? 0, flops: extra.flops ?? 0, waitPs, pes: t.length });
   }
 }
 
@@ -102,6 +105,26 @@ export function breakdown(spans: readonly Span[]): Breakdown {
     exposedCommNs: exposedPs(spans) / 1000,
     flops: spans.reduce((a, s) => a + s.flops, 0),
   };
+}
+
+/** The collectives a layer issues, by what they do (a fused kernel counts as its collective). */
+export const COLLECTIVE_KINDS = ['all_reduce', 'all_gather', 'reduce_scatter'] as const;
+export type CollectiveKind = (typeof COLLECTIVE_KINDS)[number];
+
+/**
+ * Each collective kind's summed time in flight and bytes. Launch names say the
+ * kind: all_reduce, all_gather, reduce_scatter, and the fused all_gather_gemm
+ * and gemm_reduce_scatter (collective-matmul.ts).
+ */
+export function byCollectiveKind(b: Breakdown): Record<CollectiveKind, { ns: number; bytes: number }> {
+  const out = Object.fromEntries(COLLECTIVE_KINDS.map((k) => [k, { ns: 0, bytes: 0 }])) as Record<CollectiveKind, { ns: number; bytes: number }>;
+  for (const c of b.collectives) {
+    const kind = COLLECTIVE_KINDS.find((k) => c.name.includes(k));
+    if (kind === undefined) throw new KernbenchError('ERR_INTERNAL', `timeline: a collective span named ${c.name} is none of ${COLLECTIVE_KINDS.join(', ')}`);
+    out[kind].ns += c.ns;
+    out[kind].bytes += c.bytes;
+  }
+  return out;
 }
 
 type Interval = [number, number];

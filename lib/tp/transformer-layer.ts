@@ -55,6 +55,12 @@ export const TransformerLayerOptionsSchema = z
      * kernels, collective-matmul.ts), default false; needs sequenceParallel.
      */
     overlap: z.boolean().default(false),
+    /**
+     * PEs each linear layer's GEMM splits over, default 1: that many PEs of
+     * the cube holding the layer's tensors, a block of output rows each
+     * (ParallelLinearOptions.gemmPes, decision 0116).
+     */
+    gemmPes: z.number().int().positive().default(1),
     dtype: z.enum(['f16', 'bf16', 'f32']).default('f16'),
   })
   .strict()
@@ -162,7 +168,7 @@ export class SelfAttention {
     this.numAttentionHeadsPerPartition = c.numAttentionHeads / this.ws;
     this.numQueryGroupsPerPartition = c.numQueryGroups / this.ws;
     const qkvOut = (c.numAttentionHeads + 2 * c.numQueryGroups) * this.headDim;
-    const common = { bias: c.addBias, dtype: c.dtype, sequenceParallel: c.sequenceParallel, overlap: c.overlap };
+    const common = { bias: c.addBias, dtype: c.dtype, sequenceParallel: c.sequenceParallel, overlap: c.overlap, gemmPes: c.gemmPes };
     this.linearQkv = new ColumnParallelLinear(torch, { inFeatures: c.hiddenSize, outFeatures: qkvOut, ...common });
     this.linearProj = new RowParallelLinear(torch, { inFeatures: c.numAttentionHeads * this.headDim, outFeatures: c.hiddenSize, ...common });
   }
@@ -231,7 +237,7 @@ export class Mlp {
     private readonly c: TransformerLayerConfig,
   ) {
     this.ws = getTensorModelParallelWorldSize(torch);
-    const common = { bias: c.addBias, dtype: c.dtype, sequenceParallel: c.sequenceParallel, overlap: c.overlap };
+    const common = { bias: c.addBias, dtype: c.dtype, sequenceParallel: c.sequenceParallel, overlap: c.overlap, gemmPes: c.gemmPes };
     const fc1Out = c.activation === 'swiglu' ? 2 * c.ffnHiddenSize : c.ffnHiddenSize;
     this.linearFc1 = new ColumnParallelLinear(torch, { inFeatures: c.hiddenSize, outFeatures: fc1Out, ...common });
     this.linearFc2 = new RowParallelLinear(torch, { inFeatures: c.ffnHiddenSize, outFeatures: c.hiddenSize, ...common });

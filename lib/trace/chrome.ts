@@ -1,6 +1,6 @@
 // Runs on: main. Owns: the Chrome trace-event file written by --trace
 // (docs/trace.md) — one process per SIP with one track per PE and one per DMA
-// channel that waited, a "hosts" process with one track per rank (and main),
+// channel that sent or waited (its pieces' sends and its waits as spans), a "hosts" process with one track per rank (and main),
 // spans in virtual time (1 µs of trace = 1 µs simulated), IPCQ pieces as flow
 // arrows with numeric ids, credit and receive waits as spans, a counter track
 // per ring for its occupancy, and barrier spans. Opens in Perfetto
@@ -24,7 +24,7 @@ export interface ChromeEvent {
 }
 
 export const HOSTS_PID = 1_000_000;
-/** Channel tracks (the DMA channels that waited): tid = CHANNEL_TID + their rank in (PE, out before in, direction) order. */
+/** Channel tracks (the DMA channels that sent or waited): tid = CHANNEL_TID + their rank in (PE, out before in, direction) order. */
 export const CHANNEL_TID = 1_000_000;
 const us = (ps: number): number => ps / 1e6;
 /** Code-unit order (never locale order: the file is the same on every machine). */
@@ -47,9 +47,12 @@ export function chromeTrace(parts: ThreadTraceData[], m: Machine, hostNames: str
     events.push({ name: 'barrier', ph: 'X', cat: 'barrier', ...where(-1 - host), ts: us(arrivedPs), dur: us(leftPs - arrivedPs), args: { spawnBase: base, round } });
   }
 
-  // Waits, on the channel that waited (a channel runs its pieces one at a time, so they never overlap there).
-  for (const [ring, seq, pe, dir, , , readyPs, creditWaitPs] of data.sends) {
+  // Waits and sends, on the channel that waited or sent (a channel runs its pieces one at a
+  // time, so they never overlap there). A send spans a piece from when its credit let the
+  // channel start it to its last byte out: the communication that overlaps a PE's GEMM.
+  for (const [ring, seq, pe, dir, peer, bytes, readyPs, creditWaitPs, sentPs] of data.sends) {
     if (creditWaitPs > 0) waits.push({ key: channelKey(pe, false, dir), event: { name: 'credit wait', ph: 'X', cat: 'ipcq', pid: m.coord(pe).sip, tid: 0, ts: us(readyPs), dur: us(creditWaitPs), args: { ring, seq } } });
+    waits.push({ key: channelKey(pe, false, dir), event: { name: 'send', ph: 'X', cat: 'ipcq', pid: m.coord(pe).sip, tid: 0, ts: us(readyPs + creditWaitPs), dur: us(sentPs - readyPs - creditWaitPs), args: { ring, seq, bytes, to: peer } } });
   }
   for (const [ring, seq, pe, dir, , , readyPs, dataWaitPs] of data.recvs) {
     if (dataWaitPs > 0) waits.push({ key: channelKey(pe, true, dir), event: { name: 'recv wait', ph: 'X', cat: 'ipcq', pid: m.coord(pe).sip, tid: 0, ts: us(readyPs), dur: us(dataWaitPs), args: { ring, seq } } });

@@ -1,11 +1,13 @@
 // Runs on: main (a script). The SimGrid comparison of docs/simgrid.md:
 //   npm run build && node scripts/simgrid/compare.mjs [--quick] [--only ring|tree|hierarchical] [--fabrics]
+//   node scripts/simgrid/compare.mjs --alltoall [--max-p P] [--quick]
 // Builds the oracle (scripts/simgrid/oracle.cpp, libsimgrid-dev 3.32) into
 // out/simgrid/, then for each case runs SimGrid (CM02, no TCP-gamma bound, no
 // cross traffic, an exact max-min solve (network/optim:Full; the default lazy
 // update left a 4.6e-5 residue): a message = latency + size / bandwidth share) on the platform
 // and message program of scripts/simgrid/gen.mjs, and kernbench's
-// allreduce_perf (hierarchical: benches/hierarchical_perf.ts) on the same machine (topologies/ideal.yaml: alpha 1000 ns,
+// allreduce_perf (hierarchical: benches/hierarchical_perf.ts; --alltoall: alltoall_perf
+// with peer channels, the pairwise exchange) on the same machine (topologies/ideal.yaml: alpha 1000 ns,
 // beta 100 GB/s, everything else free), and prints one table: SimGrid time,
 // kernbench time, (kernbench - SimGrid) / SimGrid.
 // IPCQ window: ccl.n_slots=17 slots of 64 KiB, so a whole 1 MiB message fits
@@ -27,9 +29,13 @@ const quick = argv.includes('--quick');
 // --fabrics: only the switched fabrics' cases (decision 0050): ring and tree all-reduce
 // on single_switch and on fat_tree_2l (4 SIPs a leaf, 2 spines; 1:1 and 2:1 oversubscribed).
 const fabricsOnly = argv.includes('--fabrics');
+// --alltoall: only the pairwise all-to-all, on single_switch and fat_tree_2l (4 SIPs a
+// leaf, 2 spines, 1:1), p = 8 .. --max-p (default 256), 64 KiB .. 4 MiB a rank's send buffer.
+const alltoall = argv.includes('--alltoall');
+const maxP = argv.includes('--max-p') ? Number(argv[argv.indexOf('--max-p') + 1]) : 256;
 const only = argv.includes('--only') ? argv[argv.indexOf('--only') + 1] : null;
 if (only !== null && !['ring', 'tree', 'hierarchical'].includes(only)) throw new Error(`--only: expected ring, tree or hierarchical, got ${only}`);
-const SIZES = [65536, 1048576];
+const SIZES = alltoall ? (quick ? [65536, 4194304] : [65536, 262144, 1048576, 4194304]) : [65536, 1048576];
 const RING_P = quick ? [5, 8] : [5, 8, 16, 32, 64];
 const TORUS = quick ? [[4, 2]] : [[4, 2], [4, 4], [8, 4], [8, 8]];
 const SWITCH_P = quick ? [8] : [8, 16, 32];
@@ -73,9 +79,16 @@ const HIER = quick
   ? [hier(4, 1, 1, 1, 'corner'), hier(2, 2, 2, 2, 'corner'), hier(2, 3, 2, 1, 'center')]
   : [hier(4, 1, 1, 1, 'corner'), hier(2, 2, 2, 2, 'corner'), hier(3, 3, 1, 2, 'corner'), hier(2, 3, 2, 1, 'center'), hier(4, 3, 2, 1, 'center'), hier(3, 4, 2, 1, 'center'), hier(2, 3, 3, 1, 'center')];
 
+const A2A_P = [8, 16, 32, 64, 128, 256].filter((p) => p <= maxP && (!quick || p <= 16));
+const a2aMachines = A2A_P.flatMap((p) => [
+  { name: `single_switch p=${p}`, sets: ['system.sips.topology=single_switch', `system.sips.count=${p}`, `ccl.peer_ranks=${p}`] },
+  { name: `fat_tree_2l p=${p} o=1`, sets: ['system.sips.topology=fat_tree_2l', `system.sips.count=${p}`, 'system.sips.params.sips_per_leaf=4', 'system.sips.params.spines=2', 'system.sips.params.oversubscription=1', `ccl.peer_ranks=${p}`] },
+]);
+
 const cases = [];
-for (const m of machines) for (const algo of ['ring', 'tree']) if (only === null || only === algo) cases.push({ machine: m.name, sets: m.sets, algo });
-if (!fabricsOnly && (only === null || only === 'hierarchical')) for (const m of HIER) cases.push({ machine: m.name, sets: m.sets, algo: 'hierarchical', root: m.root });
+if (alltoall) for (const m of a2aMachines) cases.push({ machine: m.name, sets: m.sets, algo: 'alltoall' });
+else for (const m of machines) for (const algo of ['ring', 'tree']) if (only === null || only === algo) cases.push({ machine: m.name, sets: m.sets, algo });
+if (!alltoall && !fabricsOnly && (only === null || only === 'hierarchical')) for (const m of HIER) cases.push({ machine: m.name, sets: m.sets, algo: 'hierarchical', root: m.root });
 
 function simgrid(c, bytes) {
   const dir = join(outDir, 'case');
@@ -91,7 +104,9 @@ function kernbench(c, bytes, sharing) {
   const bench =
     c.algo === 'hierarchical'
       ? ['--bench', 'hierarchical_perf', '--algorithm', c.root === 'center' ? 'hierarchical_allreduce_center' : 'hierarchical_allreduce', '--bytes', String(bytes)]
-      : ['--bench', 'allreduce_perf', '--algorithm', `${c.algo}_allreduce`, '--min-bytes', String(bytes), '--max-bytes', String(bytes)];
+      : c.algo === 'alltoall'
+        ? ['--bench', 'alltoall_perf', '--min-bytes', String(bytes), '--max-bytes', String(bytes)]
+        : ['--bench', 'allreduce_perf', '--algorithm', `${c.algo}_allreduce`, '--min-bytes', String(bytes), '--max-bytes', String(bytes)];
   const r = spawnSync('node', [join(root, 'bin/kernbench.js'), 'run', ...bench, '--topology', 'ideal', ...setArgs, '--no-data', '--threads', '1', '--json'], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`kernbench exited ${r.status}: ${r.stderr}`);
   // Shared links run optimistically; a run whose flows met ran again arbitrated and says so on stderr (decision 0030).

@@ -4,8 +4,11 @@
 //   node scripts/simgrid/gen.mjs --topology ideal --set k=v ... --algo ring|tree --bytes N --out DIR
 //   node scripts/simgrid/gen.mjs ... --algo hierarchical [--root corner|center]
 //                                    [--num-cubes C] [--num-pes P] --bytes N --out DIR
+//   node scripts/simgrid/gen.mjs ... --algo alltoall --bytes N --out DIR
+//                  (N: a rank's whole send buffer, as alltoall_perf's size column)
 // Participants (one SimGrid host each, r<i> for CCL rank i):
-//   ring, tree     rank r = SIP r's first PE (allreduce_perf: one shard per rank);
+//   ring, tree,    rank r = SIP r's first PE (allreduce_perf, alltoall_perf: one
+//   alltoall       shard per rank);
 //   hierarchical   every shard PE of every SIP (benches/hierarchical_perf.ts: a
 //                  tensor split column_wise over C cubes x P PEs, 0 = all), rank
 //                  q * L + local as lib/ccl/placement.ts numbers them, wired by
@@ -16,7 +19,8 @@
 // message, declared explicitly as kernbench's Links.route, so SimGrid's flows
 // cross exactly the links kernbench's would (CM02 shares them). A switched
 // fabric's switches are not hosts: a route through one is just its links.
-// Program: the message pattern of lib/ccl/algorithms/<algo>_allreduce.ts (one
+// Program: the message pattern of lib/ccl/algorithms/<algo>_allreduce.ts, or of
+// the pairwise all-to-all (lib/ccl/collectives/all_to_all_pairwise.ts) (one
 // message per tl.send, its whole payload; f32 elements, chunks cut as lib/ccl/steps.ts).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -48,7 +52,7 @@ const mod = (a, k) => ((a % k) + k) % k;
 // Participants: the kernbench PE of each CCL rank.
 let pes;
 let hier = null;
-if (algo === 'ring' || algo === 'tree') {
+if (algo === 'ring' || algo === 'tree' || algo === 'alltoall') {
   pes = Array.from({ length: p }, (_, r) => r * m.pesPerSip);
 } else if (algo === 'hierarchical') {
   const numCubes = Number(opt('num-cubes', '0')) || m.cubesPerSip;
@@ -63,7 +67,7 @@ if (algo === 'ring' || algo === 'tree') {
   pes = [];
   for (let q = 0; q < p; q++) for (const s of shards) pes.push(m.peId({ sip: q, cube: s.cube, pe: s.pe }));
 } else {
-  throw new Error(`--algo: expected ring, tree or hierarchical, got ${algo}`);
+  throw new Error(`--algo: expected ring, tree, hierarchical or alltoall, got ${algo}`);
 }
 
 // Program.
@@ -98,6 +102,18 @@ if (algo === 'ring') {
     }
     const sends = children.map((c) => isend(r, c, bytes));
     sends.forEach((x) => wait(r, x));
+  }
+} else if (algo === 'alltoall') {
+  // The pairwise exchange: step s sends the block for r + s (in the background),
+  // waits for r - s's block, then for its own send. alltoall_perf's count is
+  // floor(N / 4 / p) * p elements (at least p), so a block is floor(N / 4 / p) of them.
+  const block = 4 * Math.max(1, Math.floor(n / p));
+  for (let r = 0; r < p; r++) {
+    for (let s = 1; s < p; s++) {
+      const sent = isend(r, mod(r + s, p), block);
+      wait(r, irecv(r, mod(r - s, p)));
+      wait(r, sent);
+    }
   }
 } else {
   // lib/ccl/algorithms/hierarchical_allreduce.ts: whole tiles up and down the

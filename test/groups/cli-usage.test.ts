@@ -14,3 +14,4 @@ await import('../cli-bench-options.test.js');
 await import('../config-limits.test.js');
 await import('../readme.test.js');
 await import('../cli-help.test.js');
+await import('../usage-errors.test.js');

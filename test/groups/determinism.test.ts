@@ -7,3 +7,4 @@
 // (the kind catalog's top-level await) would otherwise be evaluated after tap ended.
 export {};
 await import('../determinism.test.js');
+await import('../launch-order.test.js');

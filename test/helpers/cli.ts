@@ -1,13 +1,14 @@
 // Runs on: main thread (tap). Shared plumbing for the CLI tests: run a kernbench
-// command line — in this process through bin/cli.ts's runCli (the same code the
+// command line — in this process through bin/cli.ts's answerCli (the same code the
 // binary runs, without a node start-up per case), or through bin/kernbench.js as
 // a user does where the process boundary is what is tested — and the shape every
-// usage or configuration error must have (exit 2, one message, no stack).
+// usage error must have (exit 2, one message, no stack, its code).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa, type Options } from 'execa';
 import t, { type Test } from 'tap';
+import type { UsageErrorCode } from '../../lib/errors.js';
 import type { ThreadResources } from '../../lib/session/thread-resources.js';
 
 // tap runs each test file with NODE_OPTIONS=--import @tapjs/processinfo (process
@@ -27,6 +28,11 @@ export interface Run {
   stderr: string;
   /** The run was stopped by its guard timeout (a hang, not an answer). */
   timedOut: boolean;
+  /**
+   * The code of the error the run ended with; undefined when it ended without one,
+   * or ran as a process (an exit-2 message does not print its code).
+   */
+  errorCode: string | undefined;
 }
 
 export interface RunOptions {
@@ -98,7 +104,7 @@ export function kernbench(args: string[], opts: RunOptions = {}): Promise<Run> {
 async function inProcess(args: string[], opts: RunOptions): Promise<Run> {
   // Loaded on the first run: files that import this helper only for ROOT or for the
   // NODE_OPTIONS line above do not load the CLI and the library.
-  const { runCli } = await import('../../bin/cli.js');
+  const { answerCli } = await import('../../bin/cli.js');
   const { ThreadResources } = await import('../../lib/session/thread-resources.js');
   const cwd = process.cwd();
   const saved = Object.keys(opts.env ?? {}).map((k) => [k, process.env[k]] as const);
@@ -109,12 +115,14 @@ async function inProcess(args: string[], opts: RunOptions): Promise<Run> {
   let timer: NodeJS.Timeout | undefined;
   try {
     const guard = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), GUARD_MS)));
-    const code = await Promise.race([capture.run(out, () => runCli(args, shared)), guard]);
-    if (code === 'timeout') {
+    const answer = await Promise.race([capture.run(out, () => answerCli(args, shared)), guard]);
+    if (answer === 'timeout') {
       threads = undefined;
       void shared.close();
+      return { exitCode: undefined, stdout: out.stdout, stderr: out.stderr, timedOut: true, errorCode: undefined };
     }
-    return { exitCode: code === 'timeout' ? undefined : code, stdout: out.stdout, stderr: out.stderr, timedOut: code === 'timeout' };
+    const code = (answer.error as { code?: unknown } | undefined)?.code;
+    return { exitCode: answer.status, stdout: out.stdout, stderr: out.stderr, timedOut: false, errorCode: typeof code === 'string' ? code : undefined };
   } finally {
     out.open = false;
     clearTimeout(timer);
@@ -136,15 +144,26 @@ async function inProcess(args: string[], opts: RunOptions): Promise<Run> {
 export async function kernbenchProcess(args: string[], opts: Options & { nodeFlags?: string[] } = {}): Promise<Run> {
   const { nodeFlags = [], ...rest } = opts;
   const r = await execa('node', [...nodeFlags, BIN, ...args], { reject: false, cwd: ROOT, stripFinalNewline: false, timeout: GUARD_MS, ...rest });
-  return { exitCode: r.exitCode, stdout: String(r.stdout), stderr: String(r.stderr), timedOut: r.timedOut === true };
+  return { exitCode: r.exitCode, stdout: String(r.stdout), stderr: String(r.stderr), timedOut: r.timedOut === true, errorCode: undefined };
 }
 
-/** A usage or configuration error: exit 2, nothing on stdout, one `kernbench:` message, no stack trace, no raw control bytes. */
-export function assertUsageError(t: Test, r: Run): void {
+/**
+ * A usage error as a process shows it: exit 2, nothing on stdout, one
+ * `kernbench:` message, no stack trace, no raw control bytes. For runs through the
+ * binary, whose exit-2 message does not print the code; in-process runs use
+ * assertUsageError, which checks the code as well.
+ */
+export function assertUsageExit(t: Test, r: Run): void {
   t.equal(r.timedOut, false, 'answers instead of hanging');
   t.equal(r.exitCode, 2, 'exits 2');
   t.equal(r.stdout, '', 'prints nothing on stdout');
   t.match(r.stderr, /^kernbench: /, 'stderr starts with kernbench:');
   t.notMatch(r.stderr, '    at ', 'stderr has no stack trace');
   t.notMatch(r.stderr, /[\u0000-\u0009\u000b-\u001f\u007f]/, 'stderr has no control characters but newlines');
+}
+
+/** A usage error of an in-process run (kernbench()): the shape assertUsageExit checks, and its code. */
+export function assertUsageError(t: Test, r: Run, code: UsageErrorCode): void {
+  assertUsageExit(t, r);
+  t.equal(r.errorCode, code, `the error's code is ${code}`);
 }

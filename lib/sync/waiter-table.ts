@@ -1,0 +1,123 @@
+// Runs on: every thread that hosts actors (executors and main), inside its
+// Scheduler (./scheduler.ts). Owns: that thread's table of parked waiters —
+// each waits for `ctl[word] >= target` — keyed by word, with a count of the
+// waiters in it and a filter that lets a publish with no waiter on its word
+// skip the table. It decides which waiters a word's value releases and in what
+// order they are settled and resolved; when to look (a publish, the wake loop,
+// an abort) is the scheduler's.
+
+/**
+ * A parked wait: resolved once ctl[word] >= target, rejected on abort or stop.
+ * resolve and reject may run synchronously inside a publish (wake) and may
+ * publish and park again themselves: wake settles a word's list before it
+ * calls them.
+ */
+export interface Waiter {
+  word: number;
+  target: number;
+  resolve: () => void;
+  reject: (e: Error) => void;
+  /** A broadcast waiter (Scheduler.waitBroadcast): it also has an Atomics.waitAsync parked on `word`. */
+  broadcast: boolean;
+  /** Resolved or rejected (by a sweep, by rejectAll, or by its own waitAsync). */
+  settled: boolean;
+}
+
+/** Slots of a table's filter (a power of two; 32 KiB of counts per thread). */
+const FILTER_SLOTS = 1 << 13;
+const FILTER_MASK = FILTER_SLOTS - 1;
+
+export class WaiterTable {
+  private readonly byWord = new Map<number, Waiter[]>();
+  /** Waiters in the table. */
+  private n = 0;
+  /**
+   * Waiters parked per word, counted modulo FILTER_SLOTS: a zero means no waiter
+   * on any word of that slot, so wake (every local publish) skips the map.
+   * While a thread's hosts wait for their collectives the count is never zero,
+   * and the map lookup was most of a publish's cost (a ring step publishes twice).
+   */
+  private readonly filter = new Uint32Array(FILTER_SLOTS);
+
+  constructor(private readonly ctl: Int32Array) {}
+
+  /** Waiters in the table. */
+  get count(): number {
+    return this.n;
+  }
+
+  /** Add a waiter under its word. */
+  add(w: Waiter): void {
+    const list = this.byWord.get(w.word);
+    if (list) list.push(w);
+    else this.byWord.set(w.word, [w]);
+    this.n++;
+    this.filter[w.word & FILTER_MASK]++;
+  }
+
+  /**
+   * Take out a broadcast waiter its own waitAsync settled. Its list stays in the
+   * map when it empties: the next barrier's waiter reuses it (no Map entry made
+   * and deleted per barrier).
+   */
+  remove(w: Waiter): void {
+    const list = this.byWord.get(w.word)!;
+    if (list.length === 1) list.length = 0;
+    else list.splice(list.indexOf(w), 1);
+    this.n--;
+    this.filter[w.word & FILTER_MASK]--;
+  }
+
+  /** Resolve the waiters on `word` whose target its value has reached. */
+  wake(word: number): void {
+    if (this.filter[word & FILTER_MASK] === 0) return;
+    const list = this.byWord.get(word);
+    if (!list) return;
+    const v = Atomics.load(this.ctl, word);
+    // Settle the list first, then resolve: a resolve may publish (and so sweep
+    // every word, this one too) or park again, synchronously (parkWaiter).
+    let first: Waiter | undefined;
+    let more: Waiter[] | undefined;
+    let kept = 0;
+    for (let i = 0; i < list.length; i++) {
+      const w = list[i];
+      if (v >= w.target) {
+        this.n--;
+        this.filter[word & FILTER_MASK]--;
+        w.settled = true;
+        if (first === undefined) first = w;
+        else (more ??= []).push(w);
+      } else list[kept++] = w;
+    }
+    if (kept === 0) this.byWord.delete(word);
+    else list.length = kept;
+    if (first === undefined) return;
+    first.resolve();
+    if (more !== undefined) for (const w of more) w.resolve();
+  }
+
+  /** The words with waiters, as a copy (a resolve may add or drop words while the caller walks them). */
+  words(): number[] {
+    return [...this.byWord.keys()];
+  }
+
+  /**
+   * Reject every waiter with `e`; returns the words broadcast waiters were
+   * parked on. The table is emptied first: a reject runs the waiter's own code
+   * (parkWaiter), which must find it consistent.
+   */
+  rejectAll(e: Error): Set<number> {
+    const all: Waiter[] = [];
+    for (const list of this.byWord.values()) for (const w of list) all.push(w);
+    this.byWord.clear();
+    this.n = 0;
+    this.filter.fill(0);
+    const watched = new Set<number>();
+    for (const w of all) {
+      w.settled = true;
+      w.reject(e);
+      if (w.broadcast) watched.add(w.word);
+    }
+    return watched;
+  }
+}
