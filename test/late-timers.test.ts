@@ -5,6 +5,7 @@
 // rank and pe; user code on the public API (test/fixtures/late-errors.ts). The
 // wall-clock pause between the spawns only gives a late timer the chance to fire
 // there; nothing asserts on wall time.
+// A kernel's timers: test/kernel-timers.test.ts.
 import t from 'tap';
 import { SpawnError } from '../lib/public/index.js';
 import { lateTimerRank, quietRank } from './fixtures/late-errors.js';

@@ -14,8 +14,8 @@
 // mode the thread is in when they fire. While its owner runs, run() races the
 // owner's promise chain against such a fault: the owner fails at once with it,
 // as if its chain had thrown.
-import timers from 'node:timers';
 import { promiseHooks } from 'node:v8';
+import { ownClearImmediate, ownClearTimeout } from './own-timers.js';
 
 export class FaultOwner {
   /** True until the owner's chain settles (returned, threw, or faulted). */
@@ -139,14 +139,10 @@ export interface TimerHandle {
   hasRef(): boolean;
 }
 
-/** Node's own clear functions, taken before lib/executor/faults.ts wraps them. */
-const clearTimer = timers.clearTimeout;
-const clearImmediateTimer = timers.clearImmediate;
-
 /** Clear a Timeout (a timer or an interval: it has close()) or an Immediate. */
 function clearHandle(h: TimerHandle): void {
-  if (typeof (h as { close?: unknown }).close === 'function') clearTimer(h as unknown as NodeJS.Timeout);
-  else clearImmediateTimer(h as unknown as NodeJS.Immediate);
+  if (typeof (h as { close?: unknown }).close === 'function') ownClearTimeout(h as unknown as NodeJS.Timeout);
+  else ownClearImmediate(h as unknown as NodeJS.Immediate);
 }
 
 /** The owner each tracked timer belongs to, for the cleared timer's bookkeeping (timerCleared). */

@@ -50,6 +50,7 @@ import { ABORT_KIND, ACTOR, ACTOR_STATE, EXEC, HEADER } from '../shm/layout.js';
 import type { ErrorSlot, SharedState } from '../shm/shared-state.js';
 import type { Jitter } from './jitter.js';
 import { collectIfIdle } from './young-gc.js';
+import { ownSetImmediate } from './own-timers.js';
 import { WaiterTable, type Waiter } from './waiter-table.js';
 
 export type { Waiter } from './waiter-table.js';
@@ -385,13 +386,13 @@ export class Scheduler {
         if (this.poll) {
           let changed = false;
           for (let i = 0; i < POLL_SPIN_BUDGET && !changed; i++) {
-            await new Promise<void>((r) => setImmediate(r));
+            await new Promise<void>((r) => ownSetImmediate(r));
             changed = Atomics.load(this.ctl, this.doorbell) !== seen || this.waiters.count === 0;
           }
           if (changed) continue;
         } else {
           // Let same-thread actors run first: they may satisfy the waiters without any park.
-          await new Promise<void>((r) => setImmediate(r));
+          await new Promise<void>((r) => ownSetImmediate(r));
           if (Atomics.load(this.ctl, this.doorbell) !== seen || this.waiters.count === 0) continue;
         }
         // Nothing here can run until another thread publishes: a moment for housekeeping.
