@@ -1,0 +1,40 @@
+// Runs on: main thread (tap). Owns: the one set of threads (executor pool and
+// coordinator) that the test files of a tap process share — TestRuntime's runs
+// (./run.ts) and the in-process CLI runs (./cli.ts) — and the queue that puts one
+// run at a time on them (decision 0140).
+//
+// Starting an executor thread costs about half a second of CPU (it loads the
+// library), and a group (decision 0028) imports several files: with a set of
+// threads per file, each file started its own pool again (32 executors for one
+// --threads pe run on the default machine). Shared, a process starts the largest
+// pool it needs once; the pool only grows (ThreadResources.executorPool).
+//
+// One run at a time: a session owns the threads while it runs, and two files of a
+// group may both be running (a later file's import-time run while an earlier
+// file's tests run). Never start a queued run from inside another one's callback:
+// it would wait for itself.
+import t from 'tap';
+import { ThreadResources } from '../../lib/session/thread-resources.js';
+
+let shared: ThreadResources | undefined;
+t.teardown(() => shared?.close());
+
+/** The process's shared threads, started on first use (again after dropSharedThreads). */
+export function sharedThreads(): ThreadResources {
+  return (shared ??= new ThreadResources());
+}
+
+/** Stop the shared threads after a run that did not answer: the next run gets a fresh set. */
+export function dropSharedThreads(resources: ThreadResources): void {
+  if (shared === resources) shared = undefined;
+  void resources.close();
+}
+
+let queue: Promise<unknown> = Promise.resolve();
+
+/** Run `fn` when every run queued before it has ended; its result or rejection is the caller's. */
+export function exclusive<T>(fn: () => Promise<T>): Promise<T> {
+  const run = queue.then(fn);
+  queue = run.catch(() => undefined);
+  return run;
+}
