@@ -1,10 +1,11 @@
 // Runs on: main thread (tap), and one Worker it starts. Covers: what an executor
 // thread loads when it starts: its entry point and what that imports, and no more
-// than it needs. Each module is loaded again in every isolate, so under
+// than it needs; and the note a run that starts many of them gets. Each module is loaded again in every isolate, so under
 // --threads rank each one is paid once a rank (decision 0130).
 import { Worker } from 'node:worker_threads';
 import t from 'tap';
 import { threadEnv, threadExecArgv } from '../lib/session/thread-flags.js';
+import { MANY_THREADS, manyThreadsNote } from '../lib/session/thread-resources.js';
 
 const ENTRY = new URL('../lib/executor/executor-worker.js', import.meta.url).href;
 
@@ -29,4 +30,9 @@ async function commonJsAfterEntry(): Promise<string[]> {
 t.test("an executor thread's start-up does not load the YAML parser: only main reads topology and CCL files", async (t) => {
   const files = await commonJsAfterEntry();
   t.same(files.filter((f) => /[\\/]node_modules[\\/]yaml[\\/]/.test(f)), [], 'no file of the yaml package');
+});
+
+t.test('a run that starts more than MANY_THREADS executor threads gets a note proposing --threads N; up to that, none', async (t) => {
+  t.equal(manyThreadsNote(MANY_THREADS), undefined, `${MANY_THREADS} threads: no note`);
+  t.match(manyThreadsNote(MANY_THREADS + 1), new RegExp(`^note: .*starts ${MANY_THREADS + 1} executor threads.*--threads 2`));
 });
