@@ -160,10 +160,10 @@ export function ownerOfPromise(p: Promise<unknown> | undefined): FaultOwner | un
 // `before`, for the promise a reaction settles (the one `then` or `await` made),
 // and by ownerOfPromise, for a promise that rejected unhandled. So a promise made
 // fulfilled needs none, nor does the promise of a reaction that runs engine
-// bookkeeping alone. Two or three of them come with every tl operation that
-// completes as issued (a ring step's receive, its flow's release): untagged,
-// each saves the tag's property store and the 40-byte backing store it
-// allocates on the promise (docs/decisions/0120-untagged-engine-promises.md).
+// bookkeeping alone. Such promises come with every tl operation that completes
+// as issued (a ring step's receive, its flow's release): untagged, each saves
+// the tag's property store and the backing store it allocates on the promise
+// (the bytes: docs/decisions/0120-untagged-engine-promises.md).
 
 /** Promise.resolve(value) with no owner tag. `value` must not be a thenable (the promise would then follow it, and might reject). */
 export function resolvedUntagged<T>(value: T): Promise<T> {
