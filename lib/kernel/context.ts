@@ -20,6 +20,7 @@
 import type { DType } from '../dtype/index.js';
 import { KernbenchError, formatPs, type ErrorCode } from '../errors.js';
 import type { ChannelOp } from '../ipcq/channel.js';
+import { resolvedUntagged } from '../sync/fault-owner.js';
 import { Peer, portOf, type Ports } from './ports.js';
 import { Flow, Region } from './flow.js';
 import { claimDirection, runBranches } from './branches.js';
@@ -133,7 +134,7 @@ export class KernelContext extends MemoryOps implements SendWaiter {
       this.clock.advanceTo(r);
       this.settledNow('recv');
       this.race.received(this.raceKeys);
-      return Promise.resolve(tile);
+      return resolvedUntagged(tile);
     }
     const f = new RecvFuture(r, 0, tile);
     f.raceKeys = this.raceKeys;
@@ -189,13 +190,13 @@ export class KernelContext extends MemoryOps implements SendWaiter {
       this.clock.advanceTo(f.donePs);
       this.settledNow('wait');
       this.race.received(f.raceKeys);
-      return Promise.resolve(f.tile);
+      return resolvedUntagged(f.tile);
     }
     if (f.op.settled) {
       this.transfers.take(f.op);
       this.settledNow('wait');
       this.race.received(f.raceKeys);
-      return Promise.resolve(f.tile);
+      return resolvedUntagged(f.tile);
     }
     // Not in yet: wait as Transfers.settle does, with one promise instead of an async frame
     // (a ring step under --threads 2 lands here whenever its thread got ahead of the other).
@@ -235,7 +236,7 @@ export class KernelContext extends MemoryOps implements SendWaiter {
     if (h.op === null || h.op.settled) {
       this.waitSendNow(h);
       this.settledNow('await send');
-      return Promise.resolve();
+      return resolvedUntagged(undefined);
     }
     this.flow.begin('await send');
     const op = h.op;

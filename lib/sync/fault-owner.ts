@@ -193,7 +193,11 @@ let untagged: FaultOwner | undefined;
 /** The owner of the callback whose exception is propagating now (set by a bound callback, read by ownerOfException). */
 let thrown: { error: unknown; owner: FaultOwner } | undefined;
 
+/** Set for the one promise an engine makes through resolvedUntagged or thenUntagged: init leaves it untagged. */
+let untaggedNext = false;
+
 function onInit(p: Promise<unknown>): void {
+  if (untaggedNext) return;
   (p as Tagged)[OWNER] = current ?? null;
 }
 function onBefore(p: Promise<unknown>): void {
@@ -259,6 +263,35 @@ export function ownerOfPromise(p: Promise<unknown> | undefined): FaultOwner | un
   if (o !== undefined) return o ?? undefined;
   // Untagged: created while the hooks were off, by the thread's only live owner then.
   return stopHooks !== undefined ? untagged : soleOwner();
+}
+
+// Promises nobody will ask the owner of. A tag is read in two places only: by
+// `before`, for the promise a reaction settles (the one `then` or `await` made),
+// and by ownerOfPromise, for a promise that rejected unhandled. So a promise made
+// fulfilled needs none, nor does the promise of a reaction that runs engine
+// bookkeeping alone. Such promises come with every tl operation that completes
+// as issued (a ring step's receive, its flow's release): untagged, each saves
+// the tag's property store and the backing store it allocates on the promise
+// (the bytes: docs/decisions/0120-untagged-engine-promises.md).
+
+/** Promise.resolve(value) with no owner tag. `value` must not be a thenable (the promise would then follow it, and might reject). */
+export function resolvedUntagged<T>(value: T): Promise<T> {
+  untaggedNext = true;
+  const p = Promise.resolve(value);
+  untaggedNext = false;
+  return p;
+}
+
+/**
+ * `void settled.then(fn)` with no owner tag on the promise `then` makes. `fn` is
+ * engine bookkeeping: while it runs the code counts as the owner of untagged
+ * promises (`before`), so it must not make promises, schedule callbacks, call
+ * process.exit() or throw.
+ */
+export function thenUntagged(settled: Promise<unknown>, fn: () => void): void {
+  untaggedNext = true;
+  void settled.then(fn);
+  untaggedNext = false;
 }
 
 /**

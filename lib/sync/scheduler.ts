@@ -329,6 +329,12 @@ export class Scheduler {
     this.waiters.wake(word);
   }
 
+  /** What signal does for a word no local waiter waits on: only look whether another thread rang. */
+  signalNone(): void {
+    if (this.waiters.count === 0) return;
+    this.pollDoorbell();
+  }
+
   /**
    * Sweep now if another thread rang since the last look. The wake loop only
    * gets a turn once the thread's microtasks drain, so a waiter woken from
