@@ -74,13 +74,16 @@ function oracle(): string {
   return binary;
 }
 
-/** SimGrid's time in ns for `algo` on the ideal machine with `sets`, through the oracle (`detached`: its older program). */
-function simgrid(binary: string, sets: string[], algo: string, bytes: number, detached = false): number {
+/** SimGrid's time in ns for `algo` on the ideal machine with `sets`, through the oracle: sends timed as kernbench does, and detached (its older program). */
+function simgrid(binary: string, sets: string[], algo: string, bytes: number): { held: number; detached: number } {
   const dir = mkdtempSync(join(tmpdir(), 'kb-simgrid-a2a-'));
   try {
     gen(sets, bytes, dir, algo);
-    const out = execFileSync(binary, [join(dir, 'platform.xml'), join(dir, 'program.txt'), ...(detached ? ['detached'] : []), '--cfg=network/model:CM02', '--cfg=network/optim:Full', '--cfg=network/TCP-gamma:0', '--cfg=network/crosstraffic:0', '--cfg=surf/precision:1e-12', '--cfg=maxmin/precision:1e-9', '--log=root.thres:warning'], { encoding: 'utf8' });
-    return Number(out.trim().split('\n').pop());
+    const time = (mode: string[]): number => {
+      const out = execFileSync(binary, [join(dir, 'platform.xml'), join(dir, 'program.txt'), ...mode, '--cfg=network/model:CM02', '--cfg=network/optim:Full', '--cfg=network/TCP-gamma:0', '--cfg=network/crosstraffic:0', '--cfg=surf/precision:1e-12', '--cfg=maxmin/precision:1e-9', '--log=root.thres:warning'], { encoding: 'utf8' });
+      return Number(out.trim().split('\n').pop());
+    };
+    return { held: time([]), detached: time(['detached']) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -103,7 +106,7 @@ const close = (got: number, want: number): boolean => Math.abs(got - want) / wan
 const why = missing();
 t.test('on the ideal single switch, p = 8 x 64 KiB, the pairwise all-to-all agrees with SimGrid to 1e-6', why === undefined ? {} : { skip: why }, async (t) => {
   const binary = oracle();
-  const want = simgrid(binary, SWITCH(8), 'alltoall', 65536);
+  const want = simgrid(binary, SWITCH(8), 'alltoall', 65536).held;
   const r = await kernbench(SWITCH(8), 'alltoall', 65536);
   t.equal(r.algorithm, 'pairwise_all_to_all');
   t.ok(close(r.critNs, want), `kernbench ${r.critNs} ns, SimGrid ${want} ns`);
@@ -112,8 +115,7 @@ t.test('on the ideal single switch, p = 8 x 64 KiB, the pairwise all-to-all agre
 t.test('on the fat tree, p = 8 x 1 MiB, the all-to-all agrees with SimGrid to 1e-6 once the oracle times sends as kernbench does; detached, it did not', why === undefined ? {} : { skip: why }, async (t) => {
   const binary = oracle();
   const sets = FAT_TREE(8);
-  const want = simgrid(binary, sets, 'alltoall', 1 << 20);
-  const old = simgrid(binary, sets, 'alltoall', 1 << 20, true);
+  const { held: want, detached: old } = simgrid(binary, sets, 'alltoall', 1 << 20);
   const { critNs } = await kernbench(sets, 'alltoall', 1 << 20);
   t.ok(close(critNs, want), `kernbench ${critNs} ns, SimGrid ${want} ns`);
   t.ok(old > critNs * (1 + 1e-3), `detached sends: SimGrid ${old} ns, slower than kernbench's ${critNs} ns`);
@@ -126,7 +128,7 @@ for (const algo of ['rabenseifner', 'reduce']) {
       ['single_switch', SWITCH(8)],
       ['fat_tree_2l', FAT_TREE(8)],
     ] as const) {
-      const want = simgrid(binary, sets, algo, 65536);
+      const want = simgrid(binary, sets, algo, 65536).held;
       const r = await kernbench(sets, algo, 65536);
       t.equal(r.algorithm, algo === 'reduce' ? 'binomial_reduce' : 'rabenseifner_allreduce');
       t.ok(close(r.critNs, want), `${name}: kernbench ${r.critNs} ns, SimGrid ${want} ns`);

@@ -139,8 +139,9 @@ function kernbench(c, bytes, sharing) {
         : c.algo === 'reduce'
           ? ['--bench', join(root, 'scripts/simgrid/reduce_perf.mjs'), '--bytes', String(bytes)]
           : ['--bench', 'allreduce_perf', '--algorithm', `${c.algo}_allreduce`, '--min-bytes', String(bytes), '--max-bytes', String(bytes)];
-  const r = spawnSync('node', [join(root, 'bin/kernbench.js'), 'run', ...bench, '--topology', 'ideal', ...setArgs, '--no-data', '--threads', '1', '--json'], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`kernbench exited ${r.status}: ${r.stderr}`);
+  // --json carries the run's statistics: several MiB at p = 128 and more (the default 1 MiB buffer kills the run).
+  const r = spawnSync('node', [join(root, 'bin/kernbench.js'), 'run', ...bench, '--topology', 'ideal', ...setArgs, '--no-data', '--threads', '1', '--json'], { encoding: 'utf8', maxBuffer: 1 << 30 });
+  if (r.status !== 0) throw new Error(`kernbench exited ${r.status} (${r.signal ?? r.error ?? ''}): ${r.stderr}`);
   // Shared links run optimistically; a run whose flows met ran again arbitrated and says so on stderr (decision 0030).
   return { critNs: JSON.parse(r.stdout.trim().split('\n').pop()).critNs, replayed: /^note: flows met on a shared link/m.test(r.stderr) };
 }
