@@ -245,8 +245,19 @@ export const FLOW = {
   WIDTH: 6,
 } as const;
 
-/** Command slots per executor, CMD_SLOT_BYTES each in `cmd`; each has a publication sequence word in ctl (slot k holds command n when seq == n + 1). */
+/**
+ * Command slots of an executor while a session has few threads (ShmLayout.cmdSlots), CMD_SLOT_BYTES
+ * each in `cmd`; each has a publication sequence word in ctl (slot k holds command n when seq == n + 1).
+ */
 export const CMD_SLOTS = 64;
+/**
+ * Command slots of every thread together, once threads are many (ShmLayout.cmdSlots): a
+ * thread per rank at p = 4096 held 64 slots of 16 KiB a thread, 4 GiB in one buffer
+ * (decision 0125). A full queue only makes its producer wait.
+ */
+export const CMD_SLOTS_TOTAL = 64 * 64;
+/** The fewest command slots an executor has, whatever the thread count. */
+export const CMD_SLOTS_MIN = 4;
 /**
  * Bytes for a PE's last error (length-prefixed JSON). An error that does not
  * fit is shortened to a valid one (fitSerializedError in lib/errors.ts).
