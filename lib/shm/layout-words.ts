@@ -44,8 +44,8 @@ export const HEADER = {
   ARBITER_LOCK: 17,
   /** 1 while the coordinator is parked on COORD_DOORBELL; a ringer notifies only then. */
   COORD_PARKED: 18,
-  /** Bumped on every actor state change (after its GEN): equal before and after a scan means no actor changed state during it. */
-  STATE_EPOCH: 19,
+  /** Unused since decision 0126 (each thread's EXEC.STATE_EPOCH). */
+  UNUSED_19: 19,
   /**
    * Link flows requested and not yet final (timing.link_sharing: max_min;
    * lib/coordinator/link-arbiter.ts). While it is non-zero an actor that stops
@@ -91,6 +91,19 @@ export const EXEC = {
   CMD_RESERVE: 2,
   /** Command slots consumed by the executor. */
   CMD_HEAD: 3,
+  /** Atomics.notify calls on this thread's doorbell from Scheduler.ring (it was parked): a count, never waited on. */
+  NOTIFIES: 4,
+  /** Written as the thread's scheduler stops: its publishes to a waiter on another thread (each rang that thread). */
+  PUBLISHES_REMOTE: 5,
+  /** Written as the thread's scheduler stops: its publishes to a waiter on this thread (no synchronisation). */
+  PUBLISHES_LOCAL: 6,
+  /**
+   * Bumped by this thread on every state change of an actor it runs (after the actor's GEN).
+   * The sum over every thread (stateEpoch, lib/coordinator/snapshot.ts) equal before and after
+   * a scan means no actor changed state during it; one word a thread, in its own line, so that
+   * threads do not contend for one word on every state change (decision 0126).
+   */
+  STATE_EPOCH: 7,
 } as const;
 export const EXEC_STRIDE = 16; // one cache line per thread
 
