@@ -14,6 +14,7 @@ import { loadSipKindModule, sipKindToLoad } from '../loader/topology-kind.js';
 import { unreachable, type FromCoordinator, type ToCoordinator } from '../sync/messages.js';
 import { findDeadlockReport } from './deadlock.js';
 import { Arbiter } from './arbiter.js';
+import { stateEpoch } from './snapshot.js';
 import { LinkArbiter } from './link-arbiter.js';
 import { EXEC } from '../shm/layout.js';
 
@@ -67,7 +68,7 @@ function runSession(m: Extract<ToCoordinator, { type: 'session' }>): void {
   let unrungGrants = 0;
   const timerMs = m.timerMs ?? PASS_INTERVAL_MS;
   let seen = Atomics.load(ctl, HEADER.COORD_DOORBELL);
-  /** HEADER.STATE_EPOCH as the last detector pass read it. */
+  /** stateEpoch as the last detector pass read it. */
   let lastEpoch = -1;
   while (Atomics.load(ctl, HEADER.SESSION_END) === 0) {
     // Arbiter passes are driven by the doorbell (a request, or an actor that stopped
@@ -103,7 +104,7 @@ function runSession(m: Extract<ToCoordinator, { type: 'session' }>): void {
     // An actor changed state since the last pass: the session moved, so skip the scan
     // (O(actors), every pass interval: O(p) work per message at large p). A deadlock
     // leaves the epoch still, and the next pass scans: found one interval later at most.
-    const epoch = Atomics.load(ctl, HEADER.STATE_EPOCH);
+    const epoch = stateEpoch(sh);
     const moved = epoch !== lastEpoch;
     lastEpoch = epoch;
     if (moved) continue;

@@ -34,7 +34,7 @@ import type { SharedState } from '../shm/shared-state.js';
 import type { Machine } from '../topology/machine.js';
 import { Links } from '../topology/links.js';
 import { EPSILON_PS, LinkShare, aloneRateOf, pieceBytes, pieceStartPs } from '../topology/link-share.js';
-import { actorsBound, commandInFlight } from './snapshot.js';
+import { actorsBound, commandInFlight, stateEpoch } from './snapshot.js';
 
 /** Snapshot attempts before a pass gives up (actors kept changing state; a later ring retries). */
 const SNAPSHOT_TRIES = 3;
@@ -112,7 +112,7 @@ export class LinkArbiter {
     const ctl = sh.ctl;
     const times = sh.times;
     for (let attempt = 0; attempt < SNAPSHOT_TRIES; attempt++) {
-      const epoch = Atomics.load(ctl, HEADER.STATE_EPOCH);
+      const epoch = stateEpoch(sh);
       if (commandInFlight(sh)) return null;
       const fresh: number[] = [];
       for (let c = 0; c < this.channels; c++) {
@@ -127,7 +127,7 @@ export class LinkArbiter {
         if (Atomics.load(ctl, L.pe(pe, PE.REQ_SEQ)) > Atomics.load(ctl, L.pe(pe, PE.GRANT_SEQ))) bound = Math.min(bound, times[L.grant(pe, GRANT.AT_PS)] + EPSILON_PS);
       }
       bound = Math.min(bound, actorsBound(sh, -1, -Infinity));
-      if (Atomics.load(ctl, HEADER.STATE_EPOCH) === epoch) return { fresh, bound };
+      if (stateEpoch(sh) === epoch) return { fresh, bound };
     }
     return null;
   }

@@ -19,6 +19,7 @@ import { ABORT_KIND, ACTOR_STATE, ACTORS_PER_PE, HEADER, PE, RECORD, WAIT_KIND }
 import { SharedState } from '../shm/shared-state.js';
 import { isTensorDesc } from '../shm/tensor-desc.js';
 import { abortSession, ringCoordinator } from '../sync/scheduler.js';
+import { syncCounts, type SyncCounts } from '../sync/wake.js';
 import { unreachable, type ExecutorReport, type FromCoordinator, type FromExecutor, type ToCoordinator, type ToExecutor } from '../sync/messages.js';
 import type { SessionPlan } from '../config/plan.js';
 import type { ThreadTraceData } from '../trace/recorder.js';
@@ -54,6 +55,8 @@ export interface SessionReport {
    * (lib/coordinator/coordinator-worker.ts).
    */
   unrungGrants: number;
+  /** How often the threads synchronised (lib/sync/wake.ts, decision 0126). */
+  sync: SyncCounts;
   /**
    * Links shared optimistically (timing.link_sharing: max_min): this session is the second
    * run, with every piece arbitrated, because two flows met on a link in the first
@@ -356,6 +359,7 @@ export class Session implements Spawner {
       epochGcs: reports.reduce((n, r) => n + r.epochGcs, 0),
       coordinatorPasses: coord?.type === 'session-done' ? coord.passes : 0,
       unrungGrants: coord?.type === 'session-done' ? coord.unrungGrants : 0,
+      sync: syncCounts(this.shared, this.plan.peExecutor),
       linkReplayed: false,
     };
   }

@@ -116,9 +116,14 @@ export class Scheduler {
   private loopRunning = false;
   private readonly doorbell: number;
   private readonly sleepGen: number;
+  /** This thread's EXEC.STATE_EPOCH word. */
+  private readonly stateEpoch: number;
   private stopped = false;
   /** DOORBELL as of the last pollDoorbell. */
   private polled = 0;
+  /** Publishes to this thread's waiters and to other threads' (stored in EXEC words at stop: syncCounts, ./wake.ts). */
+  private publishesLocal = 0;
+  private publishesRemote = 0;
   /** The deadlock's report, once read from the report slot (it is written once, before ABORT). */
   private deadlockReport: ErrorSlot | null | undefined;
 
@@ -133,6 +138,7 @@ export class Scheduler {
     this.waiters = new WaiterTable(shared.ctl);
     this.doorbell = shared.layout.exec(executor, EXEC.DOORBELL);
     this.sleepGen = shared.layout.exec(executor, EXEC.SLEEP_GEN);
+    this.stateEpoch = shared.layout.exec(executor, EXEC.STATE_EPOCH);
   }
 
   /** Throws if the session was aborted (a rank failed, or a deadlock was found). */
@@ -272,7 +278,7 @@ export class Scheduler {
     Atomics.store(this.ctl, L.actor(actor, ACTOR.WAIT_AUX), aux);
     this.storeState(actor, ACTOR_STATE.BLOCKED);
     Atomics.add(this.ctl, L.actor(actor, ACTOR.GEN), 1);
-    Atomics.add(this.ctl, HEADER.STATE_EPOCH, 1);
+    Atomics.add(this.ctl, this.stateEpoch, 1);
     this.stoppedRunning();
   }
 
@@ -284,7 +290,7 @@ export class Scheduler {
     const L = this.shared.layout;
     this.storeState(actor, state);
     Atomics.add(this.ctl, L.actor(actor, ACTOR.GEN), 1);
-    Atomics.add(this.ctl, HEADER.STATE_EPOCH, 1);
+    Atomics.add(this.ctl, this.stateEpoch, 1);
     if (state !== ACTOR_STATE.RUNNING) this.stoppedRunning();
   }
 
@@ -318,8 +324,13 @@ export class Scheduler {
    * Same thread: resolve local waiters. Other thread: ring its doorbell.
    */
   publish(word: number, consumer: number): void {
-    if (consumer === this.executor) this.signal(word);
-    else this.ring(consumer);
+    if (consumer === this.executor) {
+      this.publishesLocal++;
+      this.signal(word);
+    } else {
+      this.publishesRemote++;
+      this.ring(consumer);
+    }
   }
 
   /** Resolve this thread's waiters on `word` whose target is reached. */
@@ -353,12 +364,17 @@ export class Scheduler {
     const L = this.shared.layout;
     const db = L.exec(e, EXEC.DOORBELL);
     Atomics.add(this.ctl, db, 1);
-    if ((Atomics.load(this.ctl, L.exec(e, EXEC.SLEEP_GEN)) & 1) === 1) Atomics.notify(this.ctl, db);
+    if ((Atomics.load(this.ctl, L.exec(e, EXEC.SLEEP_GEN)) & 1) === 1) {
+      Atomics.add(this.ctl, L.exec(e, EXEC.NOTIFIES), 1);
+      Atomics.notify(this.ctl, db);
+    }
   }
 
   /** Stop the wake loop and reject every waiter (session end or abort). */
   stop(reason: Error): void {
     this.stopped = true;
+    Atomics.store(this.ctl, this.shared.layout.exec(this.executor, EXEC.PUBLISHES_LOCAL), this.publishesLocal);
+    Atomics.store(this.ctl, this.shared.layout.exec(this.executor, EXEC.PUBLISHES_REMOTE), this.publishesRemote);
     this.rejectAll(reason);
     Atomics.add(this.ctl, this.doorbell, 1);
     Atomics.notify(this.ctl, this.doorbell);
