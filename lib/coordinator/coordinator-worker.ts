@@ -7,7 +7,7 @@
 import { parentPort } from 'node:worker_threads';
 import { DeadlockError, serializeError } from '../errors.js';
 import { ABORT_KIND, HEADER } from '../shm/layout.js';
-import { abortSession } from '../sync/scheduler.js';
+import { abortSession } from '../sync/wake.js';
 import { SharedState } from '../shm/shared-state.js';
 import { Machine } from '../topology/machine.js';
 import { loadSipKindModule, sipKindToLoad } from '../loader/topology-kind.js';

@@ -15,7 +15,7 @@ import { pathToFileURL } from 'node:url';
 import { AbortError, DeadlockError, KernbenchError, serializeError } from '../errors.js';
 import { ABORT_KIND, ACTOR_STATE, HEADER } from '../shm/layout.js';
 import { FaultOwner } from '../sync/fault-owner.js';
-import { abortSession } from '../sync/scheduler.js';
+import { abortSession } from '../sync/wake.js';
 import { installFaultHandlers, setFaultSession } from './faults.js';
 import { SharedState } from '../shm/shared-state.js';
 import { HostRuntime } from '../host/host-runtime.js';

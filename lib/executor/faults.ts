@@ -21,7 +21,7 @@ import { AbortError, KernbenchError, serializeError, type ErrorCode } from '../e
 import { ABORT_KIND } from '../shm/layout.js';
 import type { SharedState } from '../shm/shared-state.js';
 import { abortLiveOwners, bindToOwner, currentFaultOwner, ownerOfException, ownerOfPromise, scheduleAsOwner, timerCleared, type FaultOwner } from '../sync/fault-owner.js';
-import { abortSession } from '../sync/scheduler.js';
+import { abortSession } from '../sync/wake.js';
 
 /** The session this thread serves now (faults abort it); undefined between sessions. */
 let current: { shared: SharedState; executor: number } | undefined;

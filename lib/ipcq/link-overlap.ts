@@ -29,7 +29,7 @@
 // through the coordinator's link arbiter (lib/bench/runner.ts): same times either way.
 import { ABORT_KIND, LINK_INTERVALS } from '../shm/layout.js';
 import type { SharedState } from '../shm/shared-state.js';
-import { abortSession } from '../sync/scheduler.js';
+import { abortSession } from '../sync/wake.js';
 import { Links } from '../topology/links.js';
 import type { Machine } from '../topology/machine.js';
 import type { ThreadEnv } from '../sync/thread-env.js';

@@ -19,7 +19,8 @@ import type { KernelRef } from '../kernel/define.js';
 import type { Ports } from '../kernel/ports.js';
 import { CMD_SLOT_BYTES, EXEC, HEADER, WAIT_KIND } from '../shm/layout.js';
 import type { SharedState } from '../shm/shared-state.js';
-import { NO_ACTOR, ringCoordinator, type Scheduler } from '../sync/scheduler.js';
+import { NO_ACTOR, type Scheduler } from '../sync/scheduler.js';
+import { ringCoordinator } from '../sync/wake.js';
 
 /** The one command kind: run a kernel on a PE. */
 export interface LaunchCommand {

@@ -9,7 +9,7 @@ import { AbortError, DeadlockError, KernelError, RunStoppedError, serializeError
 import { actorStates } from '../coordinator/actor-states.js';
 import { writeKernelName } from '../shm/shared-state.js';
 import { FaultOwner } from '../sync/fault-owner.js';
-import { abortSession } from '../sync/scheduler.js';
+import { abortSession } from '../sync/wake.js';
 import { InboundChannel, OutboundChannel } from '../ipcq/channel.js';
 import { KernelContext } from '../kernel/context.js';
 import { isKernel, type Kernel } from '../kernel/define.js';

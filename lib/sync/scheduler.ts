@@ -44,8 +44,8 @@
 //   W: v = load(word); if v < target: waitAsync(word, v)
 //   P: add(word); notify(word)
 // If P's add follows W's load, W's waitAsync sees word != v or is notified.
-import { AbortError, DeadlockError, reviveError, type SerializedError } from '../errors.js';
-import { wakeAllThreads } from './wake.js';
+import { AbortError, DeadlockError, reviveError } from '../errors.js';
+import { ringCoordinator } from './wake.js';
 import { ABORT_KIND, ACTOR, ACTOR_STATE, EXEC, HEADER } from '../shm/layout.js';
 import type { ErrorSlot, SharedState } from '../shm/shared-state.js';
 import type { Jitter } from './jitter.js';
@@ -146,7 +146,7 @@ export class Scheduler {
     if (Atomics.load(this.ctl, HEADER.ABORT) !== 0) throw this.abortError();
   }
 
-  /** What every waiter rejects with once the session has aborted (see abortSession). */
+  /** What every waiter rejects with once the session has aborted (see abortSession in ./wake.ts). */
   abortError(): Error {
     const kind = Atomics.load(this.ctl, HEADER.ABORT_KIND);
     if (kind === ABORT_KIND.DEADLOCK) {
@@ -428,24 +428,4 @@ export class Scheduler {
       this.loopRunning = false;
     }
   }
-}
-
-/** Wake the coordinator thread: bump its doorbell; notify only if it is parked (the argument of the header's wake loop). */
-export function ringCoordinator(ctl: Int32Array): void {
-  Atomics.add(ctl, HEADER.COORD_DOORBELL, 1);
-  if (Atomics.load(ctl, HEADER.COORD_PARKED) === 1) Atomics.notify(ctl, HEADER.COORD_DOORBELL);
-}
-
-/**
- * Abort the session: claim ABORT_KIND (the first aborter wins; later calls
- * return false and change nothing), write the report (if any) to the report
- * slot, bump ABORT, wake every thread. Every waiter then rejects with
- * Scheduler.abortError(). Any thread may call it (main, coordinator, executors).
- */
-export function abortSession(sh: SharedState, kind: number, report?: SerializedError): boolean {
-  if (Atomics.compareExchange(sh.ctl, HEADER.ABORT_KIND, ABORT_KIND.NONE, kind) !== ABORT_KIND.NONE) return false;
-  if (report) sh.writeErrorSlot(-1, { error: report });
-  Atomics.add(sh.ctl, HEADER.ABORT, 1);
-  wakeAllThreads(sh);
-  return true;
 }

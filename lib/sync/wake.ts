@@ -1,8 +1,10 @@
 // Runs on: any thread. Owns: waking every thread of a session at once (abort,
-// deadlock, session end), so parked waiters re-check the abort word; and the
+// deadlock, session end), so parked waiters re-check the abort word; the abort
+// itself (abortSession) and the coordinator's doorbell (ringCoordinator); and the
 // count of a session's synchronisations between threads, read from its words
 // once every thread has stopped (syncCounts).
-import { EXEC, HEADER, RING, SLOT } from '../shm/layout.js';
+import type { SerializedError } from '../errors.js';
+import { ABORT_KIND, EXEC, HEADER, RING, SLOT } from '../shm/layout.js';
 import type { SharedState } from '../shm/shared-state.js';
 
 export function wakeAllThreads(sh: SharedState): void {
@@ -12,6 +14,26 @@ export function wakeAllThreads(sh: SharedState): void {
     Atomics.add(sh.ctl, db, 1);
     Atomics.notify(sh.ctl, db);
   }
+}
+
+/** Wake the coordinator thread: bump its doorbell; notify only if it is parked (the argument of the header's wake loop). */
+export function ringCoordinator(ctl: Int32Array): void {
+  Atomics.add(ctl, HEADER.COORD_DOORBELL, 1);
+  if (Atomics.load(ctl, HEADER.COORD_PARKED) === 1) Atomics.notify(ctl, HEADER.COORD_DOORBELL);
+}
+
+/**
+ * Abort the session: claim ABORT_KIND (the first aborter wins; later calls
+ * return false and change nothing), write the report (if any) to the report
+ * slot, bump ABORT, wake every thread. Every waiter then rejects with
+ * Scheduler.abortError(). Any thread may call it (main, coordinator, executors).
+ */
+export function abortSession(sh: SharedState, kind: number, report?: SerializedError): boolean {
+  if (Atomics.compareExchange(sh.ctl, HEADER.ABORT_KIND, ABORT_KIND.NONE, kind) !== ABORT_KIND.NONE) return false;
+  if (report) sh.writeErrorSlot(-1, { error: report });
+  Atomics.add(sh.ctl, HEADER.ABORT, 1);
+  wakeAllThreads(sh);
+  return true;
 }
 
 /**
