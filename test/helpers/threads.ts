@@ -14,10 +14,24 @@
 // file's tests run). Never start a queued run from inside another one's callback:
 // it would wait for itself.
 import t from 'tap';
+import { actorStates } from '../../lib/coordinator/actor-states.js';
 import { ThreadResources } from '../../lib/session/thread-resources.js';
+import { Machine } from '../../lib/topology/machine.js';
 
 let shared: ThreadResources | undefined;
 t.teardown(() => shared?.close());
+
+// A run that never ends fails its test at tap's timeout, and tap kills the process
+// right after. Before it does, say what every actor of the open session was doing
+// (the watchdog's report, decision 0095), so that a hang seen once in CI can be read.
+// Synchronous: stderr is a pipe under tap, written at once on Linux.
+t.on('timeout', () => {
+  const open = shared?.open;
+  if (open === undefined) return;
+  const { summary, actors } = actorStates(open.shared, new Machine(open.plan.topology));
+  const lines = [...summary, ...actors.slice(0, 64).map((a) => a.line)];
+  process.stderr.write(`# a kernbench run was open at tap's timeout; its actors:\n${lines.map((l) => `#   ${l}\n`).join('')}`);
+});
 
 /** The process's shared threads, started on first use (again after dropSharedThreads). */
 export function sharedThreads(): ThreadResources {
