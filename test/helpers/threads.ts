@@ -19,7 +19,16 @@ import { ThreadResources } from '../../lib/session/thread-resources.js';
 import { Machine } from '../../lib/topology/machine.js';
 
 let shared: ThreadResources | undefined;
-t.teardown(() => shared?.close());
+t.teardown(async () => {
+  const closing = shared;
+  if (closing === undefined) return;
+  // The process exits once these threads have stopped; if they do not, tap times the
+  // file out after its tests all passed. Say what is still alive meanwhile.
+  const slow = setTimeout(() => process.stderr.write(`# the shared threads have not stopped 10 s after the tests ended; alive: ${process.getActiveResourcesInfo().join(', ')}\n`), 10_000);
+  slow.unref();
+  await closing.close();
+  clearTimeout(slow);
+});
 
 // A run that never ends fails its test at tap's timeout, and tap kills the process
 // right after. Before it does, say what every actor of the open session was doing
