@@ -14,7 +14,7 @@ t.teardown(() => rt.close());
 
 /**
  * A hang fails the test instead of the file. The first test also starts the group's
- * threads: 15 s expired at load averages of 60 and over with no hang (decision 0160).
+ * threads: the bound of a test that starts threads (decision 0160).
  */
 const BOUND = { timeout: 60_000 };
 
