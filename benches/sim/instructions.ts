@@ -4,12 +4,14 @@
 // by 2x from minute to minute (docs/benchmarks.md); an instruction count under
 // valgrind does not depend on what else the machine is doing.
 //
-//   node dist/benches/sim/instructions.js [spawns] [p] [threads]
+//   node dist/benches/sim/instructions.js [spawns] [p] [threads | model]
 //
 // runs `spawns` spawns of bench sim_throughput's worker (one ring all-reduce of
 // 64 KiB per rank on an ideal ring of p PEs; default 20 spawns, p = 64,
-// --threads 1) in one session and exits. Count it twice and subtract, so that
-// start-up and warm-up cancel:
+// --threads 1) in one session and exits; with `model`, as many runs of that
+// bench's one-thread model (./model-floor.ts) on main instead, no session, with
+// the pieces the bench gives it, so that --threads 1 against its floor is a
+// ratio of counts. Count it twice and subtract, so that start-up and warm-up cancel:
 //
 //   valgrind --tool=callgrind --smc-check=all-non-file --callgrind-out-file=/dev/null \
 //     node --predictable dist/benches/sim/instructions.js 10      # and again with 20
@@ -18,10 +20,11 @@
 // all-reduce and its host set-up and checks. V8's --predictable runs the
 // compiler and the GC on the isolate's own thread, so the count repeats within
 // ~0.5 %; without it, ~10 % (docs/benchmarks.md).
-import { withSession } from '../../lib/bench/runner.js';
+import { resolveRunConfig, withSession } from '../../lib/bench/runner.js';
 import { parseThreadLayout } from '../../lib/config/plan.js';
 import { ThreadResources } from '../../lib/session/thread-resources.js';
 import { worker } from '../sim_throughput.js';
+import { modelFloor } from './model-floor.js';
 
 const BYTES_PER_RANK = 64 * 1024;
 
@@ -36,6 +39,14 @@ function positive(arg: string | undefined, fallback: number, what: string): numb
 const [spawnsArg, pArg, threadsArg] = process.argv.slice(2);
 const spawns = positive(spawnsArg, 20, 'spawns');
 const p = positive(pArg, 64, 'p');
+if (threadsArg === 'model') {
+  // The bench cuts the model's chunks as the configured CCL cuts IPCQ payloads (sim_throughput.ts).
+  const { ccl } = await resolveRunConfig({ topology: 'ideal', ccl: 'default', threads: 1, sets: [`system.sips.count=${p}`], algorithm: undefined, dtype: undefined, jitterSeed: null });
+  let ok = true;
+  for (let i = 0; i < spawns; i++) ok &&= (await modelFloor(p, BYTES_PER_RANK / 4, Math.floor(ccl.vc_chunk_size / 4))).ok;
+  console.log(`${spawns} runs of the one-thread model of a ring all-reduce of 64 KiB per rank, p = ${p}: ${ok ? 'OK' : 'FAIL'}`);
+  process.exit(ok ? 0 : 1);
+}
 const threads = parseThreadLayout(threadsArg ?? '1');
 // No idle-time collections: they depend on wall time (lib/sync/young-gc.ts), and so would the count.
 const resources = new ThreadResources({ epochGc: false });
