@@ -9,9 +9,9 @@
 // runs `spawns` spawns of bench sim_throughput's worker (one ring all-reduce of
 // 64 KiB per rank on an ideal ring of p PEs; default 20 spawns, p = 64,
 // --threads 1) in one session and exits; with `model`, as many runs of that
-// bench's one-thread model (./model-floor.ts) on main instead, no session, with
-// the pieces the bench gives it, so that --threads 1 against its floor is a
-// ratio of counts. Count it twice and subtract, so that start-up and warm-up cancel:
+// bench's one-thread model (./model-floor.ts) on main instead, no session, cut
+// in the pieces the bench gives it (one a chunk at p = 64, as the spawns'), so
+// that --threads 1 against its floor is a ratio of counts. Count it twice and subtract, so that start-up and warm-up cancel:
 //
 //   valgrind --tool=callgrind --smc-check=all-non-file --callgrind-out-file=/dev/null \
 //     node --predictable dist/benches/sim/instructions.js 10      # and again with 20
@@ -21,6 +21,7 @@
 // compiler and the GC on the isolate's own thread, so the count repeats within
 // ~0.5 %; without it, ~10 % (docs/benchmarks.md).
 import { resolveRunConfig, withSession } from '../../lib/bench/runner.js';
+import { DEFAULT_TOPOLOGY } from '../../lib/config/paths.js';
 import { parseThreadLayout } from '../../lib/config/plan.js';
 import { ThreadResources } from '../../lib/session/thread-resources.js';
 import { worker } from '../sim_throughput.js';
@@ -40,8 +41,8 @@ const [spawnsArg, pArg, threadsArg] = process.argv.slice(2);
 const spawns = positive(spawnsArg, 20, 'spawns');
 const p = positive(pArg, 64, 'p');
 if (threadsArg === 'model') {
-  // The bench cuts the model's chunks as the configured CCL cuts IPCQ payloads (sim_throughput.ts).
-  const { ccl } = await resolveRunConfig({ topology: 'ideal', ccl: 'default', threads: 1, sets: [`system.sips.count=${p}`], algorithm: undefined, dtype: undefined, jitterSeed: null });
+  // The pieces `kernbench run --bench sim_throughput` gives the model: the default run's vc_chunk_size (sim_throughput.ts).
+  const { ccl } = await resolveRunConfig({ topology: DEFAULT_TOPOLOGY, ccl: 'default', threads: 1, sets: [], algorithm: undefined, dtype: undefined, jitterSeed: null });
   let ok = true;
   for (let i = 0; i < spawns; i++) ok &&= (await modelFloor(p, BYTES_PER_RANK / 4, Math.floor(ccl.vc_chunk_size / 4))).ok;
   console.log(`${spawns} runs of the one-thread model of a ring all-reduce of 64 KiB per rank, p = ${p}: ${ok ? 'OK' : 'FAIL'}`);
