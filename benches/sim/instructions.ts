@@ -45,12 +45,13 @@ const [spawnsArg, pArg, threadsArg, roundsArg] = process.argv.slice(2);
 const spawns = positive(spawnsArg, 20, 'spawns');
 const p = positive(pArg, 64, 'p');
 const rounds = positive(roundsArg, 1, 'rounds');
+const allReduces = rounds === 1 ? 'a ring all-reduce' : `${rounds} ring all-reduces`;
 if (threadsArg === 'model') {
   // The pieces `kernbench run --bench sim_throughput` gives the model: the default run's vc_chunk_size (sim_throughput.ts).
   const { ccl } = await resolveRunConfig({ topology: DEFAULT_TOPOLOGY, ccl: 'default', threads: 1, sets: [], algorithm: undefined, dtype: undefined, jitterSeed: null });
   let ok = true;
   for (let i = 0; i < spawns; i++) ok &&= (await modelFloor(p, BYTES_PER_RANK / 4, Math.floor(ccl.vc_chunk_size / 4), rounds)).ok;
-  console.log(`${spawns} runs of the one-thread model of ${rounds} ring all-reduce(s) of 64 KiB per rank, p = ${p}: ${ok ? 'OK' : 'FAIL'}`);
+  console.log(`${spawns} runs of the one-thread model of ${allReduces} of 64 KiB per rank, p = ${p}: ${ok ? 'OK' : 'FAIL'}`);
   process.exit(ok ? 0 : 1);
 }
 const threads = parseThreadLayout(threadsArg ?? '1');
@@ -66,5 +67,5 @@ const run = await withSession(resources, { topology: 'ideal', ccl: 'default', th
   return ok;
 });
 await resources.close();
-console.log(`${spawns} spawns of ${rounds} ring all-reduce(s) of 64 KiB per rank, p = ${p}, --threads ${String(threads)}: ${run.value ? 'OK' : 'FAIL'}`);
+console.log(`${spawns} spawns of ${allReduces} of 64 KiB per rank, p = ${p}, --threads ${String(threads)}: ${run.value ? 'OK' : 'FAIL'}`);
 if (!run.value) process.exitCode = 1;
