@@ -35,6 +35,9 @@ import { transfersFor, type Transfers } from './transfers.js';
 export { RecvFuture, SendHandle } from './handles.js';
 export type { KernelPe } from './memory-ops.js';
 
+/** What awaiting a send settled at once gives: one fulfilled promise for every such wait on this thread (decision 0165). */
+const RESOLVED_VOID: Promise<void> = resolvedUntagged(undefined);
+
 export class KernelContext extends MemoryOps implements SendWaiter {
   /** The transfers this flow issued, with the link horizon when links are shared. */
   private readonly transfers: Transfers;
@@ -134,7 +137,7 @@ export class KernelContext extends MemoryOps implements SendWaiter {
       this.clock.advanceTo(r);
       this.settledNow('recv');
       this.race.received(this.raceKeys);
-      return resolvedUntagged(tile);
+      return this.resolvedWith(tile);
     }
     const f = new RecvFuture(r, 0, tile);
     f.raceKeys = this.raceKeys;
@@ -190,13 +193,13 @@ export class KernelContext extends MemoryOps implements SendWaiter {
       this.clock.advanceTo(f.donePs);
       this.settledNow('wait');
       this.race.received(f.raceKeys);
-      return resolvedUntagged(f.tile);
+      return this.resolvedWith(f.tile);
     }
     if (f.op.settled) {
       this.transfers.take(f.op);
       this.settledNow('wait');
       this.race.received(f.raceKeys);
-      return resolvedUntagged(f.tile);
+      return this.resolvedWith(f.tile);
     }
     // Not in yet: wait as Transfers.settle does, with one promise instead of an async frame
     // (a ring step under --threads 2 lands here whenever its thread got ahead of the other).
@@ -220,6 +223,25 @@ export class KernelContext extends MemoryOps implements SendWaiter {
     );
   }
 
+  /** The tile a receive settled at once gave last, and the fulfilled promise of it. */
+  private lastTile: Tile | undefined;
+  private lastResolved: Promise<Tile> | undefined;
+
+  /**
+   * A fulfilled promise of `tile` for a receive settled at once: the one made for the
+   * last such receive when it gave the same tile (a ring step's reduce-scatter
+   * receives into one scratch tile every step). A fulfilled promise never changes, and
+   * awaiting it queues the awaiter now whichever promise it is: the same order, one
+   * promise fewer (decision 0165).
+   */
+  private resolvedWith(tile: Tile): Promise<Tile> {
+    if (tile !== this.lastTile || this.lastResolved === undefined) {
+      this.lastTile = tile;
+      this.lastResolved = resolvedUntagged(tile);
+    }
+    return this.lastResolved;
+  }
+
   /** @internal Account for a send that has already completed (SendHandle fast path). */
   waitSendNow(h: SendHandle): void {
     if (h.op === null) {
@@ -236,7 +258,7 @@ export class KernelContext extends MemoryOps implements SendWaiter {
     if (h.op === null || h.op.settled) {
       this.waitSendNow(h);
       this.settledNow('await send');
-      return resolvedUntagged(undefined);
+      return RESOLVED_VOID;
     }
     this.flow.begin('await send');
     const op = h.op;
