@@ -144,8 +144,9 @@ export class InboundChannel extends Channel implements ParkedRecvHost {
           // Look again after wanting it: a producer on another thread rings only for a wanted piece.
           if (Atomics.load(shared.ctl, ring.tailWord) < k + 1) {
             r.target = k + 1;
-            sched.parkWaiter(this.actor, r, WAIT_KIND.IPCQ_DATA, ring.ring, r.t);
+            // Before parkWaiter: on an aborted session it rejects at once (abandon, finish).
             this.blocked = true;
+            sched.parkWaiter(this.actor, r, WAIT_KIND.IPCQ_DATA, ring.ring, r.t);
             return;
           }
         }
