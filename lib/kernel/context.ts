@@ -21,6 +21,7 @@ import type { DType } from '../dtype/index.js';
 import { KernbenchError, formatPs, type ErrorCode } from '../errors.js';
 import type { ChannelOp } from '../ipcq/channel.js';
 import { resolvedUntagged } from '../sync/fault-owner.js';
+import { TURNS_BEFORE_PARK } from '../sync/scheduler.js';
 import { Peer, portOf, type Ports } from './ports.js';
 import { Flow, Region } from './flow.js';
 import { claimDirection, runBranches } from './branches.js';
@@ -131,6 +132,36 @@ export class KernelContext extends MemoryOps implements SendWaiter {
    */
   recv(dir: Direction | Peer, shape: number | readonly number[], dtype: DType, out?: Tile): Promise<Tile> {
     const tile = this.recvTile(shape, dtype, out);
+    return this.pe.env.sched.turnsFirst ? this.recvAfter(dir, dtype, tile, TURNS_BEFORE_PARK) : this.recvInto(dir, dtype, tile);
+  }
+
+  /**
+   * Receive into `tile`; but while the receive would park for another thread's
+   * sender, first give this thread's other PEs a turn (at most `turns` more):
+   * the kernel stays RUNNING, and one stall at a thread's boundary no longer
+   * parks every rank behind it in turn (decision 0155).
+   */
+  private recvAfter(from: Direction | Peer, dtype: DType, tile: Tile, turns: number): Promise<Tile> {
+    if (turns > 0) {
+      let d: number, src: { pe: number; dir: number }, set: number;
+      if (from instanceof Peer) {
+        const ring = this.peerRing(from, 'recv');
+        d = ring.d;
+        set = ring.set;
+        src = { pe: ring.pe, dir: ring.d };
+      } else {
+        d = this.dir(from);
+        set = this.ports.set;
+        src = portOf(this.ports.recv, d);
+      }
+      if (this.pe.env.plan.peExecutor[src.pe] !== this.pe.env.sched.executor && this.pe.in[d].wouldPark(src.pe, src.dir, set, dtype, tile.size)) {
+        return resolvedUntagged(undefined).then(() => this.recvAfter(from, dtype, tile, turns - 1));
+      }
+    }
+    return this.recvInto(from, dtype, tile);
+  }
+
+  private recvInto(dir: Direction | Peer, dtype: DType, tile: Tile): Promise<Tile> {
     const r = this.recvIssue(dir, dtype, tile);
     // Done at once (the common case): what wait() does, without a RecvFuture.
     if (typeof r === 'number') {

@@ -106,6 +106,12 @@ class BroadcastWaiter implements Waiter {
   }
 }
 
+/**
+ * Turns a receive that would park for another thread's sender gives this
+ * thread's other PEs first, staying RUNNING (Scheduler.turnsFirst; decision 0155).
+ */
+export const TURNS_BEFORE_PARK = 4;
+
 /** Actor id meaning "do not publish a status" (internal service loops, not program actors). */
 export const NO_ACTOR = -1;
 
@@ -133,6 +139,12 @@ export class Scheduler {
     readonly executor: number,
     private readonly poll: boolean,
     readonly jitter: Jitter | null,
+    /**
+     * The thread runs more than one PE and some PE runs on another thread: a
+     * receive that would park for another thread's sender first gives this
+     * thread's other PEs a few turns (TURNS_BEFORE_PARK; lib/kernel/context.ts).
+     */
+    readonly turnsFirst = false,
   ) {
     this.ctl = shared.ctl;
     this.waiters = new WaiterTable(shared.ctl);
