@@ -1,10 +1,14 @@
 // Runs on: main thread (tap). Covers: issue 26 item 5, "nothing is sized p^2", for the host
 // side of a collective (decision 0150): making the world group on every rank, finding a
-// rank in a group, and placing a collective on every rank. Each test counts operations
-// (member-list reads, Set insertions, machine look-ups) for two world sizes 4x apart and
-// checks that the count grows 4x, not 16x: no wall time.
+// rank in a group, and placing a collective on every rank; and the deadlock detector's pass
+// while the session runs (decision 0151). Each test counts operations (member-list reads,
+// Set insertions, machine look-ups, actor-state reads) for two world sizes 4x apart and
+// checks that the count grows 4x, not 16x (or not at all): no wall time.
 import t from 'tap';
 import { placeCollective } from '../lib/ccl/placement.js';
+import { findDeadlockReport } from '../lib/coordinator/deadlock.js';
+import { ACTOR, ACTOR_STATE } from '../lib/shm/layout.js';
+import { SharedState } from '../lib/shm/shared-state.js';
 import { nextChannelSet, ProcessGroup } from '../lib/ccl/process-group.js';
 import { loadTopology } from '../lib/config/load.js';
 import { topologyPath } from '../lib/config/paths.js';
@@ -105,4 +109,27 @@ t.test("a new group's channel set reads its members and each earlier group's onc
   const small = reads(SMALL);
   const large = reads(LARGE);
   t.ok(large <= 4 * small, `member reads for ${SMALL} and ${LARGE} ranks: ${small} and ${large}`);
+});
+
+t.test("a deadlock pass while one actor runs reads the active actors' states, not every actor's (every 20 ms, O(p) a pass before)", async (t) => {
+  const m = new Machine(loadTopology(topologyPath('ideal'), ['system.sips.count=2']));
+  const reads = (p: number): number => {
+    const sh = SharedState.create({ executors: 1, pes: p, hosts: p + 1, nSlots: 2, slotSize: 64, cubes: p, arenaBytes: 1024 });
+    const L = sh.layout;
+    // Every PE idle, the last rank's host running: start-up and teardown, when the hosts run and the PEs do not.
+    const host = L.hostActor(p - 1);
+    Atomics.store(sh.ctl, L.actor(host, ACTOR.STATE), ACTOR_STATE.RUNNING);
+    Atomics.or(sh.ctl, L.activeWord(host), 1 << (host & 31)); // as the scheduler publishes it
+    let n = 0;
+    const actor = L.actor.bind(L);
+    L.actor = (a, field) => {
+      n++;
+      return actor(a, field);
+    };
+    if (findDeadlockReport(sh, m) !== null) throw new Error('a running host is no deadlock');
+    return n;
+  };
+  const small = reads(SMALL);
+  const large = reads(LARGE);
+  t.ok(large <= small && small < SMALL, `actor words looked up for ${SMALL} and ${LARGE} PEs: ${small} and ${large}`);
 });
