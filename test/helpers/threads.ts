@@ -19,9 +19,11 @@ import { ThreadResources } from '../../lib/session/thread-resources.js';
 import { Machine } from '../../lib/topology/machine.js';
 
 let shared: ThreadResources | undefined;
+let closed = false;
 t.teardown(async () => {
   const closing = shared;
   if (closing === undefined) return;
+  closed = true;
   // The process exits once these threads have stopped; if they do not, tap times the
   // file out after its tests all passed. Say what is still alive meanwhile.
   const slow = setTimeout(() => process.stderr.write(`# the shared threads have not stopped 10 s after the tests ended; alive: ${process.getActiveResourcesInfo().join(', ')}\n`), 10_000);
@@ -32,15 +34,31 @@ t.teardown(async () => {
 
 // A run that never ends fails its test at tap's timeout, and tap kills the process
 // right after. Before it does, say what every actor of the open session was doing
-// (the watchdog's report, decision 0095), so that a hang seen once in CI can be read.
+// (the watchdog's report, decision 0095), or, with no session open, what keeps the
+// process alive, so that a hang seen once in CI can be read. Printed once.
 // Synchronous: stderr is a pipe under tap, written at once on Linux.
-t.on('timeout', () => {
+let reported = false;
+function reportAtTimeout(): void {
+  if (reported) return;
+  reported = true;
   const open = shared?.open;
-  if (open === undefined) return;
+  if (open === undefined) {
+    process.stderr.write(`# no kernbench run was open at tap's timeout; shared threads ${shared === undefined ? 'none' : closed ? 'closed' : 'open'}; alive: ${process.getActiveResourcesInfo().join(', ')}\n`);
+    return;
+  }
   const { summary, actors } = actorStates(open.shared, new Machine(open.plan.topology));
   const lines = [...summary, ...actors.slice(0, 64).map((a) => a.line)];
   process.stderr.write(`# a kernbench run was open at tap's timeout; its actors:\n${lines.map((l) => `#   ${l}\n`).join('')}`);
-});
+}
+t.on('timeout', reportAtTimeout);
+// After a file's tests have ended, tap sends the process SIGALRM instead: say it, then
+// let tap's own handler (signal-exit's, which acts only when it is the last listener) go on.
+const onAlarm = (): void => {
+  reportAtTimeout();
+  process.removeListener('SIGALRM', onAlarm);
+  process.kill(process.pid, 'SIGALRM');
+};
+process.on('SIGALRM', onAlarm);
 
 /** The process's shared threads, started on first use (again after dropSharedThreads). */
 export function sharedThreads(): ThreadResources {
