@@ -143,17 +143,7 @@ export class KernelContext extends MemoryOps implements SendWaiter {
    */
   private recvAfter(from: Direction | Peer, dtype: DType, tile: Tile, turns: number): Promise<Tile> {
     if (turns > 0) {
-      let d: number, src: { pe: number; dir: number }, set: number;
-      if (from instanceof Peer) {
-        const ring = this.peerRing(from, 'recv');
-        d = ring.d;
-        set = ring.set;
-        src = { pe: ring.pe, dir: ring.d };
-      } else {
-        d = this.dir(from);
-        set = this.ports.set;
-        src = portOf(this.ports.recv, d);
-      }
+      const { d, set, src } = this.recvRoute(from);
       if (this.pe.env.plan.peExecutor[src.pe] !== this.pe.env.sched.executor && this.pe.in[d].wouldPark(src.pe, src.dir, set, dtype, tile.size)) {
         return resolvedUntagged(undefined).then(() => this.recvAfter(from, dtype, tile, turns - 1));
       }
@@ -194,20 +184,20 @@ export class KernelContext extends MemoryOps implements SendWaiter {
     return this.values.newTile(dtype, sh, shapeSize(sh));
   }
 
+  /** Where a receive from `from` reads: this PE's inbound direction, the channel set, and the sending port. */
+  private recvRoute(from: Direction | Peer): { d: number; set: number; src: { pe: number; dir: number } } {
+    if (from instanceof Peer) {
+      const ring = this.peerRing(from, 'recv');
+      return { d: ring.d, set: ring.set, src: { pe: ring.pe, dir: ring.d } };
+    }
+    const d = this.dir(from);
+    return { d, set: this.ports.set, src: portOf(this.ports.recv, d) };
+  }
+
   /** Issue a receive into `tile`: its completion time if done at once, else the queued op. */
   private recvIssue(from: Direction | Peer, dtype: DType, tile: Tile): ChannelOp<number> | number {
     this.enter('recv');
-    let d: number, src: { pe: number; dir: number }, set: number;
-    if (from instanceof Peer) {
-      const ring = this.peerRing(from, 'recv');
-      d = ring.d;
-      set = ring.set;
-      src = { pe: ring.pe, dir: ring.d };
-    } else {
-      d = this.dir(from);
-      set = this.ports.set;
-      src = portOf(this.ports.recv, d);
-    }
+    const { d, set, src } = this.recvRoute(from);
     this.claim('recv', d);
     this.raceKeys = this.race.receive(src.pe, src.dir, set, dtype, tile.size);
     const r = this.pe.in[d].recv(src.pe, src.dir, set, dtype, tile.data, this.clock.nowPs);
