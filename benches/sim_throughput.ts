@@ -69,7 +69,16 @@ function usageNow(): { cpuUs: number; sleeps: number } {
   return { cpuUs: u.userCPUTime + u.systemCPUTime, sleeps: u.voluntaryContextSwitches };
 }
 
-export async function worker(rank: number, nElem: number, torch: Torch): Promise<RankRun> {
+export function worker(rank: number, nElem: number, torch: Torch): Promise<RankRun> {
+  return workerRounds(rank, nElem, 1, torch);
+}
+
+/**
+ * The worker with its all-reduce run `rounds` times in a row (every element ends
+ * as p^rounds: exact in f32 while that is at most 2^24). ./sim/instructions.ts
+ * counts the all-reduce alone as the difference of two round counts.
+ */
+export async function workerRounds(rank: number, nElem: number, rounds: number, torch: Torch): Promise<RankRun> {
   torch.ahbm.setDevice(rank);
   await torch.distributed.initProcessGroup({ backend: 'ahbm' });
   const t = torch.zeros([nElem], { dtype: 'f32' });
@@ -78,13 +87,15 @@ export async function worker(rank: number, nElem: number, torch: Torch): Promise
   const ws = torch.distributed.getWorldSize();
   const t0 = performance.timeOrigin + performance.now();
   const start = rank === 0 ? usageNow() : null;
-  const work = await torch.distributed.allReduce(t, { op: 'sum' });
+  let work = await torch.distributed.allReduce(t, { op: 'sum' });
+  for (let i = 1; i < rounds; i++) work = await torch.distributed.allReduce(t, { op: 'sum' });
   const t1 = performance.timeOrigin + performance.now();
   const end = rank === ws - 1 ? usageNow() : null;
   // Ranks may share a thread: no rank checks its result until every rank's all-reduce is timed.
   await torch.distributed.barrier();
   const out = await t.numpy();
-  return { ok: out.data.every((v) => v === ws), critNs: work.critNs, t0, t1, usage: start ?? end };
+  const want = ws ** rounds;
+  return { ok: out.data.every((v) => v === want), critNs: work.critNs, t0, t1, usage: start ?? end };
 }
 
 /**

@@ -76,10 +76,15 @@ export async function cli(argv: string[]): Promise<void> {
   // Node ends a process whose top-level await can never settle (a bench awaiting a
   // promise nothing will resolve, with nothing left to run) with exit code 13 and
   // no word; say what was awaited, as an error of its own, and exit 1 like a failed run.
+  // Told by the event loop running dry before the command answered ('beforeExit': not
+  // emitted on process.exit() or a signal), not by the 13 in process.exitCode at 'exit':
+  // a library that wraps process.emit (signal-exit, which tap's children load) sets
+  // exitCode to the 'exit' event's argument, 0, before the listeners run, and the
+  // process then ended with 0 and no word.
   let answered = false;
-  process.on('exit', () => {
-    // The listener's argument reads 0 here; process.exitCode holds Node's 13.
-    if (answered || process.exitCode !== NODE_UNSETTLED_TOP_LEVEL_AWAIT) return;
+  process.on('beforeExit', () => {
+    if (answered) return;
+    answered = true;
     const files = modulesLoading();
     const what = files.length > 0 ? `the top-level await of ${files.join(', ')} (still loading)` : 'a promise of the bench';
     const e = new KernbenchError('ERR_NEVER_SETTLED', `kernbench ${argv.join(' ')} waited for a promise that can never settle: nothing was left to run (no timer, no I/O, no kernel or rank in flight), got ${what}`);
@@ -95,9 +100,6 @@ export async function cli(argv: string[]): Promise<void> {
 
 /** A run was stopped (timeout, interrupt, virtual-time limit) and reported: cli() exits at once. */
 let runStopped = false;
-
-/** The exit code Node gives a process whose top-level await never settled. */
-const NODE_UNSETTLED_TOP_LEVEL_AWAIT = 13;
 
 /**
  * `kernbench ...argv` without the process around it: runs the command, prints an

@@ -42,6 +42,7 @@ export const USAGE_ERROR_CODES = {
   //   configuration
   ERR_CONFIG: 'a topology or CCL configuration (a file, or a --set of it) has problems, each at its file:line:col or --set: YAML syntax, a schema violation, a module or name that resolves to nothing, params or a world its module refuses',
   ERR_CONFIG_TOO_LARGE: 'a configuration needs more shared memory than one buffer may hold or this machine has',
+  ERR_THREADS_EXCEED_MEMORY: "a thread layout (--threads rank or pe, or a large N) starts more threads than this machine's memory holds beside the session's shared memory; a smaller --threads N runs the same session",
   ERR_WRONG_ALGORITHM: 'the chosen CCL algorithm does not provide the collective the bench or the call needs (an all-reduce)',
   ERR_CCL_ARRANGEMENT: 'a CCL algorithm cannot arrange its ranks as asked: a topology it does not take, an unknown hierarchical root, a group that does not fill its logical grid',
   ERR_UNKNOWN_TOPOLOGY_KIND: 'a SIP topology kind was named that no shipped or loaded kind module defines',
@@ -74,6 +75,7 @@ export const ERROR_CODES = {
   ERR_NEVER_SETTLED: 'the command awaited a promise that can never settle: nothing was left to run (no timer, no I/O, no kernel or rank in flight)',
   ERR_RANK_EXIT: 'process.exit() was called on an executor thread (by a rank or a kernel)',
   ERR_EXECUTOR_LOST: 'an executor thread stopped while it served a session',
+  ERR_EXECUTOR_OUT_OF_MEMORY: 'an executor thread ran out of JavaScript heap (a kernel or rank allocated without bound); the error names the kernel running and its PE',
   ERR_DATA_RACE: 'two actors touched the same device bytes, at least one writing, with nothing ordering them (--check-races)',
   // A run stopped before it ended (docs/decisions/0095-a-stuck-run-is-reported.md): each
   // carries a report of what every actor was doing (RunStoppedError).

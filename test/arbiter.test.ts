@@ -5,7 +5,7 @@ import t from 'tap';
 import { loadTopology } from '../lib/config/load.js';
 import { topologyPath } from '../lib/config/paths.js';
 import { Arbiter } from '../lib/coordinator/arbiter.js';
-import { ACTOR, ACTOR_STATE, GRANT, HEADER, PE } from '../lib/shm/layout.js';
+import { ACTOR, ACTOR_STATE, EXEC, GRANT, HEADER, PE } from '../lib/shm/layout.js';
 import { CommandReader, postCommand, type LaunchCommand } from '../lib/pe/commands.js';
 import { NO_ACTOR, Scheduler } from '../lib/sync/scheduler.js';
 import { SharedState } from '../lib/shm/shared-state.js';
@@ -42,7 +42,7 @@ function setActor(sh: SharedState, a: number, state: number, clockPs: number, wo
   if (state === ACTOR_STATE.RUNNING || state === ACTOR_STATE.BLOCKED) Atomics.or(sh.ctl, L.activeWord(a), 1 << (a & 31));
   else Atomics.and(sh.ctl, L.activeWord(a), ~(1 << (a & 31)));
   Atomics.add(sh.ctl, L.actor(a, ACTOR.GEN), 1);
-  Atomics.add(sh.ctl, HEADER.STATE_EPOCH, 1);
+  Atomics.add(sh.ctl, L.exec(0, EXEC.STATE_EPOCH), 1);
 }
 
 const busy = (bytes: number) => transferPs(bytes, hbm.bandwidth_gb_s);

@@ -8,12 +8,11 @@ import t from 'tap';
 import type { RunConfig } from '../lib/bench/contract.js';
 import { CCL_FIXTURES, lateBarrierWorker } from './fixtures/ccl.js';
 import { kernbench } from './helpers/cli.js';
-import { config, TestRuntime } from './helpers/run.js';
-import { runBench } from '../lib/bench/runner.js';
+import { TestRuntime } from './helpers/run.js';
 
 const rt = new TestRuntime({ modules: [CCL_FIXTURES] });
 t.teardown(() => rt.close());
-const run = (bench: string, over: Partial<RunConfig>) => runBench(rt.resources, bench, config(over), () => undefined);
+const run = (bench: string, over: Partial<RunConfig>) => rt.run(bench, over);
 
 const P = 3;
 const N = 3072; // f16: N/P elements = 2 KiB per step, 2 pieces of vc_chunk_size 1024

@@ -6,6 +6,12 @@ import t from 'tap';
 import { neighbourRank, recvSource, type World } from '../lib/ccl/world.js';
 import { DIRECTIONS } from '../lib/shm/layout.js';
 import { TestRuntime } from './helpers/run.js';
+import { placeCollective } from '../lib/ccl/placement.js';
+import { ProcessGroup } from '../lib/ccl/process-group.js';
+import { loadTopology } from '../lib/config/load.js';
+import { topologyPath } from '../lib/config/paths.js';
+import { Machine } from '../lib/topology/machine.js';
+import { tabulate } from '../lib/tabulate.js';
 
 const rt = new TestRuntime();
 t.teardown(() => rt.close());
@@ -54,3 +60,14 @@ for (const c of configErrors) {
     });
   });
 }
+
+t.test("every rank of a thread places a flat world on one list of PEs, not a list each (p^2 numbers a thread; decision 0127)", async (t) => {
+  const m = new Machine(loadTopology(topologyPath('ideal'), ['system.sips.count=8']));
+  const world = new ProcessGroup([0, 1, 2, 3, 4, 5, 6, 7], 8);
+  const place = (me: number, group = world) => placeCollective(m, 'all_reduce', [{ cube: 0, pe: 0 }], group, me, { kind: 'ring' });
+  const a = place(0).worlds[0];
+  const b = place(5, new ProcessGroup([0, 1, 2, 3, 4, 5, 6, 7], 8)).worlds[0];
+  t.same(a.pes, tabulate(8, (sip) => m.peId({ sip, cube: 0, pe: 0 })), "the world's PEs, rank by rank");
+  t.equal(b.pes, a.pes, 'one list for every rank of the world group on this thread');
+  t.not(place(0, new ProcessGroup([1, 3], 8)).worlds[0].pes, a.pes, 'another group has its own');
+});

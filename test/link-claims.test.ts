@@ -11,8 +11,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import t from 'tap';
 import { withTorch, type Torch } from '../lib/public/index.js';
-import { runBench } from '../lib/bench/runner.js';
-import { config, TestRuntime } from './helpers/run.js';
+import { TestRuntime } from './helpers/run.js';
 import { worker } from '../benches/link_sharing.js';
 import { worker as lateWorker } from '../benches/late_meeting.js';
 
@@ -26,7 +25,7 @@ const ARBITRATED = ['timing.link_sharing=max_min', 'timing.link_fast_path=false'
 const UNSHARED = ['timing.link_sharing=none'];
 
 async function allReduce(algorithm: string, p: number, bytes: number, links: string[], over: { threads?: 1 | 2 | 'rank' | 'pe'; jitterSeed?: number } = {}) {
-  const out = await runBench(rt.resources, 'ccl_allreduce', config({ algorithm, topology: 'ideal', dtype: 'f32', threads: over.threads ?? 1, jitterSeed: over.jitterSeed ?? null, sets: [`system.sips.count=${p}`, `ccl.n_elem=${bytes / 4}`, 'ccl.n_slots=16', ...links] }), () => undefined);
+  const out = await rt.run('ccl_allreduce', { algorithm, topology: 'ideal', dtype: 'f32', threads: over.threads ?? 1, jitterSeed: over.jitterSeed ?? null, sets: [`system.sips.count=${p}`, `ccl.n_elem=${bytes / 4}`, 'ccl.n_slots=16', ...links] });
   const [r] = out.results;
   if (!r.ok) throw new Error(r.lines.join(' | '));
   return { critNs: r.critNs, digest: r.digest };

@@ -7,7 +7,8 @@
 // Two Schedulers on one SharedState stand for two executor threads.
 import t from 'tap';
 import { AbortError } from '../lib/errors.js';
-import { NO_ACTOR, Scheduler, abortSession } from '../lib/sync/scheduler.js';
+import { NO_ACTOR, Scheduler } from '../lib/sync/scheduler.js';
+import { abortSession } from '../lib/sync/wake.js';
 import { ABORT_KIND, ACTOR, ACTOR_STATE, EXEC, HEADER, PE, WAIT_KIND } from '../lib/shm/layout.js';
 import { SharedState } from '../lib/shm/shared-state.js';
 

@@ -1,9 +1,15 @@
-// The pairwise all-to-all against SimGrid (docs/simgrid.md, "All-to-all"). The
-// program scripts/simgrid/gen.mjs writes for it is checked without SimGrid: p (p - 1)
-// blocks, one from each rank to each other, over declared routes. Then one small case
-// runs in the SimGrid oracle (scripts/simgrid/oracle.cpp, C++: skipped only when
-// g++ or libsimgrid-dev is absent, as the comparison needs them) and in kernbench's
-// alltoall_perf with peer channels, on the ideal single switch, to 1e-6.
+// The peer-addressing collectives against SimGrid (docs/simgrid.md, "All-to-all",
+// "Rabenseifner and the binomial reduce"). The program scripts/simgrid/gen.mjs
+// writes for the all-to-all is checked without SimGrid: p (p - 1) blocks, one from
+// each rank to each other, over declared routes. Then small cases run in the
+// SimGrid oracle (scripts/simgrid/oracle.cpp, C++: skipped only when g++ or
+// libsimgrid-dev is absent, as the comparison needs them) and in kernbench, to
+// 1e-6: the pairwise all-to-all (alltoall_perf with peer channels) on the ideal
+// single switch, and on the fat tree at p = 8 x 1 MiB, the row the oracle's
+// detached sends put 1.8 % away (a rank's next send shared its up port with the
+// one still streaming; kernbench's join floor keeps them apart, and so does the
+// oracle now); the Rabenseifner all-reduce (allreduce_perf) and the binomial
+// reduce (scripts/simgrid/reduce_perf.mjs) at p = 8 on the switch and the fat tree.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -19,12 +25,14 @@ const rt = new TestRuntime();
 t.teardown(() => rt.close());
 
 const SWITCH = (p: number): string[] => ['system.sips.topology=single_switch', `system.sips.count=${p}`, `ccl.peer_ranks=${p}`, 'ccl.n_slots=17'];
+/** The comparison's fat tree: 4 SIPs a leaf, 2 spines, 1:1. */
+const FAT_TREE = (p: number): string[] => ['system.sips.topology=fat_tree_2l', `system.sips.count=${p}`, 'system.sips.params.sips_per_leaf=4', 'system.sips.params.spines=2', 'system.sips.params.oversubscription=1', `ccl.peer_ranks=${p}`, 'ccl.n_slots=17'];
 
-/** gen.mjs's program and platform for the all-to-all of `bytes` a rank's send buffer. */
-function gen(sets: string[], bytes: number, dir: string): { program: string[][]; routes: Set<string> } {
+/** gen.mjs's program and platform for `algo` (the all-to-all: `bytes` a rank's send buffer). */
+function gen(sets: string[], bytes: number, dir: string, algo = 'alltoall'): { program: string[][]; routes: Set<string> } {
   const env = { ...process.env };
   delete env.NODE_OPTIONS; // tap's process tracking: not needed by the script
-  execFileSync('node', [join(ROOT, 'scripts/simgrid/gen.mjs'), '--topology', 'ideal', ...sets.flatMap((s) => ['--set', s]), '--algo', 'alltoall', '--bytes', String(bytes), '--out', dir], { env });
+  execFileSync('node', [join(ROOT, 'scripts/simgrid/gen.mjs'), '--topology', 'ideal', ...sets.flatMap((s) => ['--set', s]), '--algo', algo, '--bytes', String(bytes), '--out', dir], { env });
   const program = readFileSync(join(dir, 'program.txt'), 'utf8').trim().split('\n').map((l) => l.split(' '));
   const xml = readFileSync(join(dir, 'platform.xml'), 'utf8');
   return { program, routes: new Set([...xml.matchAll(/<route src="(\w+)" dst="(\w+)"/g)].map((m) => `${m[1]} ${m[2]}`)) };
@@ -66,20 +74,64 @@ function oracle(): string {
   return binary;
 }
 
-const why = missing();
-t.test('on the ideal single switch, p = 8 x 64 KiB, the pairwise all-to-all agrees with SimGrid to 1e-6', why === undefined ? {} : { skip: why }, async (t) => {
-  const binary = oracle();
-  const p = 8, bytes = 65536;
+/** SimGrid's time in ns for `algo` on the ideal machine with `sets`, through the oracle: sends timed as kernbench does, and detached (its older program). */
+function simgrid(binary: string, sets: string[], algo: string, bytes: number): { held: number; detached: number } {
   const dir = mkdtempSync(join(tmpdir(), 'kb-simgrid-a2a-'));
-  let simgrid: number;
   try {
-    gen(SWITCH(p), bytes, dir);
-    const out = execFileSync(binary, [join(dir, 'platform.xml'), join(dir, 'program.txt'), '--cfg=network/model:CM02', '--cfg=network/optim:Full', '--cfg=network/TCP-gamma:0', '--cfg=network/crosstraffic:0', '--cfg=surf/precision:1e-12', '--cfg=maxmin/precision:1e-9', '--log=root.thres:warning'], { encoding: 'utf8' });
-    simgrid = Number(out.trim().split('\n').pop());
+    gen(sets, bytes, dir, algo);
+    const time = (mode: string[]): number => {
+      const out = execFileSync(binary, [join(dir, 'platform.xml'), join(dir, 'program.txt'), ...mode, '--cfg=network/model:CM02', '--cfg=network/optim:Full', '--cfg=network/TCP-gamma:0', '--cfg=network/crosstraffic:0', '--cfg=surf/precision:1e-12', '--cfg=maxmin/precision:1e-9', '--log=root.thres:warning'], { encoding: 'utf8' });
+      return Number(out.trim().split('\n').pop());
+    };
+    return { held: time([]), detached: time(['detached']) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  const [r] = await rt.bench('alltoall_perf', { topology: 'ideal', threads: 1, noData: true, sets: SWITCH(p), options: { 'min-bytes': String(bytes), 'max-bytes': String(bytes) } });
+}
+
+/** kernbench's crit_ns for `algo`, as compare.mjs runs it (--no-data, one thread). */
+async function kernbench(sets: string[], algo: string, bytes: number): Promise<{ critNs: number; algorithm: string }> {
+  const size = { 'min-bytes': String(bytes), 'max-bytes': String(bytes) };
+  const [r] =
+    algo === 'alltoall'
+      ? await rt.bench('alltoall_perf', { topology: 'ideal', threads: 1, noData: true, sets, options: size })
+      : algo === 'rabenseifner'
+        ? await rt.bench('allreduce_perf', { topology: 'ideal', threads: 1, noData: true, sets, algorithm: 'rabenseifner_allreduce', options: size })
+        : await rt.bench(join(ROOT, 'scripts/simgrid/reduce_perf.mjs'), { topology: 'ideal', threads: 1, noData: true, sets, options: { bytes: String(bytes) } });
+  return { critNs: r.critNs, algorithm: r.algorithm };
+}
+
+const close = (got: number, want: number): boolean => Math.abs(got - want) / want <= 1e-6;
+
+const why = missing();
+t.test('on the ideal single switch, p = 8 x 64 KiB, the pairwise all-to-all agrees with SimGrid to 1e-6', why === undefined ? {} : { skip: why }, async (t) => {
+  const binary = oracle();
+  const want = simgrid(binary, SWITCH(8), 'alltoall', 65536).held;
+  const r = await kernbench(SWITCH(8), 'alltoall', 65536);
   t.equal(r.algorithm, 'pairwise_all_to_all');
-  t.ok(Math.abs(r.critNs - simgrid) / simgrid <= 1e-6, `kernbench ${r.critNs} ns, SimGrid ${simgrid} ns`);
+  t.ok(close(r.critNs, want), `kernbench ${r.critNs} ns, SimGrid ${want} ns`);
 });
+
+t.test('on the fat tree, p = 8 x 1 MiB, the all-to-all agrees with SimGrid to 1e-6 once the oracle times sends as kernbench does; detached, it did not', why === undefined ? {} : { skip: why }, async (t) => {
+  const binary = oracle();
+  const sets = FAT_TREE(8);
+  const { held: want, detached: old } = simgrid(binary, sets, 'alltoall', 1 << 20);
+  const { critNs } = await kernbench(sets, 'alltoall', 1 << 20);
+  t.ok(close(critNs, want), `kernbench ${critNs} ns, SimGrid ${want} ns`);
+  t.ok(old > critNs * (1 + 1e-3), `detached sends: SimGrid ${old} ns, slower than kernbench's ${critNs} ns`);
+});
+
+for (const algo of ['rabenseifner', 'reduce']) {
+  t.test(`${algo} at p = 8 x 64 KiB agrees with SimGrid to 1e-6 on the single switch and on the fat tree`, why === undefined ? {} : { skip: why }, async (t) => {
+    const binary = oracle();
+    for (const [name, sets] of [
+      ['single_switch', SWITCH(8)],
+      ['fat_tree_2l', FAT_TREE(8)],
+    ] as const) {
+      const want = simgrid(binary, sets, algo, 65536).held;
+      const r = await kernbench(sets, algo, 65536);
+      t.equal(r.algorithm, algo === 'reduce' ? 'binomial_reduce' : 'rabenseifner_allreduce');
+      t.ok(close(r.critNs, want), `${name}: kernbench ${r.critNs} ns, SimGrid ${want} ns`);
+    }
+  });
+}

@@ -3,6 +3,8 @@
 // the program and platform gen.mjs writes must carry the kernel's messages
 // (every tile up and down each SIP's tree, the gateways' ring chunks) over
 // Links.route, and the comparison's overlapping case must really overlap.
+// Also the Rabenseifner all-reduce's and the binomial reduce's programs: each
+// rank's partners, bytes and order as the modules send them.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -87,4 +89,32 @@ t.test('on a 2:1 fat tree the platform routes a cross-leaf message over 4 links,
   const c = gen(['system.sips.topology=fat_tree_2l', 'system.sips.count=8', 'system.sips.params.oversubscription=4'], 'corner', 4000, 'ring');
   const route = (a: number, b: number): number[] => (c.routes.get(`r${a} r${b}`) ?? []).map((l) => (c.bandwidths.get(l) ?? 0) / 1e9);
   t.same([route(3, 4), route(7, 0), route(0, 1)], [[100, 50, 50, 100], [100, 50, 50, 100], [100, 100]]);
+});
+
+t.test('the Rabenseifner program: each rank sends 2 log2 p messages to its partners v xor d, 2 (p - 1) / p N bytes in all, each received', async (t) => {
+  const [p, bytes] = [8, 4 * 8 * 100];
+  const c = gen(['system.sips.topology=single_switch', `system.sips.count=${p}`], 'corner', bytes, 'rabenseifner');
+  const sends = c.program.filter((op) => op[1] === 'isend');
+  const recvs = c.program.filter((op) => op[1] === 'irecv');
+  const rank = (h: string): number => Number(h.slice(1));
+  for (let v = 0; v < p; v++) {
+    const mine = sends.filter((op) => rank(op[0]) === v);
+    // Halving: d = p/2 .. 1, then doubling: d = 1 .. p/2.
+    const ds = [4, 2, 1, 1, 2, 4];
+    t.same(mine.map((op) => rank(op[3])), ds.map((d) => v ^ d), `rank ${v}'s partners`);
+    t.equal(mine.reduce((a, op) => a + Number(op[4]), 0), (2 * (p - 1) * bytes) / p, `rank ${v}'s bytes`);
+  }
+  t.same(recvs.map((op) => `${op[3]} ${op[0]}`).sort(), sends.map((op) => `${op[0]} ${op[3]}`).sort());
+  t.ok(sends.every((op) => c.routes.has(`${op[0]} ${op[3]}`)), 'every pair has its route');
+});
+
+t.test('the binomial reduce program: rank v > 0 sends its whole tile once, to v - lowbit(v), after receiving from v + m for each m below lowbit(v)', async (t) => {
+  const [p, bytes] = [8, 4000];
+  const c = gen(['system.sips.topology=single_switch', `system.sips.count=${p}`], 'corner', bytes, 'reduce');
+  const rank = (h: string): number => Number(h.slice(1));
+  const sends = c.program.filter((op) => op[1] === 'isend');
+  t.same(sends.map((op) => [rank(op[0]), rank(op[3]), Number(op[4])]).sort((a, b) => a[0] - b[0]), [1, 2, 3, 4, 5, 6, 7].map((v) => [v, v - (v & -v), bytes]));
+  // Rank 4's program: receives from 5 and 6 first (m = 1, 2), then its send to 0.
+  t.same(c.program.filter((op) => op[0] === 'r4').map((op) => op[1] + (op[3] ?? '')), ['irecvr5', 'irecvr6', 'wait', 'wait', 'isendr0', 'wait']);
+  t.ok(sends.every((op) => c.routes.has(`${op[0]} ${op[3]}`)), 'every pair has its route');
 });

@@ -6,7 +6,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { kernbench, ROOT } from './helpers/cli.js';
+import { kernbenchProcess, ROOT } from './helpers/cli.js';
 import { roundTo } from '../lib/dtype/index.js';
 
 const DIR = mkdtempSync(join(tmpdir(), 'kernbench-user-layer-'));
@@ -29,7 +29,9 @@ function firstOutput(rows: number, h: number): number {
 }
 
 t.test("a user's tensor-parallel block from the public API runs from a folder outside the package and computes the block", async (t) => {
-  const r = await kernbench(['run', '--bench', './my_layer.ts', '--json'], { cwd: DIR });
+  // Its own process, as a user runs it: in the tap process, after the layer tests' --threads pe
+  // runs, tsx's esbuild could not be spawned once in CI (spawn ENOMEM, forking a large process).
+  const r = await kernbenchProcess(['run', '--bench', './my_layer.ts', '--json'], { cwd: DIR });
   t.equal(r.exitCode, 0, `exit 0 (stderr: ${r.stderr})`);
   // --json keeps a bench's own figures under `extra` (schemas/run-result.schema.json).
   const line = JSON.parse(r.stdout) as { ok: boolean; worldSize: number; extra: { flops: number; collectives: string; y0: number } };

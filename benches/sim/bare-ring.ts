@@ -22,11 +22,21 @@ const STRIDE = 16;
 
 /** Run the bare ring on p threads for `steps` steps; wall ms from the start signal to the last thread's end. */
 export async function bareRing(p: number, steps: number): Promise<number> {
+  return (await bareRingRun(p, steps)).ringMs;
+}
+
+/**
+ * The bare ring, with its threads' start-up timed too: `startMs` from the first
+ * Worker created to the last one ready, `ringMs` from the start signal to the
+ * last thread's end (./bare-start.ts, the floor of a whole run).
+ */
+export async function bareRingRun(p: number, steps: number): Promise<{ startMs: number; ringMs: number }> {
   const sab = new SharedArrayBuffer(4 * STRIDE * (p + 1));
   const ctl = new Int32Array(sab);
   const go = p * STRIDE;
   const workers: Worker[] = [];
   try {
+    const created = performance.now();
     const ready: Promise<void>[] = [];
     const done: Promise<number>[] = [];
     for (let index = 0; index < p; index++) {
@@ -43,11 +53,12 @@ export async function bareRing(p: number, steps: number): Promise<number> {
       done.push(replies);
     }
     await Promise.all(ready);
+    const startMs = performance.now() - created;
     const t0 = performance.timeOrigin + performance.now();
     Atomics.store(ctl, go, 1);
     Atomics.notify(ctl, go);
     const ends = await Promise.all(done);
-    return Math.max(...ends) - t0;
+    return { startMs, ringMs: Math.max(...ends) - t0 };
   } finally {
     await Promise.all(workers.map((w) => w.terminate()));
   }

@@ -16,12 +16,12 @@ import { allocTile } from '../../lib/tile/slab.js';
 import type { Tile } from '../../lib/tile/tile.js';
 
 /**
- * Run the model ring all-reduce of p ranks with n elements each once, chunks
- * cut into pieces of `pieceElems` elements (one slot and one message each, as
- * vc_chunk_size cuts IPCQ payloads); wall ms from the first step to the last,
- * and whether every element came out as p.
+ * Run the model ring all-reduce of p ranks with n elements each `rounds` times
+ * (default once), chunks cut into pieces of `pieceElems` elements (one slot and
+ * one message each, as vc_chunk_size cuts IPCQ payloads); wall ms from the first
+ * step to the last, and whether every element came out as p^rounds.
  */
-export async function modelFloor(p: number, n: number, pieceElems: number): Promise<{ ms: number; ok: boolean }> {
+export async function modelFloor(p: number, n: number, pieceElems: number, rounds = 1): Promise<{ ms: number; ok: boolean }> {
   const bounds = Array.from({ length: p + 1 }, (_, i) => Math.floor((i * n) / p));
   const maxChunk = Math.ceil(n / p);
   const piecesPerChunk = Math.max(1, Math.ceil(maxChunk / pieceElems));
@@ -95,7 +95,8 @@ export async function modelFloor(p: number, n: number, pieceElems: number): Prom
   };
 
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: p }, (_, r) => rank(r)));
+  for (let i = 0; i < rounds; i++) await Promise.all(Array.from({ length: p }, (_, r) => rank(r)));
   const ms = performance.now() - t0;
-  return { ms, ok: data.every((d) => d.data.every((v) => v === p)) };
+  const want = p ** rounds;
+  return { ms, ok: data.every((d) => d.data.every((v) => v === want)) };
 }

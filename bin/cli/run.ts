@@ -29,7 +29,8 @@ function parseVirtualTimeLimit(text: string): number {
 export async function cmdRun(args: string[], threads: ThreadResources | undefined): Promise<number> {
   const pre = prescan(args);
   const timeoutS = pre.timeout === undefined || pre.help ? undefined : parseSeconds('timeout', pre.timeout);
-  const resources = threads ?? new ThreadResources();
+  // A run that starts many threads says what they cost (decision 0130).
+  const resources = threads ?? new ThreadResources({ onNote: (line) => process.stderr.write(`${line}\n`) });
   // Armed before the bench loads: its import may be what never ends. In the binary the
   // timeout is kept off main, so a synchronous loop on main ends too (lib/session/watchdog.ts).
   const watchdog = new Watchdog(resources, { timeoutS, interruptMain: threads === undefined });

@@ -108,6 +108,17 @@ export async function benchAlgorithm(loaded: LoadedBench, config: RunConfig): Pr
   return { config: withDefault, ccl };
 }
 
+/**
+ * A session's synchronisations between threads, per IPCQ message (KERNBENCH_SYNC_COUNTS=1 logs
+ * one line a session; decision 0126): how many publishes crossed threads, and what they cost.
+ */
+export function syncLine(r: SessionReport): string {
+  const c = r.sync;
+  const per = (n: number): string => (r.messages > 0 ? (n / r.messages).toFixed(4) : '-');
+  const publishes = c.publishesLocal + c.publishesRemote;
+  return `sync: ${r.messages} messages, ${c.crossThreadMessages} between threads (${per(c.crossThreadMessages)}), ${publishes} publishes (${c.publishesRemote} to another thread: ${publishes > 0 ? ((100 * c.publishesRemote) / publishes).toFixed(2) : '0'} %); per message: ${per(c.publishesRemote)} remote publishes, ${per(c.rings)} doorbell rings, ${per(c.notifies)} notifies, ${per(c.parks)} parks, ${per(c.coordinatorRings)} coordinator rings, ${per(r.coordinatorPasses)} coordinator passes, ${per(c.stateChanges)} actor state changes`;
+}
+
 /** Run the bench `bench` (a shipped bench's name or a path to a bench module, see loadBench) under `config`. */
 export async function runBench(resources: ThreadResources, bench: string | LoadedBench, given: RunConfig, log: (line: string) => void): Promise<RunOutcome> {
   const loaded = typeof bench === 'string' ? await loadBench(bench) : bench;
@@ -124,6 +135,7 @@ export async function runBench(resources: ThreadResources, bench: string | Loade
     session: async (overrides, fn) => {
       const s = await withSession(resources, { ...config, ...overrides }, [loaded.url], fn);
       if (s.stats) sessionStats.push(s.stats);
+      if (process.env.KERNBENCH_SYNC_COUNTS === '1') log(syncLine(s.report));
       return s;
     },
   };

@@ -120,11 +120,29 @@ export function placeCollective(m: Machine, name: string, shards: readonly Shard
   const shape = flatShape(m, name, p, arr);
   return {
     pes: shards.map((s) => peAt(me, s)),
-    worlds: shards.map((s) => ({ ...shape, pes: tabulate(p, (q) => peAt(q, s)), set: group.set })),
+    worlds: shards.map((s) => ({ ...shape, pes: worldPes(m, group, s, () => tabulate(p, (q) => peAt(q, s))), set: group.set })),
     ranks: shards.map(() => me),
     shape,
   };
 }
+
+/**
+ * The PEs of a flat world over `group` at shard position `s`: p numbers, the same for every
+ * member, so one frozen list per machine, group member list and position on a thread (the
+ * world group's member list is one per thread: ProcessGroup). A list per rank was p^2
+ * numbers a thread, 2 GiB at p = 16384 (decision 0127).
+ */
+function worldPes(m: Machine, group: ProcessGroup, s: ShardPosition, make: () => number[]): number[] {
+  let byGroup = worldPesOf.get(m);
+  if (byGroup === undefined) worldPesOf.set(m, (byGroup = new WeakMap()));
+  let byPosition = byGroup.get(group.ranks);
+  if (byPosition === undefined) byGroup.set(group.ranks, (byPosition = new Map()));
+  const key = `${s.cube}:${s.pe}`;
+  let pes = byPosition.get(key);
+  if (pes === undefined) byPosition.set(key, (pes = Object.freeze(make()) as number[]));
+  return pes;
+}
+const worldPesOf = new WeakMap<Machine, WeakMap<readonly number[], Map<string, number[]>>>();
 
 function flatShape(m: Machine, name: string, p: number, arr: Exclude<Arrangement, { kind: 'hierarchical' }>): WorldShape {
   switch (arr.kind) {

@@ -23,6 +23,12 @@ export class ProcessGroup {
     /** The channel set of its collectives (0: the world's). */
     readonly set = 0,
   ) {
+    if (ranks === everyRankOf.get(worldSize)) {
+      // The thread's own list of every rank (ProcessGroup.world): valid by construction, and
+      // checking it was O(p) per rank, p^2 a thread at start-up (decision 0150).
+      this.ranks = ranks;
+      return;
+    }
     const seen = new Set<number>();
     for (const r of ranks) {
       if (!Number.isInteger(r) || r < 0 || r >= worldSize || seen.has(r)) {
@@ -35,13 +41,32 @@ export class ProcessGroup {
     this.ranks = ranks.length === worldSize ? everyRank(worldSize) : Object.freeze([...ranks].sort((a, b) => a - b));
   }
 
+  /** The default group of `worldSize` ranks (initProcessGroup): O(1) a rank, every rank of a thread sharing one member list. */
+  static world(worldSize: number): ProcessGroup {
+    return new ProcessGroup(everyRank(worldSize), worldSize, 0);
+  }
+
   get size(): number {
     return this.ranks.length;
   }
 
   /** The group rank of global rank `global`, or -1 if it is not a member (PyTorch's get_group_rank). */
   groupRank(global: number): number {
-    return this.ranks.indexOf(global);
+    // The members are distinct and sorted, so ranks[i] >= i: ranks[global] === global is the
+    // world's O(1) answer; otherwise a binary search. indexOf was O(p) per call, p^2 a
+    // collective over the ranks (decision 0150).
+    const ranks = this.ranks;
+    if (ranks[global] === global) return global;
+    let lo = 0;
+    let hi = ranks.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const r = ranks[mid];
+      if (r === global) return mid;
+      if (r < global) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
   }
 
   /** The global rank of group rank `r`. */
@@ -68,7 +93,9 @@ export class ProcessGroup {
 
 /** The channel set of a new group of `ranks`, after `earlier` groups (the world first): the smallest that no overlapping earlier group has. */
 export function nextChannelSet(ranks: readonly number[], earlier: readonly ProcessGroup[]): number {
-  const taken = new Set(earlier.filter((g) => g.ranks.some((r) => ranks.includes(r))).map((g) => g.set));
+  // A Set of the new group's ranks: ranks.includes inside some() was O(|g| x |ranks|) per earlier group.
+  const mine = new Set(ranks);
+  const taken = new Set(earlier.filter((g) => g.ranks.some((r) => mine.has(r))).map((g) => g.set));
   let set = 0;
   while (taken.has(set)) set++;
   return set;

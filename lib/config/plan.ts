@@ -79,10 +79,11 @@ export function buildPlan(opts: {
   const links: LinkMode = timing.link_sharing === 'none' ? 'none' : timing.link_fast_path ? 'claimed' : 'arbitrated';
   // The layout's thread count first: the command slots are per thread, so --threads N
   // needs far less shared memory than one thread per rank.
-  const executors = opts.threads === 'rank' ? m.sips : opts.threads === 'pe' ? m.totalPes : Math.min(opts.threads, m.totalPes);
+  const executors = layoutExecutors(opts.threads, m);
   // Before anything is sized per PE: a configuration too large for this machine is
   // refused with its figure, not met by a V8 fatal error or a RangeError mid-allocation.
-  checkSharedMemory(sessionDims(m, opts.ccl, executors, opts.noData ?? false, opts.arenaBytes));
+  const sharedBytes = checkSharedMemory(sessionDims(m, opts.ccl, executors, opts.noData ?? false, opts.arenaBytes));
+  checkThreadMemory(opts.threads, executors, sharedBytes);
   let peExecutor: number[];
   if (opts.threads === 'rank') peExecutor = tabulate(m.totalPes, (id) => m.coord(id).sip);
   else if (opts.threads === 'pe') peExecutor = tabulate(m.totalPes, (id) => id);
@@ -107,8 +108,13 @@ export function buildPlan(opts: {
   };
 }
 
+/** Executor threads of a layout on `m`: `rank` one per SIP, `pe` one per PE, N at most one per PE. */
+export function layoutExecutors(threads: ThreadLayout, m: Machine): number {
+  return threads === 'rank' ? m.sips : threads === 'pe' ? m.totalPes : Math.min(threads, m.totalPes);
+}
+
 /** The shared-memory dimensions of a session on `m` with `executors` threads. */
-function sessionDims(m: Machine, ccl: ResolvedCcl, executors: number, noData: boolean, arenaBytes: number | undefined): LayoutDims {
+export function sessionDims(m: Machine, ccl: ResolvedCcl, executors: number, noData: boolean, arenaBytes: number | undefined): LayoutDims {
   return {
     executors,
     pes: m.totalPes,
@@ -134,7 +140,7 @@ const gib = (b: number): string => `${(b / 2 ** 30).toFixed(b < 2 ** 30 ? 3 : 1)
  * together more than this machine's memory (os.totalmem). ERR_CONFIG_TOO_LARGE, with the
  * figures: what each buffer needs and what is available.
  */
-export function checkSharedMemory(dims: LayoutDims): void {
+export function checkSharedMemory(dims: LayoutDims): number {
   const L = new ShmLayout(dims);
   const parts: [string, number][] = [
     ['IPCQ slots', L.ipcqSetBytes * L.channelSets],
@@ -153,6 +159,29 @@ export function checkSharedMemory(dims: LayoutDims): void {
   if (!Number.isFinite(total) || total > available) {
     throw new ConfigError('ERR_CONFIG_TOO_LARGE', [{ file: '(configuration)', path: 'shared memory', message: `this configuration needs ${gib(total)} of shared memory (${shape}; ${what}), more than this machine's ${gib(available)}; lower ccl.n_slots, ccl.slot_size, ccl.channel_sets or the machine's size, got ${total} bytes` }]);
   }
+  return total;
+}
+
+/**
+ * What one more thread costs at the least: a bare worker's isolate, stack and heaps
+ * (about 9 MiB each for 256 bare workers, issue 26; decision 0125).
+ */
+export const THREAD_FLOOR_BYTES = 8 * 2 ** 20;
+
+/**
+ * Refuse a layout whose threads cannot all start on this machine: `executors` threads at
+ * THREAD_FLOOR_BYTES each, beside `sharedBytes` of shared buffers, more than `available`
+ * (os.totalmem). ERR_THREADS_EXCEED_MEMORY, naming the layout and the largest --threads N
+ * that fits (decision 0125).
+ */
+export function checkThreadMemory(threads: ThreadLayout, executors: number, sharedBytes: number, available = totalmem()): void {
+  const need = executors * THREAD_FLOOR_BYTES + sharedBytes;
+  if (need <= available) return;
+  const fits = Math.max(1, Math.min(executors - 1, Math.floor((available - sharedBytes) / THREAD_FLOOR_BYTES)));
+  throw new KernbenchError(
+    'ERR_THREADS_EXCEED_MEMORY',
+    `--threads ${threads} starts ${executors} threads, at least ${gib(executors * THREAD_FLOOR_BYTES)} beside ${gib(sharedBytes)} of shared memory, more than this machine's ${gib(available)}; run with --threads N for N up to ${fits} (--threads 2 runs any size whose shared memory fits), got ${executors} threads`,
+  );
 }
 
 /** checkSharedMemory for a topology and CCL configuration (kernbench validate: what a run would allocate). */

@@ -9,7 +9,7 @@
 // what that actor last published. A running actor's virtual time is its clock
 // as last published (at kernel start, when it last waited, or with shared links
 // proved alone when it last sent): a lower bound.
-import { ACTOR, ACTOR_STATE, ACTORS_PER_PE } from '../shm/layout.js';
+import { ACTOR, ACTOR_STATE, ACTORS_PER_PE, RING } from '../shm/layout.js';
 import { readKernelName, type SharedState } from '../shm/shared-state.js';
 import type { Machine } from '../topology/machine.js';
 import { formatPs, type ActorStateReport } from '../errors.js';
@@ -64,5 +64,14 @@ export function actorStates(sh: SharedState, m: Machine): ActorStates {
   // The waiters as a deadlock report groups them; its last line (the IPCQ wait cycles) is a deadlock's.
   if (blocked.length > 0) summary.push(...summarizeDeadlock(sh, m, blocked).slice(0, -1));
   else summary.push('no actor waits');
+  summary.push(`${messagesSent(sh)} IPCQ messages sent before the stop (every ring's tail): how far the run got`);
   return { summary, actors };
+}
+
+/** The IPCQ messages (pieces) published so far: the sum of every ring's tail, which only goes up. */
+function messagesSent(sh: SharedState): number {
+  const L = sh.layout;
+  let sent = 0;
+  for (let r = 0; r < L.rings; r++) sent += Atomics.load(sh.ctl, L.ring(r, RING.TAIL));
+  return sent;
 }

@@ -26,7 +26,7 @@
 // coordinator: lib/sync/scheduler.ts).
 import { GRANT, GRANT_LAUNCH, HEADER, PE } from '../shm/layout.js';
 import { actorsBound, commandInFlight } from './snapshot.js';
-import type { SharedState } from '../shm/shared-state.js';
+import { stateEpoch, type SharedState } from '../shm/shared-state.js';
 import type { Machine } from '../topology/machine.js';
 import { latencyPs, transferPs } from '../time/virtual-time.js';
 
@@ -146,7 +146,7 @@ export class Arbiter {
     // Nothing pending (the usual end of a pass): no snapshot needed to say so.
     if (Atomics.load(ctl, HEADER.GRANTS_PENDING) === 0) return null;
     for (let attempt = 0; attempt < SNAPSHOT_TRIES; attempt++) {
-      const epoch = Atomics.load(ctl, HEADER.STATE_EPOCH);
+      const epoch = stateEpoch(sh);
       if (commandInFlight(sh)) return null;
       let tPs = Infinity;
       const due: number[] = [];
@@ -169,7 +169,7 @@ export class Arbiter {
       // Senders waiting for a link flow (timing.link_sharing) resume no earlier than the link arbiter's bound.
       if (Atomics.load(ctl, HEADER.FLOWS_PENDING) > 0 && times[L.linkBound] <= tPs) return null;
       if (actorsBound(sh, self, tPs) <= tPs) return null;
-      if (Atomics.load(ctl, HEADER.STATE_EPOCH) === epoch) return due;
+      if (stateEpoch(sh) === epoch) return due;
     }
     return null;
   }

@@ -7,8 +7,8 @@
 import { parentPort } from 'node:worker_threads';
 import { DeadlockError, serializeError } from '../errors.js';
 import { ABORT_KIND, HEADER } from '../shm/layout.js';
-import { abortSession } from '../sync/scheduler.js';
-import { SharedState } from '../shm/shared-state.js';
+import { abortSession } from '../sync/wake.js';
+import { SharedState, stateEpoch } from '../shm/shared-state.js';
 import { Machine } from '../topology/machine.js';
 import { loadSipKindModule, sipKindToLoad } from '../loader/topology-kind.js';
 import { unreachable, type FromCoordinator, type ToCoordinator } from '../sync/messages.js';
@@ -69,7 +69,7 @@ function runSession(m: Extract<ToCoordinator, { type: 'session' }>): void {
   let unrungGrants = 0;
   const timerMs = m.timerMs ?? PASS_INTERVAL_MS;
   let seen = Atomics.load(ctl, HEADER.COORD_DOORBELL);
-  /** HEADER.STATE_EPOCH as the last detector pass read it. */
+  /** stateEpoch as the last detector pass read it. */
   let lastEpoch = -1;
   while (Atomics.load(ctl, HEADER.SESSION_END) === 0) {
     // Arbiter passes are driven by the doorbell (a request, or an actor that stopped
@@ -107,7 +107,7 @@ function runSession(m: Extract<ToCoordinator, { type: 'session' }>): void {
     // An actor changed state since the last pass: the session moved, so skip the scan
     // (O(actors), every pass interval: O(p) work per message at large p). A deadlock
     // leaves the epoch still, and the next pass scans: found one interval later at most.
-    const epoch = Atomics.load(ctl, HEADER.STATE_EPOCH);
+    const epoch = stateEpoch(sh);
     const moved = epoch !== lastEpoch;
     lastEpoch = epoch;
     if (moved) continue;
@@ -133,8 +133,8 @@ function runSession(m: Extract<ToCoordinator, { type: 'session' }>): void {
       wakeExecutor(m.plan.peExecutor[pe]);
     };
     if (releaseHeld(sh, machine, launchHorizon(sh, machine), wake) > 0) return;
-    const epoch = Atomics.load(ctl, HEADER.STATE_EPOCH);
-    if (!othersMayRun(sh) && Atomics.load(ctl, HEADER.STATE_EPOCH) === epoch) arbitrateHeld(sh, wake);
+    const epoch = stateEpoch(sh);
+    if (!othersMayRun(sh) && stateEpoch(sh) === epoch) arbitrateHeld(sh, wake);
   }
 
   function wakeExecutor(e: number): void {

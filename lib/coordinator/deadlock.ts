@@ -30,6 +30,7 @@ export interface DeadlockReport {
 
 /** The deadlock's report when the session is deadlocked, else null. Linear in the actors. */
 export function findDeadlockReport(sh: SharedState, m: Machine): DeadlockReport | null {
+  if (anyRunning(sh)) return null;
   const L = sh.layout;
   const ctl = sh.ctl;
   const n = L.actors;
@@ -52,6 +53,32 @@ export function findDeadlockReport(sh: SharedState, m: Machine): DeadlockReport 
   }
   for (let a = 0; a < n; a++) if (Atomics.load(ctl, L.actor(a, ACTOR.GEN)) !== gen1[a]) return null;
   return { summary: summarizeDeadlock(sh, m, blocked), waiters: lines };
+}
+
+/**
+ * An actor found RUNNING through the active bitmap (the scheduler sets an actor's bit while
+ * it is RUNNING or BLOCKED): a word for 32 actors, then only the active ones' states. The
+ * scan below reads every actor and stops at the first RUNNING one, which at start-up and
+ * teardown (every PE idle, the hosts last) was all of them, every pass (decision 0151).
+ * A RUNNING state read here is a fact, so this only ever says "not deadlocked" early; a
+ * missed bit falls through to the full scan.
+ */
+function anyRunning(sh: SharedState): boolean {
+  const L = sh.layout;
+  const ctl = sh.ctl;
+  const active0 = L.activeWord(0);
+  const state0 = L.actor(0, ACTOR.STATE);
+  const stride = L.actor(1, 0) - L.actor(0, 0);
+  for (let wi = 0; wi < L.activeWords; wi++) {
+    let bits = Atomics.load(ctl, active0 + wi);
+    while (bits !== 0) {
+      const low = bits & -bits;
+      bits ^= low;
+      const a = wi * 32 + (31 - Math.clz32(low));
+      if (Atomics.load(ctl, state0 + a * stride) === ACTOR_STATE.RUNNING) return true;
+    }
+  }
+  return false;
 }
 
 export function describeActor(sh: SharedState, m: Machine, a: number): string {

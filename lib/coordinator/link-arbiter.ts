@@ -30,7 +30,7 @@
 // channel computes without sharing: its bytes are given as its serialisation
 // time times the link bandwidth, so the model gives back that time.
 import { DIR_COUNT, FLOW, HEADER, PE, GRANT } from '../shm/layout.js';
-import type { SharedState } from '../shm/shared-state.js';
+import { stateEpoch, type SharedState } from '../shm/shared-state.js';
 import type { Machine } from '../topology/machine.js';
 import { Links } from '../topology/links.js';
 import { EPSILON_PS, LinkShare, aloneRateOf, pieceBytes, pieceStartPs } from '../topology/link-share.js';
@@ -112,7 +112,7 @@ export class LinkArbiter {
     const ctl = sh.ctl;
     const times = sh.times;
     for (let attempt = 0; attempt < SNAPSHOT_TRIES; attempt++) {
-      const epoch = Atomics.load(ctl, HEADER.STATE_EPOCH);
+      const epoch = stateEpoch(sh);
       if (commandInFlight(sh)) return null;
       const fresh: number[] = [];
       for (let c = 0; c < this.channels; c++) {
@@ -127,7 +127,7 @@ export class LinkArbiter {
         if (Atomics.load(ctl, L.pe(pe, PE.REQ_SEQ)) > Atomics.load(ctl, L.pe(pe, PE.GRANT_SEQ))) bound = Math.min(bound, times[L.grant(pe, GRANT.AT_PS)] + EPSILON_PS);
       }
       bound = Math.min(bound, actorsBound(sh, -1, -Infinity));
-      if (Atomics.load(ctl, HEADER.STATE_EPOCH) === epoch) return { fresh, bound };
+      if (stateEpoch(sh) === epoch) return { fresh, bound };
     }
     return null;
   }

@@ -14,9 +14,10 @@
 //                                 actor's bound
 //   IDLE, DONE                    none: only a running actor (or a command in
 //                                 flight: then no grant now) starts it again
-// A snapshot is exact in the way the deadlock detector's is, with one counter
-// for all actors: HEADER.STATE_EPOCH, bumped on every state change, is read
-// before and after by the caller, and equal means nobody changed state in between.
+// A snapshot is exact in the way the deadlock detector's is, with one count
+// for all actors: stateEpoch (../shm/shared-state.ts), the sum of every thread's EXEC.STATE_EPOCH (each
+// bumped on every state change of an actor the thread runs, and never lowered),
+// is read before and after by the caller, and equal means nobody changed state in between.
 import { ACTOR, ACTOR_STATE, HEADER } from '../shm/layout.js';
 import type { SharedState } from '../shm/shared-state.js';
 

@@ -15,7 +15,7 @@ import { pathToFileURL } from 'node:url';
 import { AbortError, DeadlockError, KernbenchError, serializeError } from '../errors.js';
 import { ABORT_KIND, ACTOR_STATE, HEADER } from '../shm/layout.js';
 import { FaultOwner } from '../sync/fault-owner.js';
-import { abortSession } from '../sync/scheduler.js';
+import { abortSession } from '../sync/wake.js';
 import { installFaultHandlers, setFaultSession } from './faults.js';
 import { SharedState } from '../shm/shared-state.js';
 import { HostRuntime } from '../host/host-runtime.js';
@@ -114,7 +114,10 @@ async function runRank(env: ThreadEnv, m: Extract<ToExecutor, { type: 'spawn-ran
       const mod = await importModule(url);
       const fn = mod[m.exportName];
       if (typeof fn !== 'function') throw new KernbenchError('ERR_NOT_EXPORTED', `spawn: '${m.exportName}' is not a function exported by ${m.module}, got ${typeof fn}`);
-      const v: unknown = await (fn as (...a: unknown[]) => unknown)(m.rank, ...m.args, torch);
+      const v: unknown = await owner.callAs(() => (fn as (...a: unknown[]) => unknown)(m.rank, ...m.args, torch));
+      // The rank ends once the timers it started have run, as a Node process does: a throw in
+      // one fails this rank, in this spawn, however late it fires (decision 0096).
+      await owner.timersDone();
       await host.synchronize();
       return v;
     });

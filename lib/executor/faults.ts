@@ -20,8 +20,8 @@ import { isMainThread } from 'node:worker_threads';
 import { AbortError, KernbenchError, serializeError, type ErrorCode } from '../errors.js';
 import { ABORT_KIND } from '../shm/layout.js';
 import type { SharedState } from '../shm/shared-state.js';
-import { abortLiveOwners, bindToOwner, currentFaultOwner, ownerOfException, ownerOfPromise, type FaultOwner } from '../sync/fault-owner.js';
-import { abortSession } from '../sync/scheduler.js';
+import { abortLiveOwners, bindToOwner, currentFaultOwner, ownerOfException, ownerOfPromise, scheduleAsOwner, timerCleared, type FaultOwner } from '../sync/fault-owner.js';
+import { abortSession } from '../sync/wake.js';
 
 /** The session this thread serves now (faults abort it); undefined between sessions. */
 let current: { shared: SharedState; executor: number } | undefined;
@@ -61,13 +61,33 @@ function bindCallbacksToOwners(): void {
     Object.defineProperties(f, Object.getOwnPropertyDescriptors(orig));
     return f;
   };
+  // Timers are also tracked by their owner: a rank ends once its timers have run, and
+  // a timer still pending when its owner ends is cancelled (decision 0096).
+  const track = (orig: Scheduler, repeats: boolean): Scheduler => {
+    const f = function scheduleTracked(this: unknown, cb: (...a: unknown[]) => unknown, ...rest: unknown[]): unknown {
+      return scheduleAsOwner(orig, this, cb, rest, repeats);
+    };
+    // util.promisify(setTimeout) and friends read this.
+    Object.defineProperties(f, Object.getOwnPropertyDescriptors(orig));
+    return f;
+  };
   const g = globalThis as unknown as Record<string, Scheduler>;
   const t = timers as unknown as Record<string, Scheduler>;
   for (const name of ['setTimeout', 'setInterval', 'setImmediate'] as const) {
     const orig = g[name];
-    const bound = bind(orig);
+    const bound = track(orig, name === 'setInterval');
     g[name] = bound;
     if (t[name] === orig) t[name] = bound;
+  }
+  for (const name of ['clearTimeout', 'clearInterval', 'clearImmediate'] as const) {
+    const orig = g[name];
+    const cleared = function clearTracked(this: unknown, h: unknown): unknown {
+      timerCleared(h);
+      return (orig as (h: unknown) => unknown).call(this, h);
+    };
+    Object.defineProperties(cleared, Object.getOwnPropertyDescriptors(orig));
+    g[name] = cleared as unknown as Scheduler;
+    if (t[name] === orig) t[name] = cleared as unknown as Scheduler;
   }
   // queueMicrotask takes one argument: no rest array to build on every call (each
   // settled tl operation queues one, lib/kernel/flow.ts; docs/benchmarks.md, "Peak memory").

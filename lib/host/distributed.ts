@@ -25,7 +25,6 @@ import type { HostRuntime, LaunchHandle } from './host-runtime.js';
 import type { Tensor } from './tensor.js';
 import { checkEvenSplits, checkOnePe, checkPair, placementError, rootList } from './call-checks.js';
 import { P2POp, checkPeerChannels, p2pKind, peerGroupRank, type RecvOptions, type SendOptions } from './p2p.js';
-import { tabulate } from '../tabulate.js';
 
 export const BACKENDS = ['ahbm'] as const;
 
@@ -80,7 +79,7 @@ export class Distributed {
     if (this.world) throw new KernbenchError('ERR_ALREADY_INITIALIZED', `initProcessGroup: already initialised with backend '${this.world.backend}', got a second call with backend '${opts.backend}'`);
     const ws = opts.worldSize ?? this.rankInfo.nprocs;
     if (ws !== this.rankInfo.nprocs) throw new KernbenchError('ERR_WORLD_SIZE_MISMATCH', `initProcessGroup: worldSize must equal the spawned ranks (${this.rankInfo.nprocs}), got ${ws}`);
-    this.world = { backend: opts.backend, group: new ProcessGroup(tabulate(ws, (r) => r), ws, 0) };
+    this.world = { backend: opts.backend, group: ProcessGroup.world(ws) };
     this.groups.push(this.world.group);
     await this.barrier();
   }

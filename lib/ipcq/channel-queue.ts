@@ -70,11 +70,20 @@ export abstract class Channel {
     return op;
   }
 
-  /** After publishing `word`: resolve same-thread waiters; ring another thread only if its waiter wants this. */
+  /**
+   * After publishing `word` (a ring's tail or head): resolve the waiter at the
+   * other end if it wants this, on this thread or another. Every wait on a
+   * ring's tail or head announces what it wants first (./ring.ts), so `wanted` is
+   * exact on this thread too, and a publish nobody waits for skips the thread's
+   * table of waiters: with one or more waiters per rank in it, looking there cost
+   * more per message as p grew (docs/decisions/0121-a-ring-publish-nobody-wants.md).
+   */
   protected wake(word: number, executor: number, wanted: boolean): void {
     const sched = this.env.sched;
-    if (executor === sched.executor) sched.signal(word);
-    else if (wanted) sched.ring(executor);
+    if (executor !== sched.executor) {
+      if (wanted) sched.ring(executor);
+    } else if (wanted) sched.signal(word);
+    else sched.signalNone();
   }
 
   /** Bytes per piece for elements of `dt`: vc_chunk_size rounded down to whole elements. */

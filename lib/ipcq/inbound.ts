@@ -30,6 +30,8 @@ export class InboundChannel extends Channel implements ParkedRecvHost {
    * receive was promoted (decision 0035).
    */
   private spare: ParkedRecv | undefined;
+  /** The parked receive in progress has parked: the channel's actor is BLOCKED (or was, and is not IDLE yet). */
+  private blocked = false;
   /** The state of a receive done at once (recvNow), reused: it ends before the call returns. */
   private now: RecvState | undefined;
 
@@ -72,6 +74,15 @@ export class InboundChannel extends Channel implements ParkedRecvHost {
     return this.enqueue(() => this.run(ring, sender, dtype, out, issuePs));
   }
 
+  /** A receive of `elements` from `sender` issued now would park: the channel is idle and not every piece is in. */
+  wouldPark(sender: number, senderDir: number, set: number, dtype: DType, elements: number): boolean {
+    if (!this.idle || this.env.sched.jitter) return false;
+    const ring = this.ringFrom(sender, senderDir, set);
+    const pieces = Math.max(1, Math.ceil((elements * bytesPerElement(dtype)) / this.pieceBytes(dtype)));
+    const ctl = this.env.shared.ctl;
+    return Atomics.load(ctl, ring.tailWord) < Atomics.load(ctl, ring.headWord) + pieces;
+  }
+
   /** Every piece is in: read them straight from the slots, free them, publish head once. */
   private recvNow(ring: IpcqRingView, sender: number, dtype: DType, out: Float32Array, issuePs: number, nbytes: number, pieces: number): number {
     const { env } = this;
@@ -94,8 +105,9 @@ export class InboundChannel extends Channel implements ParkedRecvHost {
 
   /** Start a parked receive (the channel is idle): take what is in, park for the rest. */
   private park(ring: IpcqRingView, sender: number, dtype: DType, out: Float32Array, issuePs: number, nbytes: number): ChannelOp<number> {
-    // RUNNING from the moment it is issued, as a queued operation (see enqueue).
-    this.env.sched.setState(this.actor, ACTOR_STATE.RUNNING);
+    // The channel's actor stays IDLE until the receive parks (BLOCKED, parkWaiter), and goes from
+    // BLOCKED straight back to IDLE when it ends: its kernel is RUNNING meanwhile, so the deadlock
+    // detector never sees it wait on an IDLE channel with work (decision 0155).
     const op = new ChannelOp<number>(this.channel, this.issued++);
     const t = Math.max(this.clock.nowPs, issuePs);
     let r = this.spare;
@@ -111,13 +123,12 @@ export class InboundChannel extends Channel implements ParkedRecvHost {
 
   /** @internal The piece a parked receive waited for is in. */
   resume(r: ParkedRecv): void {
-    this.env.sched.unblock(this.actor);
+    // Still BLOCKED, on a word that reached its target: parking again re-publishes the wait, finish the state.
     this.pump(r);
   }
 
   /** @internal The session aborted or stopped while `r` was parked. */
   abandon(r: ParkedRecv, e: Error): void {
-    this.env.sched.unblock(this.actor);
     this.finish(r, e);
   }
 
@@ -133,6 +144,8 @@ export class InboundChannel extends Channel implements ParkedRecvHost {
           // Look again after wanting it: a producer on another thread rings only for a wanted piece.
           if (Atomics.load(shared.ctl, ring.tailWord) < k + 1) {
             r.target = k + 1;
+            // Before parkWaiter: on an aborted session it rejects at once (abandon, finish).
+            this.blocked = true;
             sched.parkWaiter(this.actor, r, WAIT_KIND.IPCQ_DATA, ring.ring, r.t);
             return;
           }
@@ -153,7 +166,11 @@ export class InboundChannel extends Channel implements ParkedRecvHost {
     if (this.parked === r) this.parked = undefined;
     this.settledCount++;
     Atomics.add(this.env.shared.ctl, this.doneWord, 1);
-    if (this.idle) this.env.sched.setState(this.actor, ACTOR_STATE.IDLE);
+    if (this.blocked) {
+      // IDLE, or RUNNING for the receives queued behind this one (their chain ends IDLE: enqueue).
+      this.blocked = false;
+      this.env.sched.setState(this.actor, this.idle ? ACTOR_STATE.IDLE : ACTOR_STATE.RUNNING);
+    }
     const op = r.op;
     // Out of the scheduler's lists (resumed or rejected), so free for the next parked receive.
     r.values = EMPTY_F32;

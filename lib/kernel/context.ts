@@ -20,6 +20,8 @@
 import type { DType } from '../dtype/index.js';
 import { KernbenchError, formatPs, type ErrorCode } from '../errors.js';
 import type { ChannelOp } from '../ipcq/channel.js';
+import { resolvedUntagged } from '../sync/fault-owner.js';
+import { TURNS_BEFORE_PARK } from '../sync/scheduler.js';
 import { Peer, portOf, type Ports } from './ports.js';
 import { Flow, Region } from './flow.js';
 import { claimDirection, runBranches } from './branches.js';
@@ -33,6 +35,9 @@ import { transfersFor, type Transfers } from './transfers.js';
 
 export { RecvFuture, SendHandle } from './handles.js';
 export type { KernelPe } from './memory-ops.js';
+
+/** What awaiting a send settled at once gives: one fulfilled promise for every such wait on this thread (decision 0165). */
+const RESOLVED_VOID: Promise<void> = resolvedUntagged(undefined);
 
 export class KernelContext extends MemoryOps implements SendWaiter {
   /** The transfers this flow issued, with the link horizon when links are shared. */
@@ -130,13 +135,33 @@ export class KernelContext extends MemoryOps implements SendWaiter {
    */
   recv(dir: Direction | Peer, shape: number | readonly number[], dtype: DType, out?: Tile): Promise<Tile> {
     const tile = this.recvTile(shape, dtype, out);
+    return this.pe.env.sched.turnsFirst ? this.recvAfter(dir, dtype, tile, TURNS_BEFORE_PARK) : this.recvInto(dir, dtype, tile);
+  }
+
+  /**
+   * Receive into `tile`; but while the receive would park for another thread's
+   * sender, first give this thread's other PEs a turn (at most `turns` more):
+   * the kernel stays RUNNING, and one stall at a thread's boundary no longer
+   * parks every rank behind it in turn (decision 0155).
+   */
+  private recvAfter(from: Direction | Peer, dtype: DType, tile: Tile, turns: number): Promise<Tile> {
+    if (turns > 0) {
+      const { d, set, src } = this.recvRoute(from);
+      if (this.pe.env.plan.peExecutor[src.pe] !== this.pe.env.sched.executor && this.pe.in[d].wouldPark(src.pe, src.dir, set, dtype, tile.size)) {
+        return resolvedUntagged(undefined).then(() => this.recvAfter(from, dtype, tile, turns - 1));
+      }
+    }
+    return this.recvInto(from, dtype, tile);
+  }
+
+  private recvInto(dir: Direction | Peer, dtype: DType, tile: Tile): Promise<Tile> {
     const r = this.recvIssue(dir, dtype, tile);
     // Done at once (the common case): what wait() does, without a RecvFuture.
     if (typeof r === 'number') {
       this.clock.advanceTo(r);
       this.settledNow('recv');
       this.race.received(this.raceKeys);
-      return Promise.resolve(tile);
+      return this.resolvedWith(tile);
     }
     const f = new RecvFuture(r, 0, tile);
     f.raceKeys = this.raceKeys;
@@ -162,20 +187,20 @@ export class KernelContext extends MemoryOps implements SendWaiter {
     return this.values.newTile(dtype, sh, shapeSize(sh));
   }
 
+  /** Where a receive from `from` reads: this PE's inbound direction, the channel set, and the sending port. */
+  private recvRoute(from: Direction | Peer): { d: number; set: number; src: { pe: number; dir: number } } {
+    if (from instanceof Peer) {
+      const ring = this.peerRing(from, 'recv');
+      return { d: ring.d, set: ring.set, src: { pe: ring.pe, dir: ring.d } };
+    }
+    const d = this.dir(from);
+    return { d, set: this.ports.set, src: portOf(this.ports.recv, d) };
+  }
+
   /** Issue a receive into `tile`: its completion time if done at once, else the queued op. */
   private recvIssue(from: Direction | Peer, dtype: DType, tile: Tile): ChannelOp<number> | number {
     this.enter('recv');
-    let d: number, src: { pe: number; dir: number }, set: number;
-    if (from instanceof Peer) {
-      const ring = this.peerRing(from, 'recv');
-      d = ring.d;
-      set = ring.set;
-      src = { pe: ring.pe, dir: ring.d };
-    } else {
-      d = this.dir(from);
-      set = this.ports.set;
-      src = portOf(this.ports.recv, d);
-    }
+    const { d, set, src } = this.recvRoute(from);
     this.claim('recv', d);
     this.raceKeys = this.race.receive(src.pe, src.dir, set, dtype, tile.size);
     const r = this.pe.in[d].recv(src.pe, src.dir, set, dtype, tile.data, this.clock.nowPs);
@@ -192,13 +217,13 @@ export class KernelContext extends MemoryOps implements SendWaiter {
       this.clock.advanceTo(f.donePs);
       this.settledNow('wait');
       this.race.received(f.raceKeys);
-      return Promise.resolve(f.tile);
+      return this.resolvedWith(f.tile);
     }
     if (f.op.settled) {
       this.transfers.take(f.op);
       this.settledNow('wait');
       this.race.received(f.raceKeys);
-      return Promise.resolve(f.tile);
+      return this.resolvedWith(f.tile);
     }
     // Not in yet: wait as Transfers.settle does, with one promise instead of an async frame
     // (a ring step under --threads 2 lands here whenever its thread got ahead of the other).
@@ -222,6 +247,25 @@ export class KernelContext extends MemoryOps implements SendWaiter {
     );
   }
 
+  /** The tile a receive settled at once gave last, and the fulfilled promise of it. */
+  private lastTile: Tile | undefined;
+  private lastResolved: Promise<Tile> | undefined;
+
+  /**
+   * A fulfilled promise of `tile` for a receive settled at once: the one made for the
+   * last such receive when it gave the same tile (a ring step's reduce-scatter
+   * receives into one scratch tile every step). A fulfilled promise never changes, and
+   * awaiting it queues the awaiter now whichever promise it is: the same order, one
+   * promise fewer (decision 0165).
+   */
+  private resolvedWith(tile: Tile): Promise<Tile> {
+    if (tile !== this.lastTile || this.lastResolved === undefined) {
+      this.lastTile = tile;
+      this.lastResolved = resolvedUntagged(tile);
+    }
+    return this.lastResolved;
+  }
+
   /** @internal Account for a send that has already completed (SendHandle fast path). */
   waitSendNow(h: SendHandle): void {
     if (h.op === null) {
@@ -238,7 +282,7 @@ export class KernelContext extends MemoryOps implements SendWaiter {
     if (h.op === null || h.op.settled) {
       this.waitSendNow(h);
       this.settledNow('await send');
-      return Promise.resolve();
+      return RESOLVED_VOID;
     }
     this.flow.begin('await send');
     const op = h.op;

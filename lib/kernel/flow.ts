@@ -15,6 +15,7 @@
 // "In flight" ends in a microtask queued when the operation settles, so it is
 // over before the code that awaited the operation resumes, and a second flow
 // that runs in between (the other half of a Promise.all) is caught.
+import { thenUntagged } from '../sync/fault-owner.js';
 import { VirtualClock } from '../time/virtual-clock.js';
 
 /** What the branches of one tl.parallel share: which branch owns each direction. */
@@ -85,7 +86,8 @@ export class Flow {
    * side").
    */
   end(): void {
-    void SETTLED.then(this.release);
+    // Untagged: release is bookkeeping, and its promise is never asked for an owner (lib/sync/fault-owner.ts).
+    thenUntagged(SETTLED, this.release);
   }
 }
 

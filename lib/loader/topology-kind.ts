@@ -7,9 +7,11 @@
 // decision 0018 left this open).
 //
 // A loaded topology carries the module's file URL (lib/config/load.ts); every
-// thread that builds a Machine from it first awaits `ensureSipKind`.
+// thread that builds a Machine from it first awaits `ensureSipKind`. Executors
+// import this module at start, and only main reads topology files: the file
+// loader (and with it the YAML parser and the CCL schema) is imported when
+// `loadTopologyWithKind` first runs, never on an executor (decision 0130).
 import { fileURLToPath } from 'node:url';
-import { loadTopology } from '../config/load.js';
 import type { Topology } from '../config/topology-schema.js';
 import { KernbenchError } from '../errors.js';
 import { isSipTopology, type SipTopology } from '../topology/define-kind.js';
@@ -54,6 +56,7 @@ export async function ensureSipKind(topology: Topology): Promise<void> {
  * file:line:col, as for a shipped kind.
  */
 export async function loadTopologyWithKind(file: string, sets: readonly string[] = []): Promise<Topology> {
+  const { loadTopology } = await import('../config/load.js');
   const first = loadTopology(file, sets);
   const url = sipKindToLoad(first);
   if (url === undefined) return first;

@@ -3,12 +3,12 @@
 // through which hosts launch kernels onto PEs of other threads without
 // postMessage (DESIGN §3).
 //
-// Multi-producer, single-consumer, CMD_SLOTS slots per executor:
-//   producer: n = Atomics.add(reserve, 1)          claim command n (slot n mod CMD_SLOTS)
-//             wait until head >= n - CMD_SLOTS + 1  (the slot is free)
+// Multi-producer, single-consumer, S = layout.cmdSlots slots per executor:
+//   producer: n = Atomics.add(reserve, 1)          claim command n (slot n mod S)
+//             wait until head >= n - S + 1  (the slot is free)
 //             write length + JSON into the slot
 //             Atomics.store(seq[slot], n + 1)       publish; ring the executor
-//   consumer: wait until seq[head mod CMD_SLOTS] >= head + 1, read, then
+//   consumer: wait until seq[head mod S] >= head + 1, read, then
 //             Atomics.store(head, head + 1)
 // reserve > head means a command is in flight: the deadlock detector counts
 // that as progress still possible. HEADER.COMMANDS_IN_FLIGHT covers every
@@ -17,9 +17,10 @@
 import { KernbenchError } from '../errors.js';
 import type { KernelRef } from '../kernel/define.js';
 import type { Ports } from '../kernel/ports.js';
-import { CMD_SLOTS, CMD_SLOT_BYTES, EXEC, HEADER, WAIT_KIND } from '../shm/layout.js';
+import { CMD_SLOT_BYTES, EXEC, HEADER, WAIT_KIND } from '../shm/layout.js';
 import type { SharedState } from '../shm/shared-state.js';
-import { NO_ACTOR, ringCoordinator, type Scheduler } from '../sync/scheduler.js';
+import { NO_ACTOR, type Scheduler } from '../sync/scheduler.js';
+import { ringCoordinator } from '../sync/wake.js';
 
 /** The one command kind: run a kernel on a PE. */
 export interface LaunchCommand {
@@ -59,8 +60,8 @@ export async function postCommand(sh: SharedState, sched: Scheduler, actor: numb
   }
   Atomics.add(sh.ctl, HEADER.COMMANDS_IN_FLIGHT, 1);
   const n = Atomics.add(sh.ctl, L.exec(executor, EXEC.CMD_RESERVE), 1);
-  if (n >= CMD_SLOTS) await sched.waitUntil(actor, L.exec(executor, EXEC.CMD_HEAD), n - CMD_SLOTS + 1, WAIT_KIND.COMMAND, executor, 0);
-  const slot = n % CMD_SLOTS;
+  if (n >= L.cmdSlots) await sched.waitUntil(actor, L.exec(executor, EXEC.CMD_HEAD), n - L.cmdSlots + 1, WAIT_KIND.COMMAND, executor, 0);
+  const slot = n % L.cmdSlots;
   const off = L.cmdPayloadOffset(executor, slot);
   new DataView(sh.buffers.cmd).setUint32(off, bytes.length, true);
   sh.cmd.set(bytes, off + 4);
@@ -84,7 +85,7 @@ export class CommandReader {
   /** Wait for the next command. Call `commit()` once it has been handed to its PE. */
   async next(): Promise<{ cmd: LaunchCommand; commit: () => void }> {
     const L = this.sh.layout;
-    const slot = this.head % CMD_SLOTS;
+    const slot = this.head % L.cmdSlots;
     await this.sched.waitUntil(NO_ACTOR, L.cmdSeq(this.executor, slot), this.head + 1, WAIT_KIND.COMMAND, 0, 0);
     const off = L.cmdPayloadOffset(this.executor, slot);
     const len = new DataView(this.sh.buffers.cmd).getUint32(off, true);
@@ -100,7 +101,7 @@ export class CommandReader {
         // A command in flight holds back every memory grant (lib/coordinator/arbiter.ts): its end may release one.
         if (Atomics.load(this.sh.ctl, HEADER.GRANTS_PENDING) > 0 || Atomics.load(this.sh.ctl, HEADER.FLOWS_PENDING) > 0 || Atomics.load(this.sh.ctl, HEADER.HELD_PENDING) > 0) ringCoordinator(this.sh.ctl);
         // A producer may be waiting for this slot (the queue was full); it may be on any thread.
-        if (Atomics.load(this.sh.ctl, L.exec(this.executor, EXEC.CMD_RESERVE)) >= this.head + CMD_SLOTS) {
+        if (Atomics.load(this.sh.ctl, L.exec(this.executor, EXEC.CMD_RESERVE)) >= this.head + L.cmdSlots) {
           for (let e = 0; e <= L.dims.executors; e++) if (e !== this.executor) this.sched.ring(e);
         }
       },

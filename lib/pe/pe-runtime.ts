@@ -9,7 +9,7 @@ import { AbortError, DeadlockError, KernelError, RunStoppedError, serializeError
 import { actorStates } from '../coordinator/actor-states.js';
 import { writeKernelName } from '../shm/shared-state.js';
 import { FaultOwner } from '../sync/fault-owner.js';
-import { abortSession } from '../sync/scheduler.js';
+import { abortSession } from '../sync/wake.js';
 import { InboundChannel, OutboundChannel } from '../ipcq/channel.js';
 import { KernelContext } from '../kernel/context.js';
 import { isKernel, type Kernel } from '../kernel/define.js';
@@ -147,7 +147,7 @@ export class PeRuntime {
     try {
       await owner.run(async () => {
         const kernel = await importKernel(cmd);
-        await kernel.fn(tl, ...cmd.args);
+        await owner.callAs(() => kernel.fn(tl, ...cmd.args));
         await tl.drain();
       });
     } catch (thrown) {

@@ -15,16 +15,18 @@ import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { AbortError, DeadlockError, KernbenchError, SpawnError, reviveError, serializeError, type SerializedError } from '../errors.js';
 import { HostRuntime } from '../host/host-runtime.js';
 import { Torch, type Spawner } from '../host/torch.js';
-import { ABORT_KIND, ACTOR_STATE, HEADER, PE, RECORD, WAIT_KIND } from '../shm/layout.js';
+import { ABORT_KIND, ACTOR_STATE, ACTORS_PER_PE, HEADER, PE, RECORD, WAIT_KIND } from '../shm/layout.js';
 import { SharedState } from '../shm/shared-state.js';
 import { isTensorDesc } from '../shm/tensor-desc.js';
-import { abortSession, ringCoordinator } from '../sync/scheduler.js';
+import { abortSession, ringCoordinator, syncCounts, type SyncCounts } from '../sync/wake.js';
 import { unreachable, type ExecutorReport, type FromCoordinator, type FromExecutor, type ToCoordinator, type ToExecutor } from '../sync/messages.js';
 import type { SessionPlan } from '../config/plan.js';
 import type { ThreadTraceData } from '../trace/recorder.js';
 import { ThreadEnv, addLinkPieces, noLinkPieces, type LinkPieces } from '../sync/thread-env.js';
 import type { ThreadResources } from './thread-resources.js';
 import { tabulate } from '../tabulate.js';
+import { actorStates } from '../coordinator/actor-states.js';
+import type { Machine } from '../topology/machine.js';
 import { MAIN_ACTOR, raceLog } from '../race/log.js';
 import { dataRaceError, findRace } from '../race/check.js';
 
@@ -54,6 +56,8 @@ export interface SessionReport {
    * (lib/coordinator/coordinator-worker.ts).
    */
   unrungGrants: number;
+  /** How often the threads synchronised (lib/sync/wake.ts, decision 0126). */
+  sync: SyncCounts;
 }
 
 interface RankOutcome {
@@ -173,7 +177,7 @@ export class Session implements Spawner {
    */
   private executorLost(shared: SharedState, executor: number, x: unknown): void {
     if (shared !== this.shared) return; // an old epoch's task, already ended
-    const lost = new KernbenchError('ERR_EXECUTOR_LOST', `executor ${executor} stopped while serving the session: ${x instanceof Error ? `${x.name}: ${x.message}` : String(x)}`, { cause: x });
+    const lost = lostExecutorError(shared, this.plan, this.env.machine, executor, x);
     abortSession(shared, ABORT_KIND.FAULT, serializeError(lost));
     this.plan.hostExecutor.forEach((e, rank) => {
       if (e === executor) this.rankWaiters.get(rank)?.reject(lost);
@@ -344,6 +348,7 @@ export class Session implements Spawner {
       epochGcs: reports.reduce((n, r) => n + r.epochGcs, 0),
       coordinatorPasses: coord?.type === 'session-done' ? coord.passes : 0,
       unrungGrants: coord?.type === 'session-done' ? coord.unrungGrants : 0,
+      sync: syncCounts(this.shared, this.plan.peExecutor),
     };
   }
 
@@ -367,4 +372,30 @@ export class Session implements Spawner {
     }
     return out;
   }
+}
+
+/**
+ * The error of an executor thread that ended while it served the session, naming what
+ * ran on it (read from the kernel-name slots and actor states, as a stopped run's report):
+ * the kernels running on its PEs (the first also as `kernel` and `pe`), or its ranks. A
+ * thread that ran out of JavaScript heap (Worker's ERR_WORKER_OUT_OF_MEMORY) is
+ * ERR_EXECUTOR_OUT_OF_MEMORY; any other end is ERR_EXECUTOR_LOST.
+ */
+function lostExecutorError(shared: SharedState, plan: SessionPlan, machine: Machine, executor: number, x: unknown): KernbenchError {
+  const L = shared.layout;
+  const peActors = L.dims.pes * ACTORS_PER_PE;
+  const here = actorStates(shared, machine).actors.filter((a) =>
+    a.actor < peActors ? plan.peExecutor[Math.floor(a.actor / ACTORS_PER_PE)] === executor : a.rank !== undefined && plan.hostExecutor[a.rank] === executor,
+  );
+  // The kernels that were running (not waiting) on its PEs: one of them exhausted the heap, or was running when the thread died.
+  const kernels = here.filter((a) => a.actor < peActors && a.actor % ACTORS_PER_PE === 0 && a.state === 'running' && a.kernel !== undefined);
+  const first = kernels[0];
+  const what = kernels.length > 0 ? `while running ${kernels.map((k) => `kernel '${k.kernel}' on ${machine.describePe(Math.floor(k.actor / ACTORS_PER_PE))}`).join(', ')}` : here.length > 0 ? `while serving ${here.map((a) => a.who).join(', ')}` : 'with no kernel running';
+  const oom = (x as { code?: unknown } | undefined)?.code === 'ERR_WORKER_OUT_OF_MEMORY';
+  const why = x instanceof Error ? `${x.name}: ${x.message}` : String(x);
+  return new KernbenchError(
+    oom ? 'ERR_EXECUTOR_OUT_OF_MEMORY' : 'ERR_EXECUTOR_LOST',
+    oom ? `executor ${executor} ran out of JavaScript heap ${what}: ${why}` : `executor ${executor} stopped ${what}: ${why}`,
+    { cause: x, kernel: first?.kernel, pe: first?.pe, atPs: first?.atPs },
+  );
 }

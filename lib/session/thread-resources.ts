@@ -17,6 +17,21 @@ const REQUIRE_ESM_OFF = process.allowedNodeEnvironmentFlags.has('--no-experiment
 
 const COORDINATOR_FILE = new URL('../coordinator/coordinator-worker.js', import.meta.url);
 
+/**
+ * Executor threads a process starts before a run says, as a note, what they cost
+ * (decision 0130): each thread is an isolate of its own that loads and compiles
+ * the runtime again, so above this many the start-up outweighs what one thread
+ * per rank gains, and a few threads (`--threads N`) finish sooner. The layout
+ * stays the user's choice: this is a note, never an error.
+ */
+export const MANY_THREADS = 64;
+
+/** The note for a pool of `threads` executors, or undefined up to MANY_THREADS. */
+export function manyThreadsNote(threads: number): string | undefined {
+  if (threads <= MANY_THREADS) return undefined;
+  return `note: this run starts ${threads} executor threads (one a rank under --threads rank, the default); each loads the runtime into its own isolate, so above ${MANY_THREADS} their start-up outweighs the run: --threads 2 (or one a core) is faster here (docs/decisions/0130-thread-per-rank-up-to-64.md)`;
+}
+
 /** The threads of this process: reused across launches, sweep points and sessions. */
 export class ThreadResources {
   private pool: Piscina | undefined;
@@ -30,23 +45,35 @@ export class ThreadResources {
    * test may stretch it to show that no grant does (test/memory-channels.test.ts).
    */
   readonly coordinatorTimerMs: number | undefined;
+  /**
+   * Each executor thread's JavaScript heap limit (MB; V8's old generation, Worker
+   * resourceLimits.maxOldGenerationSizeMb); default: V8's. A small one lets a test run a
+   * kernel out of memory quickly (test/executor-heap.test.ts).
+   */
+  readonly executorHeapMb: number | undefined;
   /** The session open on these threads, if any: what a stopped run's report reads (./watchdog.ts). Set by Session. */
   open: { readonly shared: SharedState; readonly plan: SessionPlan } | undefined;
+  /** Told the note of manyThreadsNote when a pool above MANY_THREADS starts (the CLI writes it to stderr). */
+  private readonly onNote: ((line: string) => void) | undefined;
 
-  constructor(opts: { epochGc?: boolean; coordinatorTimerMs?: number } = {}) {
+  constructor(opts: { epochGc?: boolean; coordinatorTimerMs?: number; executorHeapMb?: number; onNote?: (line: string) => void } = {}) {
     // Before any of our threads exists: the threads created afterwards get V8's gc.
     this.epochGc = (opts.epochGc ?? epochGcFromEnv()) && enableYoungGc();
     this.coordinatorTimerMs = opts.coordinatorTimerMs;
+    this.executorHeapMb = opts.executorHeapMb;
+    this.onNote = opts.onNote;
   }
 
   executorPool(n: number): Piscina {
     if (!this.pool || this.poolSize < n) {
       void this.pool?.destroy();
+      const note = manyThreadsNote(n);
+      if (note !== undefined) this.onNote?.(note);
       // piscina loads its task file with require() first; on Node 20.19+ that loads our ES modules
       // through require(esm), and a later import() of the same graph (kernels, benches) can trip
       // Node's "module imported again after being required" assertion (seen intermittently when the
       // pool grew). Turning require(esm) off in the pool makes piscina fall back to import().
-      this.pool = new Piscina({ filename: EXECUTOR_FILE, minThreads: n, maxThreads: n, concurrentTasksPerWorker: 1, idleTimeout: 60_000, execArgv: [...threadExecArgv(), ...REQUIRE_ESM_OFF], env: threadEnv() });
+      this.pool = new Piscina({ filename: EXECUTOR_FILE, minThreads: n, maxThreads: n, concurrentTasksPerWorker: 1, idleTimeout: 60_000, execArgv: [...threadExecArgv(), ...REQUIRE_ESM_OFF], env: threadEnv(), ...(this.executorHeapMb === undefined ? {} : { resourceLimits: { maxOldGenerationSizeMb: this.executorHeapMb } }) });
       this.poolSize = n;
     }
     return this.pool;

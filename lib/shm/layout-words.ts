@@ -44,8 +44,8 @@ export const HEADER = {
   ARBITER_LOCK: 17,
   /** 1 while the coordinator is parked on COORD_DOORBELL; a ringer notifies only then. */
   COORD_PARKED: 18,
-  /** Bumped on every actor state change (after its GEN): equal before and after a scan means no actor changed state during it. */
-  STATE_EPOCH: 19,
+  /** Unused since decision 0126 (each thread's EXEC.STATE_EPOCH). */
+  UNUSED_19: 19,
   /**
    * Link flows requested and not yet final (timing.link_sharing: max_min;
    * lib/coordinator/link-arbiter.ts). While it is non-zero an actor that stops
@@ -90,6 +90,19 @@ export const EXEC = {
   CMD_RESERVE: 2,
   /** Command slots consumed by the executor. */
   CMD_HEAD: 3,
+  /** Atomics.notify calls on this thread's doorbell from Scheduler.ring (it was parked): a count, never waited on. */
+  NOTIFIES: 4,
+  /** Written as the thread's scheduler stops: its publishes to a waiter on another thread (each rang that thread). */
+  PUBLISHES_REMOTE: 5,
+  /** Written as the thread's scheduler stops: its publishes to a waiter on this thread (no synchronisation). */
+  PUBLISHES_LOCAL: 6,
+  /**
+   * Bumped by this thread on every state change of an actor it runs (after the actor's GEN).
+   * The sum over every thread (stateEpoch, lib/coordinator/snapshot.ts) equal before and after
+   * a scan means no actor changed state during it; one word a thread, in its own line, so that
+   * threads do not contend for one word on every state change (decision 0126).
+   */
+  STATE_EPOCH: 7,
 } as const;
 export const EXEC_STRIDE = 16; // one cache line per thread
 
@@ -253,8 +266,19 @@ export const FLOW = {
   WIDTH: 8,
 } as const;
 
-/** Command slots per executor, CMD_SLOT_BYTES each in `cmd`; each has a publication sequence word in ctl (slot k holds command n when seq == n + 1). */
+/**
+ * Command slots of an executor while a session has few threads (ShmLayout.cmdSlots), CMD_SLOT_BYTES
+ * each in `cmd`; each has a publication sequence word in ctl (slot k holds command n when seq == n + 1).
+ */
 export const CMD_SLOTS = 64;
+/**
+ * Command slots of every thread together, once threads are many (ShmLayout.cmdSlots): a
+ * thread per rank at p = 4096 held 64 slots of 16 KiB a thread, 4 GiB in one buffer
+ * (decision 0125). A full queue only makes its producer wait.
+ */
+export const CMD_SLOTS_TOTAL = 64 * 64;
+/** The fewest command slots an executor has, whatever the thread count. */
+export const CMD_SLOTS_MIN = 4;
 /**
  * Bytes for a PE's last error (length-prefixed JSON). An error that does not
  * fit is shortened to a valid one (fitSerializedError in lib/errors.ts).

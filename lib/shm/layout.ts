@@ -22,7 +22,7 @@
 // exactly (see lib/coordinator/deadlock.ts).
 
 import {
-  ACTORS_PER_PE, ACTOR_STRIDE, CMD_SLOTS, CMD_SLOT_BYTES, ERROR_SLOT_BYTES, EXEC_STRIDE, FLOW, GRANT, HEADER_WORDS, INLINE_PAYLOAD_BYTES, KERNEL_NAME_BYTES,
+  ACTORS_PER_PE, ACTOR_STRIDE, CMD_SLOTS, CMD_SLOTS_MIN, CMD_SLOTS_TOTAL, CMD_SLOT_BYTES, ERROR_SLOT_BYTES, EXEC_STRIDE, FLOW, GRANT, HEADER_WORDS, INLINE_PAYLOAD_BYTES, KERNEL_NAME_BYTES,
   PE_STRIDE, RECORD, RECORD_CAPACITY, REPORT_BYTES_PER_ACTOR, REPORT_SLOT_MAX_BYTES, RING_STRIDE, SLOT,
 } from './layout-words.js';
 import { DIR_COUNT, ringId } from './layout-rings.js';
@@ -63,6 +63,12 @@ export class ShmLayout {
   /** Bytes of one channel set's slots (every set's buffer has this size). */
   readonly ipcqSetBytes: number;
   readonly cmdBytes: number;
+  /**
+   * Command slots per executor (main's included): CMD_SLOTS up to 64 threads, then a share of
+   * CMD_SLOTS_TOTAL (at least CMD_SLOTS_MIN), so the command region grows by CMD_SLOTS_MIN
+   * slots a thread, not 64 (decision 0125).
+   */
+  readonly cmdSlots: number;
   /** Bytes per slot in a set's header region: its header and up to inlineBytes of payload. */
   readonly slotStride: number;
   /** Payload bytes a slot holds beside its header (INLINE_PAYLOAD_BYTES, or slot_size if smaller). */
@@ -104,11 +110,12 @@ export class ShmLayout {
     this.ringsPerSet = dims.pes * DIR_COUNT;
     this.rings = this.ringsPerSet * this.channelSets;
     this.actors = dims.pes * ACTORS_PER_PE + dims.hosts;
+    this.cmdSlots = Math.max(CMD_SLOTS_MIN, Math.min(CMD_SLOTS, Math.floor(CMD_SLOTS_TOTAL / (dims.executors + 1))));
     let w = HEADER_WORDS;
     this.execBase = w;
     w += (dims.executors + 1) * EXEC_STRIDE;
     this.cmdSeqBase = w;
-    w += (dims.executors + 1) * CMD_SLOTS;
+    w += (dims.executors + 1) * this.cmdSlots;
     this.actorBase = w;
     w += this.actors * ACTOR_STRIDE;
     this.peBase = w;
@@ -153,12 +160,12 @@ export class ShmLayout {
     this.payloadBase = this.ringsPerSet * dims.nSlots * this.slotStride;
     this.ipcqSetBytes = this.payloadBase + this.ringsPerSet * dims.nSlots * this.payloadStride;
     this.reportSlotBytes = Math.min(REPORT_SLOT_MAX_BYTES, Math.max(ERROR_SLOT_BYTES, this.actors * REPORT_BYTES_PER_ACTOR));
-    this.cmdBytes = (dims.executors + 1) * CMD_SLOTS * CMD_SLOT_BYTES + this.reportSlotBytes + dims.pes * (ERROR_SLOT_BYTES + KERNEL_NAME_BYTES);
+    this.cmdBytes = (dims.executors + 1) * this.cmdSlots * CMD_SLOT_BYTES + this.reportSlotBytes + dims.pes * (ERROR_SLOT_BYTES + KERNEL_NAME_BYTES);
   }
 
   /** Byte offset in `cmd` of a PE's last kernel error (JSON), or of the abort's report (pe = -1): the report first, then one slot per PE. */
   errorOffset(pe: number): number {
-    const base = (this.dims.executors + 1) * CMD_SLOTS * CMD_SLOT_BYTES;
+    const base = (this.dims.executors + 1) * this.cmdSlots * CMD_SLOT_BYTES;
     return pe < 0 ? base : base + this.reportSlotBytes + pe * ERROR_SLOT_BYTES;
   }
 
@@ -181,10 +188,10 @@ export class ShmLayout {
     return this.execBase + executor * EXEC_STRIDE + field;
   }
   cmdSeq(executor: number, slot: number): number {
-    return this.cmdSeqBase + executor * CMD_SLOTS + slot;
+    return this.cmdSeqBase + executor * this.cmdSlots + slot;
   }
   cmdPayloadOffset(executor: number, slot: number): number {
-    return (executor * CMD_SLOTS + slot) * CMD_SLOT_BYTES;
+    return (executor * this.cmdSlots + slot) * CMD_SLOT_BYTES;
   }
   actor(actor: number, field: number): number {
     return this.actorBase + actor * ACTOR_STRIDE + field;

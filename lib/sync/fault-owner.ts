@@ -15,6 +15,7 @@
 // owner's promise chain against such a fault: the owner fails at once with it,
 // as if its chain had thrown.
 import { promiseHooks } from 'node:v8';
+import { ownClearImmediate, ownClearTimeout } from './own-timers.js';
 
 export class FaultOwner {
   /** True until the owner's chain settles (returned, threw, or faulted). */
@@ -22,6 +23,10 @@ export class FaultOwner {
   /** The fault that failed the owner, if one did (set by fail()). */
   faulted: Error | undefined;
   private reject: ((e: Error) => void) | undefined;
+  /** The timers, intervals and immediates this owner scheduled that have neither fired (an interval: never) nor been cleared. */
+  private readonly timers = new Set<TimerHandle>();
+  /** Resolves timersDone()'s promise once `timers` holds no ref'd timer. */
+  private timersIdle: (() => void) | undefined;
 
   constructor(
     /** For messages: `rank 3`, `kernel 'k' on PE (sip 0, cube 0, pe 0)`. */
@@ -46,6 +51,62 @@ export class FaultOwner {
     this.reject(e);
   }
 
+  /**
+   * Call `fn` as this owner, whatever the promise it continues from was tagged with: the
+   * user's function, called after an await whose promise may be untagged or another's
+   * (a module import shared by two ranks on one thread), starts as its owner, and the
+   * promises and timers of its synchronous part are this owner's.
+   */
+  callAs<T>(fn: () => T): T {
+    const prev = current;
+    current = this;
+    try {
+      return fn();
+    } finally {
+      current = prev;
+    }
+  }
+
+  /** A timer this owner scheduled (lib/executor/faults.ts). */
+  timerStarted(h: TimerHandle): void {
+    this.timers.add(h);
+    TIMER_OWNER.set(h, this);
+  }
+
+  /** A timer of this owner fired (once-only kinds) or was cleared. */
+  timerEnded(h: TimerHandle): void {
+    if (!this.timers.delete(h)) return;
+    if (this.timersIdle !== undefined && !this.hasRefTimers()) {
+      const idle = this.timersIdle;
+      this.timersIdle = undefined;
+      idle();
+    }
+  }
+
+  private hasRefTimers(): boolean {
+    for (const h of this.timers) if (h.hasRef()) return true;
+    return false;
+  }
+
+  /**
+   * Resolves once every timer, interval and immediate this owner scheduled (and its
+   * callbacks scheduled in turn) has run or been cleared, as a Node process waits for
+   * its timers before it exits; unref'd ones are not waited for. A spawned rank ends
+   * only then (lib/executor/executor.ts), so a throw in its timer fails that rank, in
+   * the spawn that started it, whatever the wall-clock delay (decision 0096).
+   */
+  timersDone(): Promise<void> {
+    if (!this.hasRefTimers()) return Promise.resolve();
+    return new Promise<void>((r) => (this.timersIdle = r));
+  }
+
+  /** Clear every timer of this owner still pending: none of them runs after the owner has ended. */
+  private cancelTimers(): void {
+    for (const h of this.timers) clearHandle(h);
+    this.timers.clear();
+    this.timersIdle = undefined;
+  }
+
   /** Run `fn` as this owner: its outcome, or the fault that failed it while it ran, whichever comes first. */
   async run<T>(fn: () => Promise<T>): Promise<T> {
     const faulted = new Promise<never>((_, reject) => (this.reject = reject));
@@ -64,9 +125,57 @@ export class FaultOwner {
       return await Promise.race([result, faulted]);
     } finally {
       this.live = false;
+      // A timer still pending (the owner threw, failed or was aborted first, or did not
+      // wait for it) would otherwise fire later as nobody's fault, charged to whatever
+      // runs then: it is cancelled with its owner (decision 0096).
+      if (this.timers.size > 0) this.cancelTimers();
       leave(this);
     }
   }
+}
+
+/** What setTimeout, setInterval and setImmediate return: Node's Timeout and Immediate both have these. */
+export interface TimerHandle {
+  hasRef(): boolean;
+}
+
+/** Clear a Timeout (a timer or an interval: it has close()) or an Immediate. */
+function clearHandle(h: TimerHandle): void {
+  if (typeof (h as { close?: unknown }).close === 'function') ownClearTimeout(h as unknown as NodeJS.Timeout);
+  else ownClearImmediate(h as unknown as NodeJS.Immediate);
+}
+
+/** The owner each tracked timer belongs to, for the cleared timer's bookkeeping (timerCleared). */
+const TIMER_OWNER = new WeakMap<object, FaultOwner>();
+
+/** A timer was cleared (clearTimeout, clearInterval, clearImmediate): its owner stops waiting for it. */
+export function timerCleared(h: unknown): void {
+  if (typeof h !== 'object' || h === null) return;
+  TIMER_OWNER.get(h)?.timerEnded(h as TimerHandle);
+}
+
+/**
+ * Schedule `cb` with `schedule` (setTimeout, setInterval or setImmediate) as the
+ * owner of the code running now, tracked by it (FaultOwner.timersDone); `schedule`
+ * as is when no owner runs now. `repeats`: an interval, which ends only when cleared.
+ */
+export function scheduleAsOwner(schedule: (cb: (...a: unknown[]) => unknown, ...rest: unknown[]) => unknown, self: unknown, cb: unknown, rest: unknown[], repeats: boolean): unknown {
+  const owner = currentFaultOwner();
+  if (owner === undefined || typeof cb !== 'function') return schedule.call(self, cb as (...a: unknown[]) => unknown, ...rest);
+  const bound = bindToOwner(cb as (...a: unknown[]) => unknown);
+  let handle: TimerHandle | undefined;
+  const run = repeats
+    ? bound
+    : function fire(this: unknown, ...a: unknown[]): unknown {
+        try {
+          return bound.apply(this, a);
+        } finally {
+          if (handle !== undefined) owner.timerEnded(handle);
+        }
+      };
+  handle = schedule.call(self, run, ...rest) as TimerHandle;
+  owner.timerStarted(handle);
+  return handle;
 }
 
 /** The owner a promise was created by (null: by no owner); absent on promises created while the hooks were off. */
@@ -84,7 +193,11 @@ let untagged: FaultOwner | undefined;
 /** The owner of the callback whose exception is propagating now (set by a bound callback, read by ownerOfException). */
 let thrown: { error: unknown; owner: FaultOwner } | undefined;
 
+/** Set for the one promise an engine makes through resolvedUntagged or thenUntagged: init leaves it untagged. */
+let untaggedNext = false;
+
 function onInit(p: Promise<unknown>): void {
+  if (untaggedNext) return;
   (p as Tagged)[OWNER] = current ?? null;
 }
 function onBefore(p: Promise<unknown>): void {
@@ -150,6 +263,35 @@ export function ownerOfPromise(p: Promise<unknown> | undefined): FaultOwner | un
   if (o !== undefined) return o ?? undefined;
   // Untagged: created while the hooks were off, by the thread's only live owner then.
   return stopHooks !== undefined ? untagged : soleOwner();
+}
+
+// Promises nobody will ask the owner of. A tag is read in two places only: by
+// `before`, for the promise a reaction settles (the one `then` or `await` made),
+// and by ownerOfPromise, for a promise that rejected unhandled. So a promise made
+// fulfilled needs none, nor does the promise of a reaction that runs engine
+// bookkeeping alone. Such promises come with every tl operation that completes
+// as issued (a ring step's receive, its flow's release): untagged, each saves
+// the tag's property store and the backing store it allocates on the promise
+// (the bytes: docs/decisions/0120-untagged-engine-promises.md).
+
+/** Promise.resolve(value) with no owner tag. `value` must not be a thenable (the promise would then follow it, and might reject). */
+export function resolvedUntagged<T>(value: T): Promise<T> {
+  untaggedNext = true;
+  const p = Promise.resolve(value);
+  untaggedNext = false;
+  return p;
+}
+
+/**
+ * `void settled.then(fn)` with no owner tag on the promise `then` makes. `fn` is
+ * engine bookkeeping: while it runs the code counts as the owner of untagged
+ * promises (`before`), so it must not make promises, schedule callbacks, call
+ * process.exit() or throw.
+ */
+export function thenUntagged(settled: Promise<unknown>, fn: () => void): void {
+  untaggedNext = true;
+  void settled.then(fn);
+  untaggedNext = false;
 }
 
 /**

@@ -7,6 +7,7 @@
 // Observable output must not change whatever the draws are (DESIGN §4).
 
 import { KernbenchError } from '../errors.js';
+import { ownSetImmediate, ownSetTimeout } from './own-timers.js';
 
 export const JITTER_ENV = 'KERNBENCH_JITTER';
 
@@ -40,10 +41,10 @@ export class Jitter {
     const r = this.next();
     if (r < 0.7) return;
     if (r < 0.95) {
-      await new Promise<void>((res) => setImmediate(res));
+      await new Promise<void>((res) => ownSetImmediate(res));
       return;
     }
     const ms = this.next();
-    await new Promise<void>((res) => setTimeout(res, ms < 0.5 ? 0 : 1));
+    await new Promise<void>((res) => ownSetTimeout(res, ms < 0.5 ? 0 : 1));
   }
 }

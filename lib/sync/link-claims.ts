@@ -43,7 +43,7 @@
 // H only rises (each value is a lower bound on every later launch), so the
 // highest found is kept in `times` (layout.horizon) and one load answers most checks.
 import { ACTOR, ACTOR_STATE, ACTORS_PER_PE, DIR_COUNT, FLOW, HEADER, PE, RECORD, WAIT_KIND } from '../shm/layout.js';
-import type { SharedState } from '../shm/shared-state.js';
+import { stateEpoch, type SharedState } from '../shm/shared-state.js';
 import { Links } from '../topology/links.js';
 import { kernelEndBounds } from './end-bounds.js';
 import { latencyPs } from '../time/virtual-time.js';
@@ -158,7 +158,7 @@ export function launchHorizon(sh: SharedState, m: Machine): number {
     return f;
   };
   for (let attempt = 0; attempt < SNAPSHOT_TRIES; attempt++) {
-    const epoch = Atomics.load(ctl, HEADER.STATE_EPOCH);
+    const epoch = stateEpoch(sh);
     if (Atomics.load(ctl, HEADER.COMMANDS_IN_FLIGHT) !== 0) return -Infinity;
     let h = Infinity;
     // An active PE: its kernel's end, looking ahead through the receives it waits for (./end-bounds.ts).
@@ -170,7 +170,7 @@ export function launchHorizon(sh: SharedState, m: Machine): number {
       if (s === ACTOR_STATE.RUNNING) h = Math.min(h, times[L.clock(a)]);
       else if (s === ACTOR_STATE.BLOCKED) h = Math.min(h, blockedHostBound(sh, a));
     }
-    if (Atomics.load(ctl, HEADER.STATE_EPOCH) === epoch) {
+    if (stateEpoch(sh) === epoch) {
       // Infinity (nothing active) is not kept: the next launch's actors are not active yet.
       if (h !== Infinity && h > times[L.horizon]) times[L.horizon] = h;
       return Math.max(h, times[L.horizon]);

@@ -44,12 +44,13 @@
 //   W: v = load(word); if v < target: waitAsync(word, v)
 //   P: add(word); notify(word)
 // If P's add follows W's load, W's waitAsync sees word != v or is notified.
-import { AbortError, DeadlockError, reviveError, type SerializedError } from '../errors.js';
-import { wakeAllThreads } from './wake.js';
+import { AbortError, DeadlockError, reviveError } from '../errors.js';
+import { ringCoordinator } from './wake.js';
 import { ABORT_KIND, ACTOR, ACTOR_STATE, EXEC, HEADER } from '../shm/layout.js';
 import type { ErrorSlot, SharedState } from '../shm/shared-state.js';
 import type { Jitter } from './jitter.js';
 import { collectIfIdle } from './young-gc.js';
+import { ownSetImmediate } from './own-timers.js';
 import { WaiterTable, type Waiter } from './waiter-table.js';
 
 export type { Waiter } from './waiter-table.js';
@@ -105,6 +106,12 @@ class BroadcastWaiter implements Waiter {
   }
 }
 
+/**
+ * Turns a receive that would park for another thread's sender gives this
+ * thread's other PEs first, staying RUNNING (Scheduler.turnsFirst; decision 0155).
+ */
+export const TURNS_BEFORE_PARK = 4;
+
 /** Actor id meaning "do not publish a status" (internal service loops, not program actors). */
 export const NO_ACTOR = -1;
 
@@ -115,9 +122,14 @@ export class Scheduler {
   private loopRunning = false;
   private readonly doorbell: number;
   private readonly sleepGen: number;
+  /** This thread's EXEC.STATE_EPOCH word. */
+  private readonly stateEpoch: number;
   private stopped = false;
   /** DOORBELL as of the last pollDoorbell. */
   private polled = 0;
+  /** Publishes to this thread's waiters and to other threads' (stored in EXEC words at stop: syncCounts, ./wake.ts). */
+  private publishesLocal = 0;
+  private publishesRemote = 0;
   /** The deadlock's report, once read from the report slot (it is written once, before ABORT). */
   private deadlockReport: ErrorSlot | null | undefined;
 
@@ -127,11 +139,18 @@ export class Scheduler {
     readonly executor: number,
     private readonly poll: boolean,
     readonly jitter: Jitter | null,
+    /**
+     * The thread runs more than one PE and some PE runs on another thread: a
+     * receive that would park for another thread's sender first gives this
+     * thread's other PEs a few turns (TURNS_BEFORE_PARK; lib/kernel/context.ts).
+     */
+    readonly turnsFirst = false,
   ) {
     this.ctl = shared.ctl;
     this.waiters = new WaiterTable(shared.ctl);
     this.doorbell = shared.layout.exec(executor, EXEC.DOORBELL);
     this.sleepGen = shared.layout.exec(executor, EXEC.SLEEP_GEN);
+    this.stateEpoch = shared.layout.exec(executor, EXEC.STATE_EPOCH);
   }
 
   /** Throws if the session was aborted (a rank failed, or a deadlock was found). */
@@ -139,7 +158,7 @@ export class Scheduler {
     if (Atomics.load(this.ctl, HEADER.ABORT) !== 0) throw this.abortError();
   }
 
-  /** What every waiter rejects with once the session has aborted (see abortSession). */
+  /** What every waiter rejects with once the session has aborted (see abortSession in ./wake.ts). */
   abortError(): Error {
     const kind = Atomics.load(this.ctl, HEADER.ABORT_KIND);
     if (kind === ABORT_KIND.DEADLOCK) {
@@ -270,7 +289,7 @@ export class Scheduler {
     Atomics.store(this.ctl, L.actor(actor, ACTOR.WAIT_AUX), aux);
     this.storeState(actor, ACTOR_STATE.BLOCKED);
     Atomics.add(this.ctl, L.actor(actor, ACTOR.GEN), 1);
-    Atomics.add(this.ctl, HEADER.STATE_EPOCH, 1);
+    Atomics.add(this.ctl, this.stateEpoch, 1);
     this.stoppedRunning();
   }
 
@@ -282,7 +301,7 @@ export class Scheduler {
     const L = this.shared.layout;
     this.storeState(actor, state);
     Atomics.add(this.ctl, L.actor(actor, ACTOR.GEN), 1);
-    Atomics.add(this.ctl, HEADER.STATE_EPOCH, 1);
+    Atomics.add(this.ctl, this.stateEpoch, 1);
     if (state !== ACTOR_STATE.RUNNING) this.stoppedRunning();
   }
 
@@ -317,8 +336,13 @@ export class Scheduler {
    * Same thread: resolve local waiters. Other thread: ring its doorbell.
    */
   publish(word: number, consumer: number): void {
-    if (consumer === this.executor) this.signal(word);
-    else this.ring(consumer);
+    if (consumer === this.executor) {
+      this.publishesLocal++;
+      this.signal(word);
+    } else {
+      this.publishesRemote++;
+      this.ring(consumer);
+    }
   }
 
   /** Resolve this thread's waiters on `word` whose target is reached. */
@@ -326,6 +350,12 @@ export class Scheduler {
     if (this.waiters.count === 0) return;
     this.pollDoorbell();
     this.waiters.wake(word);
+  }
+
+  /** What signal does for a word no local waiter waits on: only look whether another thread rang. */
+  signalNone(): void {
+    if (this.waiters.count === 0) return;
+    this.pollDoorbell();
   }
 
   /**
@@ -346,12 +376,17 @@ export class Scheduler {
     const L = this.shared.layout;
     const db = L.exec(e, EXEC.DOORBELL);
     Atomics.add(this.ctl, db, 1);
-    if ((Atomics.load(this.ctl, L.exec(e, EXEC.SLEEP_GEN)) & 1) === 1) Atomics.notify(this.ctl, db);
+    if ((Atomics.load(this.ctl, L.exec(e, EXEC.SLEEP_GEN)) & 1) === 1) {
+      Atomics.add(this.ctl, L.exec(e, EXEC.NOTIFIES), 1);
+      Atomics.notify(this.ctl, db);
+    }
   }
 
   /** Stop the wake loop and reject every waiter (session end or abort). */
   stop(reason: Error): void {
     this.stopped = true;
+    Atomics.store(this.ctl, this.shared.layout.exec(this.executor, EXEC.PUBLISHES_LOCAL), this.publishesLocal);
+    Atomics.store(this.ctl, this.shared.layout.exec(this.executor, EXEC.PUBLISHES_REMOTE), this.publishesRemote);
     this.rejectAll(reason);
     Atomics.add(this.ctl, this.doorbell, 1);
     Atomics.notify(this.ctl, this.doorbell);
@@ -385,13 +420,13 @@ export class Scheduler {
         if (this.poll) {
           let changed = false;
           for (let i = 0; i < POLL_SPIN_BUDGET && !changed; i++) {
-            await new Promise<void>((r) => setImmediate(r));
+            await new Promise<void>((r) => ownSetImmediate(r));
             changed = Atomics.load(this.ctl, this.doorbell) !== seen || this.waiters.count === 0;
           }
           if (changed) continue;
         } else {
           // Let same-thread actors run first: they may satisfy the waiters without any park.
-          await new Promise<void>((r) => setImmediate(r));
+          await new Promise<void>((r) => ownSetImmediate(r));
           if (Atomics.load(this.ctl, this.doorbell) !== seen || this.waiters.count === 0) continue;
         }
         // Nothing here can run until another thread publishes: a moment for housekeeping.
@@ -405,24 +440,4 @@ export class Scheduler {
       this.loopRunning = false;
     }
   }
-}
-
-/** Wake the coordinator thread: bump its doorbell; notify only if it is parked (the argument of the header's wake loop). */
-export function ringCoordinator(ctl: Int32Array): void {
-  Atomics.add(ctl, HEADER.COORD_DOORBELL, 1);
-  if (Atomics.load(ctl, HEADER.COORD_PARKED) === 1) Atomics.notify(ctl, HEADER.COORD_DOORBELL);
-}
-
-/**
- * Abort the session: claim ABORT_KIND (the first aborter wins; later calls
- * return false and change nothing), write the report (if any) to the report
- * slot, bump ABORT, wake every thread. Every waiter then rejects with
- * Scheduler.abortError(). Any thread may call it (main, coordinator, executors).
- */
-export function abortSession(sh: SharedState, kind: number, report?: SerializedError): boolean {
-  if (Atomics.compareExchange(sh.ctl, HEADER.ABORT_KIND, ABORT_KIND.NONE, kind) !== ABORT_KIND.NONE) return false;
-  if (report) sh.writeErrorSlot(-1, { error: report });
-  Atomics.add(sh.ctl, HEADER.ABORT, 1);
-  wakeAllThreads(sh);
-  return true;
 }

@@ -37,6 +37,17 @@ export function addLinkPieces(a: LinkPieces, b: LinkPieces): LinkPieces {
   return { alone: a.alone + b.alone, released: a.released + b.released, arbitrated: a.arbitrated + b.arbitrated, handed: a.handed + b.handed };
 }
 
+/** Executor `e` runs more than one PE, and another executor runs some (Scheduler.turnsFirst). */
+function turnsFirst(peExecutor: readonly number[], e: number): boolean {
+  let mine = 0;
+  let others = 0;
+  for (const x of peExecutor) {
+    if (x === e) mine++;
+    else others++;
+  }
+  return mine > 1 && others > 0;
+}
+
 export class ThreadEnv {
   readonly machine: Machine;
   readonly costs: CostModel;
@@ -54,6 +65,6 @@ export class ThreadEnv {
     this.costs = new CostModel(this.machine);
     const jitter = plan.jitterSeed === null ? null : new Jitter(plan.jitterSeed, executor);
     this.trace = plan.trace ? new TraceRecorder() : null;
-    this.sched = new Scheduler(shared, executor, plan.ccl.backpressure === 'poll', jitter);
+    this.sched = new Scheduler(shared, executor, plan.ccl.backpressure === 'poll', jitter, turnsFirst(plan.peExecutor, executor));
   }
 }

@@ -1,6 +1,10 @@
 // Runs on: any thread. Owns: waking every thread of a session at once (abort,
-// deadlock, session end), so parked waiters re-check the abort word.
-import { EXEC } from '../shm/layout.js';
+// deadlock, session end), so parked waiters re-check the abort word; the abort
+// itself (abortSession) and the coordinator's doorbell (ringCoordinator); and the
+// count of a session's synchronisations between threads, read from its words
+// once every thread has stopped (syncCounts).
+import type { SerializedError } from '../errors.js';
+import { ABORT_KIND, EXEC, HEADER, RING, SLOT } from '../shm/layout.js';
 import type { SharedState } from '../shm/shared-state.js';
 
 export function wakeAllThreads(sh: SharedState): void {
@@ -10,4 +14,68 @@ export function wakeAllThreads(sh: SharedState): void {
     Atomics.add(sh.ctl, db, 1);
     Atomics.notify(sh.ctl, db);
   }
+}
+
+/** Wake the coordinator thread: bump its doorbell; notify only if it is parked (the argument of the header's wake loop). */
+export function ringCoordinator(ctl: Int32Array): void {
+  Atomics.add(ctl, HEADER.COORD_DOORBELL, 1);
+  if (Atomics.load(ctl, HEADER.COORD_PARKED) === 1) Atomics.notify(ctl, HEADER.COORD_DOORBELL);
+}
+
+/**
+ * Abort the session: claim ABORT_KIND (the first aborter wins; later calls
+ * return false and change nothing), write the report (if any) to the report
+ * slot, bump ABORT, wake every thread. Every waiter then rejects with
+ * Scheduler.abortError(). Any thread may call it (main, coordinator, executors).
+ */
+export function abortSession(sh: SharedState, kind: number, report?: SerializedError): boolean {
+  if (Atomics.compareExchange(sh.ctl, HEADER.ABORT_KIND, ABORT_KIND.NONE, kind) !== ABORT_KIND.NONE) return false;
+  if (report) sh.writeErrorSlot(-1, { error: report });
+  Atomics.add(sh.ctl, HEADER.ABORT, 1);
+  wakeAllThreads(sh);
+  return true;
+}
+
+/**
+ * How often a session's threads synchronised, summed over its executors and main
+ * (decision 0126). Read after every scheduler stopped (Scheduler.stop stores its publishes).
+ */
+export interface SyncCounts {
+  /** IPCQ messages whose ring's sender and receiver PEs run on different threads (of the plan's peExecutor). */
+  crossThreadMessages: number;
+  /** Publishes whose waiter was on the publishing thread: no synchronisation. */
+  publishesLocal: number;
+  /** Publishes whose waiter was on another thread: each an Atomics.add on its doorbell. */
+  publishesRemote: number;
+  /** Doorbell bumps: remote publishes, command-queue and coordinator wakes, and one per thread at stop. */
+  rings: number;
+  /** Atomics.notify on a parked thread's doorbell (a futex wake), from Scheduler.ring. */
+  notifies: number;
+  /** Times a thread parked in Atomics.waitAsync on its doorbell (half its SLEEP_GEN). */
+  parks: number;
+  /** Rings of the coordinator (an arbiter pass asked for): a round trip through its thread. */
+  coordinatorRings: number;
+  /** Actor state changes (every thread's EXEC.STATE_EPOCH): each an Atomics.add on the thread's own word. */
+  stateChanges: number;
+}
+
+export function syncCounts(sh: SharedState, peExecutor: readonly number[]): SyncCounts {
+  const L = sh.layout;
+  const c: SyncCounts = { crossThreadMessages: 0, publishesLocal: 0, publishesRemote: 0, rings: 0, notifies: 0, parks: 0, coordinatorRings: Atomics.load(sh.ctl, HEADER.COORD_DOORBELL), stateChanges: 0 };
+  for (let e = 0; e <= L.dims.executors; e++) {
+    c.publishesLocal += Atomics.load(sh.ctl, L.exec(e, EXEC.PUBLISHES_LOCAL));
+    c.publishesRemote += Atomics.load(sh.ctl, L.exec(e, EXEC.PUBLISHES_REMOTE));
+    c.rings += Atomics.load(sh.ctl, L.exec(e, EXEC.DOORBELL));
+    c.notifies += Atomics.load(sh.ctl, L.exec(e, EXEC.NOTIFIES));
+    c.parks += Atomics.load(sh.ctl, L.exec(e, EXEC.SLEEP_GEN)) >>> 1;
+    c.stateChanges += Atomics.load(sh.ctl, L.exec(e, EXEC.STATE_EPOCH));
+  }
+  // A ring has one sender and one receiver: its first slot's header names the receiver.
+  for (let r = 0; r < L.rings; r++) {
+    const sent = Atomics.load(sh.ctl, L.ring(r, RING.TAIL));
+    if (sent === 0) continue;
+    const receiver = sh.ipcq[L.setOfRing(r)].i32[(L.slotOffset(r, 0) + SLOT.RECEIVER) >>> 2];
+    if (peExecutor[receiver] !== peExecutor[L.senderOfRing(r)]) c.crossThreadMessages += sent;
+  }
+  return c;
 }

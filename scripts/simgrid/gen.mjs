@@ -6,9 +6,13 @@
 //                                    [--num-cubes C] [--num-pes P] --bytes N --out DIR
 //   node scripts/simgrid/gen.mjs ... --algo alltoall --bytes N --out DIR
 //                  (N: a rank's whole send buffer, as alltoall_perf's size column)
+//   node scripts/simgrid/gen.mjs ... --algo rabenseifner|reduce --bytes N --out DIR
+//                  (p a power of two; reduce: binomial, onto rank 0)
 // Participants (one SimGrid host each, r<i> for CCL rank i):
-//   ring, tree,    rank r = SIP r's first PE (allreduce_perf, alltoall_perf: one
-//   alltoall       shard per rank);
+//   ring, tree,    rank r = SIP r's first PE (allreduce_perf, alltoall_perf,
+//   alltoall,      scripts/simgrid/reduce_perf.mjs: one shard per rank);
+//   rabenseifner,
+//   reduce
 //   hierarchical   every shard PE of every SIP (benches/hierarchical_perf.ts: a
 //                  tensor split column_wise over C cubes x P PEs, 0 = all), rank
 //                  q * L + local as lib/ccl/placement.ts numbers them, wired by
@@ -19,9 +23,10 @@
 // message, declared explicitly as kernbench's Links.route, so SimGrid's flows
 // cross exactly the links kernbench's would (CM02 shares them). A switched
 // fabric's switches are not hosts: a route through one is just its links.
-// Program: the message pattern of lib/ccl/algorithms/<algo>_allreduce.ts, or of
-// the pairwise all-to-all (lib/ccl/collectives/all_to_all_pairwise.ts) (one
-// message per tl.send, its whole payload; f32 elements, chunks cut as lib/ccl/steps.ts).
+// Program: the message pattern of lib/ccl/algorithms/<algo>_allreduce.ts, of
+// the pairwise all-to-all (lib/ccl/collectives/all_to_all_pairwise.ts) or of
+// lib/ccl/algorithms/binomial_reduce.ts (one message per tl.send, its whole
+// payload; f32 elements, chunks cut as lib/ccl/steps.ts).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hierarchyPlan } from '../../dist/lib/ccl/hierarchy.js';
@@ -52,7 +57,9 @@ const mod = (a, k) => ((a % k) + k) % k;
 // Participants: the kernbench PE of each CCL rank.
 let pes;
 let hier = null;
-if (algo === 'ring' || algo === 'tree' || algo === 'alltoall') {
+if (['ring', 'tree', 'alltoall', 'rabenseifner', 'reduce'].includes(algo)) {
+  // The partner modules fold a world that is not a power of two first (lib/ccl/partners.ts Fold); not written here.
+  if ((algo === 'rabenseifner' || algo === 'reduce') && (p & (p - 1)) !== 0) throw new Error(`--algo ${algo}: p must be a power of two, got ${p}`);
   pes = Array.from({ length: p }, (_, r) => r * m.pesPerSip);
 } else if (algo === 'hierarchical') {
   const numCubes = Number(opt('num-cubes', '0')) || m.cubesPerSip;
@@ -67,7 +74,7 @@ if (algo === 'ring' || algo === 'tree' || algo === 'alltoall') {
   pes = [];
   for (let q = 0; q < p; q++) for (const s of shards) pes.push(m.peId({ sip: q, cube: s.cube, pe: s.pe }));
 } else {
-  throw new Error(`--algo: expected ring, tree, hierarchical or alltoall, got ${algo}`);
+  throw new Error(`--algo: expected ring, tree, hierarchical, alltoall, rabenseifner or reduce, got ${algo}`);
 }
 
 // Program.
@@ -114,6 +121,44 @@ if (algo === 'ring') {
       wait(r, irecv(r, mod(r - s, p)));
       wait(r, sent);
     }
+  }
+} else if (algo === 'rabenseifner') {
+  // lib/ccl/algorithms/rabenseifner_allreduce.ts: the tile cut in p chunks;
+  // recursive halving (d = p/2 .. 1: send the half window given up, receive and
+  // reduce the half kept), then recursive doubling (d = 1 .. p/2: send the window
+  // held, receive the partner's). Each step waits for its receive, then its send;
+  // an empty window is neither sent nor received.
+  const lo = (i) => Math.floor((i * n) / p);
+  const span = (a, b) => 4 * (lo(b) - lo(a));
+  const step = (v, partner, give, take) => {
+    const sent = give > 0 ? isend(v, partner, give) : null;
+    if (take > 0) wait(v, irecv(v, partner));
+    if (sent !== null) wait(v, sent);
+  };
+  for (let v = 0; v < p; v++) {
+    let [a, b] = [0, p];
+    for (let d = p / 2; d >= 1; d /= 2) {
+      const mid = a + d;
+      const [keepA, keepB, giveA, giveB] = v & d ? [mid, b, a, mid] : [a, mid, mid, b];
+      step(v, v ^ d, span(giveA, giveB), span(keepA, keepB));
+      [a, b] = [keepA, keepB];
+    }
+    for (let d = 1; d < p; d *= 2) {
+      const [oa, ob] = v & d ? [a - d, a] : [b, b + d];
+      step(v, v ^ d, span(a, b), span(oa, ob));
+      [a, b] = [Math.min(a, oa), Math.max(b, ob)];
+    }
+  }
+} else if (algo === 'reduce') {
+  // lib/ccl/algorithms/binomial_reduce.ts onto rank 0: rank v receives from
+  // v + m for every m below its lowest set bit (the root: every m), all posted
+  // first and waited in order of m, then sends its whole tile to v - lowbit(v).
+  for (let v = 0; v < p; v++) {
+    const top = v === 0 ? p : v & -v;
+    const incoming = [];
+    for (let m = 1; m < top && v + m < p; m *= 2) incoming.push(irecv(v, v + m));
+    incoming.forEach((x) => wait(v, x));
+    if (v > 0) wait(v, isend(v, v - (v & -v), bytes));
   }
 } else {
   // lib/ccl/algorithms/hierarchical_allreduce.ts: whole tiles up and down the

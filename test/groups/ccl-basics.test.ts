@@ -11,6 +11,7 @@ await import('../ccl-all-to-all.test.js');
 await import('../ccl-peers.test.js');
 await import('../ccl-ops.test.js');
 await import('../ccl-world.test.js');
+await import('../ccl-linear-in-p.test.js');
 await import('../ccl-laws.test.js');
 await import('../alpha-beta.test.js');
 await import('../allreduce-perf.test.js');

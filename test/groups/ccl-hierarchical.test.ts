@@ -1,4 +1,4 @@
-// Runs on: main thread (tap). One tap process for hierarchical all-reduce and the topology kinds:
+// Runs on: main thread (tap). One tap process for hierarchical all-reduce, the topology kinds and a user's own kind:
 // tap starts one process per group file, and the files below share its start-up
 // and its loading of the library (decision 0028). Each file still runs alone:
 // `npx tap dist/test/NAME.test.js`.
@@ -8,3 +8,4 @@
 export {};
 await import('../ccl-hierarchical.test.js');
 await import('../topology-kinds.test.js');
+await import('../topology-user-kind.test.js');

@@ -1,4 +1,4 @@
-// Runs on: main thread (tap). One tap process for CLI output, jitter and sweep shards:
+// Runs on: main thread (tap). One tap process for CLI output, jitter, sweep shards and the CLI habits:
 // tap starts one process per group file, and the files below share its start-up
 // and its loading of the library (decision 0028). Each file still runs alone:
 // `npx tap dist/test/NAME.test.js`.
@@ -10,4 +10,3 @@ await import('../cli-output.test.js');
 await import('../cli-jitter.test.js');
 await import('../sweep-shard.test.js');
 await import('../cli-habits.test.js');
-await import('../report.test.js');

@@ -1,4 +1,4 @@
-// Runs on: main thread (tap). One tap process for the CLI run command:
+// Runs on: main thread (tap). One tap process for the CLI run command and the HTML report:
 // tap starts one process per group file, and the files below share its start-up
 // and its loading of the library (decision 0028). Each file still runs alone:
 // `npx tap dist/test/NAME.test.js`.
@@ -7,3 +7,4 @@
 // (the kind catalog's top-level await) would otherwise be evaluated after tap ended.
 export {};
 await import('../cli-run.test.js');
+await import('../report.test.js');

@@ -1,4 +1,4 @@
-// Runs on: main thread (tap). One tap process for configuration, topologies, links and layering (no threads):
+// Runs on: main thread (tap). One tap process for configuration, topologies, the SIP fabrics, links and layering:
 // tap starts one process per group file, and the files below share its start-up
 // and its loading of the library (decision 0028). Each file still runs alone:
 // `npx tap dist/test/NAME.test.js`.
@@ -15,3 +15,4 @@ await import('../ccl-defaults.test.js');
 await import('../link-share.test.js');
 await import('../arbiter.test.js');
 await import('../issue23-small.test.js');
+await import('../topology-fabrics.test.js');

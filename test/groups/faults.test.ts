@@ -7,5 +7,7 @@
 // (the kind catalog's top-level await) would otherwise be evaluated after tap ended.
 export {};
 await import('../faults.test.js');
+await import('../fault-owner-tags.test.js');
 await import('../error-slots.test.js');
 await import('../root-causes.test.js');
+await import('../late-timers.test.js');

@@ -1,4 +1,4 @@
-// Runs on: main thread (tap). One tap process for shared links (timing.link_sharing) and the SIP fabrics:
+// Runs on: main thread (tap). One tap process for shared links (timing.link_sharing) and their optimistic fast path:
 // tap starts one process per group file, and the files below share its start-up
 // and its loading of the library (decision 0028). Each file still runs alone:
 // `npx tap dist/test/NAME.test.js`.
@@ -10,5 +10,3 @@ await import('../link-sharing.test.js');
 await import('../link-claims.test.js');
 await import('../link-claims-unit.test.js');
 await import('../run-once.test.js');
-await import('../topology-fabrics.test.js');
-await import('../topology-user-kind.test.js');

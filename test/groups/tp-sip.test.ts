@@ -1,9 +1,12 @@
 // Runs on: main thread (tap). The layer's GEMMs over a cube's PEs (decision
-// 0116), in a process of its own: beside the tensor-parallel group it pushed
-// that group past tap's timeout on a loaded machine (decision 0028).
-// `npx tap dist/test/tp-sip-gemm.test.js` runs the file alone.
+// 0116), the transformer_layer sweep and the overlapped layer's trace: apart
+// from the tensor-parallel group, which with them ran past tap's timeout on a
+// loaded machine (decision 0028). Each file still runs alone:
+// `npx tap dist/test/NAME.test.js`.
 
 // Awaited, as every group does: a file whose tests register only after an async module
 // (the kind catalog's top-level await) would otherwise be evaluated after tap ended.
 export {};
 await import('../tp-sip-gemm.test.js');
+await import('../tp-sweep.test.js');
+await import('../tp-overlap-trace.test.js');

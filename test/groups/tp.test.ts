@@ -12,5 +12,3 @@ await import('../tp-layer-determinism.test.js');
 await import('../tp-overlap.test.js');
 await import('../tp-overlap-determinism.test.js');
 await import('../tp-user-layer.test.js');
-await import('../tp-sweep.test.js');
-await import('../tp-overlap-trace.test.js');

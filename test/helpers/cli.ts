@@ -7,7 +7,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa, type Options } from 'execa';
-import t, { type Test } from 'tap';
+import type { Test } from 'tap';
 import type { UsageErrorCode } from '../../lib/errors.js';
 import type { ThreadResources } from '../../lib/session/thread-resources.js';
 
@@ -53,10 +53,11 @@ const GUARD_MS = 60_000;
 // run's context (a worker thread's late output). stderr reads as not a TTY during
 // a run, as it is for a process whose output is piped (no progress lines).
 //
-// The runs of a test file share one set of threads (executor pool, coordinator),
-// as a sweep's points do: starting them is most of a small run's cost (32
-// executors for --threads pe: about 10 s of CPU), the simulation a fraction of a
-// second. A fresh set replaces them after a run that did not answer.
+// The runs share the process's threads (executor pool, coordinator: ./threads.ts)
+// with every other file of the group, as a sweep's points do: starting them is
+// most of a small run's cost (32 executors for --threads pe: about 10 s of CPU),
+// the simulation a fraction of a second. A fresh set replaces them after a run
+// that did not answer.
 
 interface Capture {
   stdout: string;
@@ -83,42 +84,36 @@ function divert(stream: NodeJS.WriteStream, key: 'stdout' | 'stderr'): void {
 divert(process.stdout, 'stdout');
 divert(process.stderr, 'stderr');
 
-// One in-process run at a time: the working directory and the environment are the
-// process's, so a run that sets them must not overlap another.
-let queue: Promise<unknown> = Promise.resolve();
-
-let threads: ThreadResources | undefined;
-t.teardown(() => threads?.close());
+// One in-process run at a time (the shared threads' queue): the working directory
+// and the environment are the process's, so a run that sets them must not overlap
+// another, nor a run of TestRuntime's on the same threads.
 
 /**
  * Run `kernbench ...args` in this process (from the project root unless `opts.cwd`)
  * and return what the binary would have exited with and printed; never throws on
  * a failing run.
  */
-export function kernbench(args: string[], opts: RunOptions = {}): Promise<Run> {
-  const run = queue.then(() => inProcess(args, opts));
-  queue = run.catch(() => undefined);
-  return run;
-}
-
-async function inProcess(args: string[], opts: RunOptions): Promise<Run> {
+export async function kernbench(args: string[], opts: RunOptions = {}): Promise<Run> {
   // Loaded on the first run: files that import this helper only for ROOT or for the
   // NODE_OPTIONS line above do not load the CLI and the library.
+  const { exclusive, sharedThreads, dropSharedThreads } = await import('./threads.js');
+  return exclusive(() => inProcess(args, opts, sharedThreads, dropSharedThreads));
+}
+
+async function inProcess(args: string[], opts: RunOptions, sharedThreads: () => ThreadResources, drop: (r: ThreadResources) => void): Promise<Run> {
   const { answerCli } = await import('../../bin/cli.js');
-  const { ThreadResources } = await import('../../lib/session/thread-resources.js');
   const cwd = process.cwd();
   const saved = Object.keys(opts.env ?? {}).map((k) => [k, process.env[k]] as const);
   process.chdir(opts.cwd ?? ROOT);
   Object.assign(process.env, opts.env);
   const out: Capture = { stdout: '', stderr: '', open: true };
-  const shared = (threads ??= new ThreadResources());
+  const shared = sharedThreads();
   let timer: NodeJS.Timeout | undefined;
   try {
     const guard = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), GUARD_MS)));
     const answer = await Promise.race([capture.run(out, () => answerCli(args, shared)), guard]);
     if (answer === 'timeout') {
-      threads = undefined;
-      void shared.close();
+      drop(shared);
       return { exitCode: undefined, stdout: out.stdout, stderr: out.stderr, timedOut: true, errorCode: undefined };
     }
     const code = (answer.error as { code?: unknown } | undefined)?.code;
