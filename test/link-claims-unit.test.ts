@@ -13,7 +13,7 @@ import { CostModel } from '../lib/topology/cost-model.js';
 import { SharedState } from '../lib/shm/shared-state.js';
 import { Links } from '../lib/topology/links.js';
 import { Machine } from '../lib/topology/machine.js';
-import { claimLinks, claimedAlone, joinSlackPs, keptHorizon, launchHorizon, releaseLinks } from '../lib/sync/link-claims.js';
+import { claimLinks, claimedAlone, keptHorizon, launchHorizon, releaseLinks } from '../lib/sync/link-claims.js';
 
 const m = new Machine(loadTopology(topologyPath('default'), ['system.sips.count=8']));
 const pe = (sip: number) => m.peId({ sip, cube: 0, pe: 0 });
@@ -138,9 +138,4 @@ t.test('the launch horizon looks through a receive: a kernel waiting for a messa
   sh = fresh();
   waitsFor(sh, 2, 1, 200_000);
   t.equal(launchHorizon(sh, m), 200_000, 'no kernel on the sender: the waiter is bounded by its clock');
-});
-
-t.test('the join slack: the smallest latency of a link class', async (t) => {
-  const lat = m.topology.timing.links;
-  t.equal(joinSlackPs(m), Math.min(lat.pe_pe.latency_ns, lat.cube_cube.latency_ns, lat.sip_sip.latency_ns) * 1000);
 });

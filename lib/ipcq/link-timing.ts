@@ -20,7 +20,8 @@ import { FLOW, HEADER, PE, WAIT_KIND } from '../shm/layout.js';
 import type { LinkMode } from '../config/plan.js';
 import type { ThreadEnv } from '../sync/thread-env.js';
 import { NO_ACTOR } from '../sync/scheduler.js';
-import { HOLD, claimedAlone, joinSlackPs, keptHorizon, launchHorizon, machineLinks, releaseHeld } from '../sync/link-claims.js';
+import { HOLD, claimedAlone, keptHorizon, launchHorizon, machineLinks, releaseHeld } from '../sync/link-claims.js';
+import { linkReach, unreachedBefore, type LinkReach } from '../sync/link-reach.js';
 import { aloneArrivalPs, aloneRateOf, joinOf, pieceBytes, pieceStartPs } from '../topology/link-share.js';
 
 export interface LinkTiming {
@@ -65,6 +66,11 @@ interface Route {
   readonly gbPerS: number;
 }
 
+/** Messages a thread sends between two fresh horizons taken by its checks: as many as PEs, at least 16. */
+function freshEvery(pes: number): number {
+  return Math.max(16, pes);
+}
+
 /** Shared links, proved alone by claims and the launch horizon (lib/sync/link-claims.ts), else held or arbitrated. */
 class ClaimedLinks implements LinkTiming {
   readonly synchronous = true;
@@ -81,10 +87,11 @@ class ClaimedLinks implements LinkTiming {
     private readonly actor: number,
   ) {
     this.arbiter = new ArbitratedLinks(env, pe, dir, actor);
-    this.slackPs = joinSlackPs(env.machine);
+    this.reach = linkReach(env.machine, machineLinks(env.machine));
+    env.sched.onIdle ??= () => this.releaseOthers();
   }
-  /** How far past the horizon a piece may end and still be alone (joinSlackPs). */
-  private readonly slackPs: number;
+  /** How soon a flow not claimed yet could join each link (lib/sync/link-reach.ts). */
+  private readonly reach: LinkReach;
 
   private routeTo(peer: number): Route {
     if (peer !== this.routePeer) {
@@ -104,8 +111,10 @@ class ClaimedLinks implements LinkTiming {
 
   /**
    * Publish the piece's arrival alone as its kernel's floor (it ends no earlier), then
-   * check: its claims alone on its route, and the horizon past its end. A piece that
-   * takes no bandwidth uses no link.
+   * check: no flow not claimed yet can reach its links before its end, and then its
+   * claims alone on its route. In that order: a kernel that claims after the floors were
+   * read was bounded by them, and one that claimed before is seen by the claims. A piece
+   * that takes no bandwidth uses no link.
    */
   mayGoAlone(peer: number, readyPs: number, serialPs: number, flightPs: number, joinNotBeforePs: number): boolean {
     const route = this.routeTo(peer);
@@ -117,19 +126,23 @@ class ClaimedLinks implements LinkTiming {
     const arrivalW = L.flow(this.pe, this.dir, FLOW.ARRIVAL_PS);
     const arrivalPs = aloneArrivalPs(joinPs, serialPs);
     if (arrivalPs > sh.times[arrivalW]) sh.times[arrivalW] = arrivalPs;
-    if (!claimedAlone(sh, route.links, this.pe, this.dir)) return false;
-    // The horizon plus the join slack at or past the piece's end (lib/sync/link-claims.ts).
-    const needPs = joinPs + serialPs - this.slackPs;
-    if (keptHorizon(sh) >= needPs) return true;
-    // A fresh horizon: this piece's floor may be what others' held pieces wait for.
-    const h = launchHorizon(sh, this.env.machine);
-    if (Atomics.load(sh.ctl, HEADER.HELD_PENDING) > 0) this.releaseOthers(h);
-    return h >= needPs;
+    // A fresh horizon costs O(PEs): this thread takes one each time it has sent as many
+    // messages as there are PEs, so its cost a message stays O(1) and the kept one stays close.
+    const stats = this.env.stats;
+    if (stats.messages - stats.freshHorizonAt >= freshEvery(L.dims.pes)) {
+      stats.freshHorizonAt = stats.messages;
+      this.releaseOthers(false);
+    }
+    // Else it is held, and released when a pass finds it may go (Scheduler.onIdle, the coordinator).
+    return unreachedBefore(sh, this.reach, route.links, this.pe, arrivalPs, keptHorizon(sh)) && claimedAlone(sh, route.links, this.pe, this.dir);
   }
 
-  private releaseOthers(h: number): void {
+  /** A fresh horizon, and every held piece it lets go released: this thread's idle pass (Scheduler.onIdle). */
+  private releaseOthers(lookahead = true): boolean {
     const { env } = this;
-    releaseHeld(env.shared, env.machine, h, (pe, dir) => env.sched.publish(env.shared.layout.pe(pe, PE.HOLD + dir), env.plan.peExecutor[pe]));
+    const h = launchHorizon(env.shared, env.machine, lookahead);
+    if (Atomics.load(env.shared.ctl, HEADER.HELD_PENDING) === 0) return false;
+    return releaseHeld(env.shared, env.machine, h, (pe, dir) => env.sched.publish(env.shared.layout.pe(pe, PE.HOLD + dir), env.plan.peExecutor[pe])) > 0;
   }
 
   cross(peer: number, readyPs: number, serialPs: number, flightPs: number, joinNotBeforePs: number): number | Promise<number> {
@@ -153,13 +166,12 @@ class ClaimedLinks implements LinkTiming {
     const startPs = pieceStartPs(readyPs, flightPs, joinNotBeforePs);
     const joinPs = joinOf(startPs, flightPs);
     sh.times[L.flow(pe, dir, FLOW.PEER)] = peer;
-    sh.times[L.flow(pe, dir, FLOW.END_PS)] = joinPs + serialPs;
+    sh.times[L.flow(pe, dir, FLOW.END_PS)] = aloneArrivalPs(joinPs, serialPs);
     sh.times[L.clock(this.actor)] = readyPs;
     const w = L.pe(pe, PE.HOLD + dir);
     Atomics.add(sh.ctl, HEADER.HELD_PENDING, 1);
     Atomics.store(sh.ctl, w, HOLD.HELD);
-    // A pass may have run between the check and the hold: look again, this piece included.
-    this.releaseOthers(launchHorizon(sh, env.machine));
+    // Released by a thread's idle pass, this one's included (Scheduler.onIdle), or by the coordinator's.
     await env.sched.waitUntil(NO_ACTOR, w, HOLD.ALONE, WAIT_KIND.LINK, peer, readyPs);
     const how = Atomics.load(sh.ctl, w);
     Atomics.store(sh.ctl, w, HOLD.NONE);

@@ -1,27 +1,29 @@
 // Runs on: executor threads (a kernel's claims at its start and end, a piece's
-// check, the release of held pieces by the channel that raised the horizon) and
-// the coordinator thread (the release, or the hand-over to the link arbiter, of
-// pieces nobody else releases). Only with timing.link_sharing: max_min and the
-// fast path on. Owns: the proof that a piece of a shared link meets no other
-// flow, so its times alone are final at once, and nothing is ever run again
-// (docs/decisions/0100-claims-and-a-launch-horizon.md).
+// check, the release of held pieces by a thread about to go idle or taking its
+// periodic fresh horizon) and the coordinator thread (the release, or the
+// hand-over to the link arbiter, of pieces nobody else releases). Only with
+// timing.link_sharing: max_min and the fast path on. Owns: the proof that a piece
+// of a shared link meets no other flow, so its times alone are final at once, and
+// nothing is ever run again (docs/decisions/0100-claims-and-a-launch-horizon.md,
+// 0170-a-piece-is-alone-by-the-reach-of-its-links.md).
 //
 // A piece P of outbound channel c goes alone when both hold at one instant:
 //   1. every link of its route has one claim, c's. A kernel claims, when it
 //      starts, the route of each of its outbound channels (its port table), and
 //      drops the claims when it ends: a flow of any kernel that has claimed
 //      crosses only links it claimed, so none crosses P's.
-//   2. the launch horizon H >= P's end: no launch not yet committed, and no
-//      kernel that has not claimed yet, can start before H, and a flow joins
-//      its links no earlier than its kernel's start. So no flow that claims
-//      later joins before P has left.
+//   2. no flow of a kernel that has not claimed yet can join one of P's links
+//      before P's end (./link-reach.ts): from the floors of the PEs around each
+//      link, each a latency further back, and the launch horizon H below for
+//      idle PEs (no launch not yet committed, and no kernel that has not claimed
+//      yet, can start before H).
 // Then no other flow's bandwidth phase overlaps P's on any link, and the link
 // model gives P its times alone (decision 0030's argument). Otherwise P is held
-// at its channel (2 fails) until a pass finds H past its end, or handed to the
+// at its channel (2 fails) until a pass finds it unreachable, or handed to the
 // coordinator's link arbiter (1 fails, or nothing is left running that could
-// raise H), which times it with the other flows. An alone piece is never on a
-// link while the arbiter sees a second flow there, so the arbiter needs no word
-// about them.
+// raise a floor or H), which times it with the other flows. An alone piece is
+// never on a link while the arbiter sees a second flow there, so the arbiter
+// needs no word about them.
 //
 // H, from what the actors publish, in one snapshot (HEADER.STATE_EPOCH before
 // and after, as the arbiters take theirs):
@@ -46,7 +48,7 @@ import { ACTOR, ACTOR_STATE, ACTORS_PER_PE, DIR_COUNT, FLOW, HEADER, PE, RECORD,
 import { stateEpoch, type SharedState } from '../shm/shared-state.js';
 import { Links } from '../topology/links.js';
 import { kernelEndBounds } from './end-bounds.js';
-import { latencyPs } from '../time/virtual-time.js';
+import { linkReach, peFloor, unreachedBefore } from './link-reach.js';
 import type { Machine } from '../topology/machine.js';
 
 /** Snapshot attempts before a horizon is given up as -Infinity (actors kept changing state). */
@@ -145,8 +147,12 @@ export function claimedAlone(sh: SharedState, route: readonly number[], pe: numb
 /** Per thread: the PEs' end bounds of the last horizon taken. */
 let ends = new Float64Array(0);
 
-/** The launch horizon now (see the header), raised into the kept maximum; -Infinity when no snapshot could be taken or a command is in flight. */
-export function launchHorizon(sh: SharedState, m: Machine): number {
+/**
+ * The launch horizon now (see the header), raised into the kept maximum; -Infinity when no
+ * snapshot could be taken or a command is in flight. Without `lookahead` an active PE is
+ * bounded by its floor only: O(PEs) instead of a walk over every active actor.
+ */
+export function launchHorizon(sh: SharedState, m: Machine, lookahead = true): number {
   const L = sh.layout;
   const ctl = sh.ctl;
   const times = sh.times;
@@ -162,8 +168,16 @@ export function launchHorizon(sh: SharedState, m: Machine): number {
     if (Atomics.load(ctl, HEADER.COMMANDS_IN_FLIGHT) !== 0) return -Infinity;
     let h = Infinity;
     // An active PE: its kernel's end, looking ahead through the receives it waits for (./end-bounds.ts).
-    kernelEndBounds(sh, m, floor, ends);
-    for (let pe = 0; pe < L.dims.pes; pe++) if (ends[pe] < h) h = ends[pe];
+    if (lookahead) {
+      kernelEndBounds(sh, m, floor, ends);
+      for (let pe = 0; pe < L.dims.pes; pe++) if (ends[pe] < h) h = ends[pe];
+    } else {
+      // An idle PE (-Infinity) launches nothing of its own: the hosts below bound it.
+      for (let pe = 0; pe < L.dims.pes; pe++) {
+        const f = peFloor(sh, pe);
+        if (f !== -Infinity && f < h) h = f;
+      }
+    }
     for (let host = 0; host < L.dims.hosts; host++) {
       const a = L.hostActor(host);
       const s = Atomics.load(ctl, L.actor(a, ACTOR.STATE));
@@ -197,23 +211,6 @@ function blockedHostBound(sh: SharedState, a: number): number {
   return clock;
 }
 
-/**
- * How far past the horizon a piece's bandwidth phase may end and still be alone: a
- * flow of a kernel that starts at or after H pays its route's latency (hops times
- * its class's latency, at least one hop) before it joins any link, so it joins no
- * earlier than H plus the smallest latency of a link class (lib/topology/cost-model.ts).
- */
-export function joinSlackPs(m: Machine): number {
-  let s = slackOf.get(m);
-  if (s === undefined) {
-    const links = m.topology.timing.links;
-    s = Math.min(latencyPs(links.pe_pe.latency_ns), latencyPs(links.cube_cube.latency_ns), latencyPs(links.sip_sip.latency_ns));
-    slackOf.set(m, s);
-  }
-  return s;
-}
-const slackOf = new WeakMap<Machine, number>();
-
 /** The kept horizon, one load (a lower bound on the horizon now). */
 export function keptHorizon(sh: SharedState): number {
   return sh.times[sh.layout.horizon];
@@ -221,12 +218,13 @@ export function keptHorizon(sh: SharedState): number {
 
 /**
  * Release the held pieces that may now go alone (their claims alone on their routes,
- * the horizon `h` plus the join slack at or past their end): each goes from HELD to
- * ALONE, and `wake` is called with its PE and direction. Returns how many were released.
+ * no flow not claimed yet reaching their links before their end given the horizon `h`:
+ * ./link-reach.ts): each goes from HELD to ALONE, and `wake` is called with its PE and
+ * direction. Returns how many were released.
  */
 export function releaseHeld(sh: SharedState, m: Machine, h: number, wake: (pe: number, dir: number) => void): number {
   const links = machineLinks(m);
-  const reach = h + joinSlackPs(m);
+  const reach = linkReach(m, links);
   const L = sh.layout;
   const ctl = sh.ctl;
   const times = sh.times;
@@ -235,8 +233,10 @@ export function releaseHeld(sh: SharedState, m: Machine, h: number, wake: (pe: n
     for (let dir = 0; dir < DIR_COUNT; dir++) {
       const w = L.pe(pe, PE.HOLD + dir);
       if (Atomics.load(ctl, w) !== HOLD.HELD) continue;
-      if (times[L.flow(pe, dir, FLOW.END_PS)] > reach) continue;
-      if (!claimedAlone(sh, links.route(pe, times[L.flow(pe, dir, FLOW.PEER)]), pe, dir)) continue;
+      const route = links.route(pe, times[L.flow(pe, dir, FLOW.PEER)]);
+      // The floors before the claims, as a piece's own check reads them (lib/ipcq/link-timing.ts).
+      if (!unreachedBefore(sh, reach, route, pe, times[L.flow(pe, dir, FLOW.END_PS)], h)) continue;
+      if (!claimedAlone(sh, route, pe, dir)) continue;
       if (Atomics.compareExchange(ctl, w, HOLD.HELD, HOLD.ALONE) !== HOLD.HELD) continue;
       Atomics.sub(ctl, HEADER.HELD_PENDING, 1);
       released++;

@@ -13,6 +13,8 @@ export interface ThreadStats {
   messages: number;
   /** How this thread's pieces crossed shared links (timing.link_sharing: max_min; lib/ipcq/link-timing.ts). */
   linkPieces: LinkPieces;
+  /** `messages` when a piece's check last took a fresh launch horizon (lib/ipcq/link-timing.ts). */
+  freshHorizonAt: number;
 }
 
 /** Pieces of shared links by how their times were found (docs/decisions/0100-claims-and-a-launch-horizon.md). */
@@ -52,7 +54,7 @@ export class ThreadEnv {
   readonly machine: Machine;
   readonly costs: CostModel;
   readonly sched: Scheduler;
-  readonly stats: ThreadStats = { messages: 0, linkPieces: noLinkPieces() };
+  readonly stats: ThreadStats = { messages: 0, linkPieces: noLinkPieces(), freshHorizonAt: 0 };
   /** Set when the run is traced. */
   readonly trace: TraceRecorder | null;
 

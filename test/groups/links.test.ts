@@ -9,4 +9,5 @@ export {};
 await import('../link-sharing.test.js');
 await import('../link-claims.test.js');
 await import('../link-claims-unit.test.js');
+await import('../link-reach.test.js');
 await import('../run-once.test.js');
