@@ -324,17 +324,13 @@ export class Scheduler {
    * or link flows are pending it may have been the last actor that could still
    * ask earlier than one of them: ring the coordinator, which runs an arbiter
    * pass (lib/coordinator/arbiter.ts, link-arbiter.ts). Two loads when nothing is pending.
-   * (Held link pieces ring it when a thread goes idle instead: see onIdle.)
    */
   private stoppedRunning(): void {
     if (Atomics.load(this.ctl, HEADER.GRANTS_PENDING) === 0 && Atomics.load(this.ctl, HEADER.FLOWS_PENDING) === 0) return;
     ringCoordinator(this.ctl);
   }
 
-  /**
-   * Run when this thread is about to park while link pieces are held (lib/sync/link-claims.ts):
-   * release those that may go now; true when it released any. Null: links not shared.
-   */
+  /** Before this thread parks with link pieces held (lib/sync/link-claims.ts): release what may go; true if any. */
   onIdle: (() => boolean) | null = null;
 
   /**
@@ -437,9 +433,9 @@ export class Scheduler {
         }
         // Nothing here can run until another thread publishes: a moment for housekeeping.
         if (collectIfIdle() && Atomics.load(this.ctl, this.doorbell) !== seen) continue;
-        // Pieces held for their links: release what may go now, else tell the coordinator this thread is idle.
+        // Pieces held for their links: release what may go now; else the coordinator hears this thread is idle.
         if (this.onIdle !== null && Atomics.load(this.ctl, HEADER.HELD_PENDING) > 0) {
-          if (this.onIdle() && Atomics.load(this.ctl, this.doorbell) !== seen) continue;
+          if (this.onIdle()) continue;
           ringCoordinator(this.ctl);
         }
         Atomics.add(this.ctl, this.sleepGen, 1); // odd: parked
