@@ -1,18 +1,19 @@
 // Runs on: main (evaluate) and executor threads (worker, one call per rank).
 // Wall-clock cost of shared links (timing.link_sharing: max_min, decisions 0023
-// and 0030): the same all-reduces with links not shared, shared (optimistic: each
-// piece on its channel's own fast path, checked for overlap; a session where two
-// flows meet is run again arbitrated) and shared with every piece through the
+// and 0100): the same all-reduces with links not shared, shared (a piece proved alone
+// by claims and the launch horizon on its channel's own path, held or arbitrated
+// otherwise; decisions 0100 and 0101) and shared with every piece through the
 // coordinator's link arbiter (timing.link_fast_path: false), in alternating rounds
-// of one run, on the ideal ring. Two ratios to unshared per mode: the ranks' window
-// of the all-reduces (the run that counts), and main's whole session (open, spawn,
-// the all-reduces, end; for the optimistic tree both of its runs). The virtual times
+// of one run, on the ideal ring. Ratios to unshared per mode: the ranks' window of
+// the all-reduces (the run that counts), main's whole session and the CPU time; how
+// the shared sessions' pieces were timed (alone, held, arbitrated). The virtual times
 // are printed too (the ring's are equal: its flows never meet; the tree's differ).
 // Wall time is measured here, in a bench, never in a test.
 import type { BenchContext, BenchResult } from '../lib/bench/contract.js';
 import { defineBench, z } from '../lib/bench/define.js';
 import { median } from '../lib/bench/stats.js';
 import type { Torch } from '../lib/host/torch.js';
+import { addLinkPieces, noLinkPieces } from '../lib/sync/thread-env.js';
 
 const options = z.object({
   ranks: z.number().int().min(2).default(8).describe('ranks (SIPs of the ideal ring)'),
@@ -59,19 +60,23 @@ async function evaluate(ctx: BenchContext<z.output<typeof options>>): Promise<Be
     const whole = { none: [] as number[], shared: [] as number[], arbitrated: [] as number[] };
     const cpu = { none: [] as number[], shared: [] as number[], arbitrated: [] as number[] };
     const crit = { none: 0, shared: 0, arbitrated: 0 };
-    let replays = 0;
+    // Sessions' callback runs with links shared: one a session (user code runs once, decision 0100).
+    let sharedCalls = 0;
+    // How the shared sessions' pieces were timed, summed over the rounds (alone at once, held then released, through the arbiter).
+    let pieces = noLinkPieces();
     for (let r = 0; r <= rounds; r++) {
       for (const mode of modes) {
         const w0 = performance.now();
         const c0 = process.cpuUsage();
-        const run = await ctx.session({ topology: 'ideal', algorithm, sets: [...ctx.config.sets, `system.sips.count=${ranks}`, ...MODES[mode]] }, (torch) =>
-          torch.multiprocessing.spawn(worker, { args: [nElem, reps], nprocs: ranks }),
-        );
+        const run = await ctx.session({ topology: 'ideal', algorithm, sets: [...ctx.config.sets, `system.sips.count=${ranks}`, ...MODES[mode]] }, (torch) => {
+          if (mode === 'shared') sharedCalls++;
+          return torch.multiprocessing.spawn(worker, { args: [nElem, reps], nprocs: ranks });
+        });
         const w1 = performance.now();
         const c1 = process.cpuUsage(c0);
         const rs = run.value;
         crit[mode] = Math.max(...rs.map((x) => x.critNs));
-        if (mode === 'shared' && run.report.linkReplayed) replays++;
+        if (mode === 'shared') pieces = addLinkPieces(pieces, run.report.linkPieces);
         // Round 0 warms up (modules, JIT) and is not counted.
         if (r > 0) {
           ms[mode].push(Math.max(...rs.map((x) => x.t1)) - Math.min(...rs.map((x) => x.t0)));
@@ -94,7 +99,8 @@ async function evaluate(ctx: BenchContext<z.output<typeof options>>): Promise<Be
       critNs: crit.shared,
       lines: [
         `  ${algorithm}, p=${ranks}, ${bytes} B per rank: wall per all-reduce, unshared ${per(ms.none)} us, shared ${per(ms.shared)} us, arbitrated ${per(ms.arbitrated)} us`,
-        `  ${algorithm}: shared / unshared = ${ratio('shared', ms).toFixed(2)} (whole session ${ratio('shared', whole).toFixed(2)}, CPU ${ratio('shared', cpu).toFixed(2)}; ${replays} of ${rounds + 1} sessions replayed), arbitrated / unshared = ${ratio('arbitrated', ms).toFixed(2)} (whole session ${ratio('arbitrated', whole).toFixed(2)}, CPU ${ratio('arbitrated', cpu).toFixed(2)}); medians of ${rounds} rounds' ratios`,
+        `  ${algorithm}: shared / unshared = ${ratio('shared', ms).toFixed(2)} (whole session ${ratio('shared', whole).toFixed(2)}, CPU ${ratio('shared', cpu).toFixed(2)}; callback runs ${sharedCalls} in ${rounds + 1} sessions), arbitrated / unshared = ${ratio('arbitrated', ms).toFixed(2)} (whole session ${ratio('arbitrated', whole).toFixed(2)}, CPU ${ratio('arbitrated', cpu).toFixed(2)}); medians of ${rounds} rounds' ratios`,
+        `  ${algorithm}: shared pieces ${pieces.alone} alone at once, ${pieces.released} held then alone, ${pieces.arbitrated} through the arbiter (${pieces.handed} of them held first)`,
         `  ${algorithm}: crit_ns unshared ${crit.none.toFixed(3)}, shared ${crit.shared.toFixed(3)}, arbitrated ${crit.arbitrated.toFixed(3)}`,
       ],
       extra: {
@@ -104,7 +110,11 @@ async function evaluate(ctx: BenchContext<z.output<typeof options>>): Promise<Be
         arbitrated_over_unshared: Math.round(ratio('arbitrated', ms) * 100) / 100,
         arbitrated_over_unshared_cpu: Math.round(ratio('arbitrated', cpu) * 100) / 100,
         arbitrated_over_unshared_session: Math.round(ratio('arbitrated', whole) * 100) / 100,
-        replayed_sessions: replays,
+        shared_callback_runs: sharedCalls,
+        shared_pieces_alone: pieces.alone,
+        shared_pieces_released: pieces.released,
+        shared_pieces_arbitrated: pieces.arbitrated,
+        shared_pieces_handed: pieces.handed,
         crit_ns_unshared: crit.none,
         crit_ns_shared: crit.shared,
         crit_ns_arbitrated: crit.arbitrated,

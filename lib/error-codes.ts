@@ -82,7 +82,6 @@ export const ERROR_CODES = {
   ERR_TIMEOUT: 'the run took longer than its --timeout (withTorch: timeout) and was stopped',
   ERR_INTERRUPTED: 'the run was interrupted (SIGINT, Ctrl-C) and stopped',
   ERR_VIRTUAL_TIME_LIMIT: "a PE's virtual clock passed the run's --max-virtual-time (withTorch: maxVirtualTimeNs)",
-  ERR_LINK_REPLAY: 'two flows met on a shared link during an optimistic run; kernbench runs the session again with every piece through the link arbiter (a spawn in the abandoned run rejects with it)',
   ERR_INTERNAL: 'an invariant of kernbench itself was broken',
 
   // Bad arguments to the host API and the extension points, one code per

@@ -210,7 +210,7 @@ t.test('flows share a link in proportion to 1 / penalty (CM02 gives the route la
 });
 
 t.test('a flow alone on its links reports its alone time (aloneArrival) to the ps, whatever flows on other links do meanwhile', async (t) => {
-  // The optimistic fast path (lib/ipcq/link-overlap.ts) computes a lone piece's times without
+  // The channel's own path (lib/ipcq/link-timing.ts, a piece proved alone) computes a lone piece's times without
   // the model; the model must give exactly the same, however many events happen elsewhere.
   const r = prng(9);
   let bad = 0;

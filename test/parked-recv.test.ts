@@ -41,5 +41,5 @@ t.test('three receives issued before the sender could send: the values in order,
 t.test('40 receives that each parked and were waited for: the kernel keeps none of them for its end', async (t) => {
   const [r0] = await run(1, null, 'pingPong');
   t.equal(r0.values[0], 40, 'the ping came back 40 times, one more each time');
-  t.equal(r0.values[1], 0, 'no channel op left tracked for drain');
+  t.equal(r0.values[1], 0, 'no receive op left tracked for drain');
 });

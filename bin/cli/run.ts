@@ -96,8 +96,6 @@ async function runParsed(b: BenchArgs, resources: ThreadResources, watchdog: Wat
     for (const r of outcome.results) printResult(r, json, outcome.stats);
     if (!json && v.stats === true && outcome.stats) for (const line of statsTable(outcome.stats)) process.stdout.write(`${line}\n`);
     if (typeof v.csv === 'string') writeCsv(v.csv, b.loaded.name, outcome.results);
-    // Results are the same either way; the note says where the wall time went (decision 0030).
-    if (outcome.linkReplays > 0) process.stderr.write(`note: flows met on a shared link in ${outcome.linkReplays} session(s); each ran again with every piece through the link arbiter (docs/decisions/0030-optimistic-links.md)\n`);
     return outcome.results.every((r) => r.ok) ? 0 : 1;
   }
 }

@@ -26,8 +26,6 @@ export interface RunOutcome {
   results: (BenchResult & { digest: string })[];
   /** Backpressure statistics summed over the run's sessions, when config.stats (docs/backpressure.md). */
   stats?: RunStats;
-  /** Sessions run a second time with every piece arbitrated because two flows met on a link (timing.link_sharing: max_min; withSession). */
-  linkReplays: number;
 }
 
 /** The topology and CCL configuration of `config`, every configuration problem found before any thread starts (lib/ccl/resolve.ts). */
@@ -37,27 +35,12 @@ export async function resolveRunConfig(config: RunConfig) {
   return { topology, ccl };
 }
 
-/**
- * Open a session for `config`, run `fn` with the main torch, end the session.
- * With shared links run optimistically (timing.link_sharing: max_min), a session in
- * which two flows met on a link is void: it is opened again with every piece through
- * the link arbiter and `fn` runs a second time (docs/decisions/0030-optimistic-links.md);
- * what the caller gets (value or error, report, trace, log, statistics) is the second run's.
- */
+/** Open a session for `config`, run `fn` with the main torch once, end the session. */
 export async function withSession<T>(resources: ThreadResources, config: RunConfig, spawnModules: string[], fn: (torch: Torch, s: Session) => Promise<T>): Promise<SessionRun<T>> {
-  const first = await sessionOnce(resources, config, spawnModules, fn, false);
-  if (!first.linkOverlap) return first.settle();
-  const again = await sessionOnce(resources, config, spawnModules, fn, true);
-  if (again.linkOverlap) throw new KernbenchError('ERR_INTERNAL', 'a session run with every piece arbitrated reported two flows meeting on a link in an optimistic run');
-  return again.settle(true);
-}
-
-/** One run of `fn` on a fresh session: `settle` gives what withSession returns (or throws), `linkOverlap` says it is void. */
-async function sessionOnce<T>(resources: ThreadResources, config: RunConfig, spawnModules: string[], fn: (torch: Torch, s: Session) => Promise<T>, arbitrateLinks: boolean): Promise<{ linkOverlap: boolean; settle: (replayed?: boolean) => SessionRun<T> }> {
   const { topology, ccl } = await resolveRunConfig(config);
   // Every thread records (lib/trace/recorder.ts) for the trace, the statistics and the log alike.
   const record = config.trace !== undefined || config.stats === true || config.eventLog !== undefined;
-  const plan = buildPlan({ topologyName: config.topology, topology, ccl, threads: config.threads, jitterSeed: config.jitterSeed, trace: record, noData: config.noData ?? false, checkRaces: config.checkRaces ?? false, arbitrateLinks, maxVirtualTimePs: config.maxVirtualTimePs });
+  const plan = buildPlan({ topologyName: config.topology, topology, ccl, threads: config.threads, jitterSeed: config.jitterSeed, trace: record, noData: config.noData ?? false, checkRaces: config.checkRaces ?? false, maxVirtualTimePs: config.maxVirtualTimePs });
   const machine = new Machine(topology);
   const session = await Session.open(resources, plan);
   session.spawnModules.push(...spawnModules);
@@ -73,35 +56,19 @@ async function sessionOnce<T>(resources: ThreadResources, config: RunConfig, spa
     // A run stopped by the virtual-time limit fails with its report, whatever fn made of the kernel's error.
     const e = session.stoppedError() ?? thrown;
     const report = await session.end().catch(() => undefined);
-    if (session.linkOverlap) return { linkOverlap: true, settle: () => unreachableRun() };
-    return {
-      linkOverlap: false,
-      settle: () => {
-        if (config.eventLog) config.eventLog(logLines([...session.failedEpochs, ...(report ? [report] : [])], machine));
-        throw e;
-      },
-    };
+    if (config.eventLog) config.eventLog(logLines([...session.failedEpochs, ...(report ? [report] : [])], machine));
+    throw e;
   }
   clearInterval(ticker);
   const report = await session.end();
-  if (session.linkOverlap) return { linkOverlap: true, settle: () => unreachableRun() };
-  return {
-    linkOverlap: false,
-    settle: (replayed = false) => {
-      const epochs = [...session.failedEpochs, report];
-      if (config.eventLog) config.eventLog(logLines(epochs, machine));
-      const stats = config.stats === true ? sumStats(epochs.map((r) => runStats(mergeTraceData(r.trace), machine))) : undefined;
-      if (config.trace !== undefined) {
-        const hosts = [...Array.from({ length: plan.dims.hosts - 1 }, (_, r) => `rank ${r} host`), 'main host'];
-        writeChromeTrace(config.trace, report.trace, machine, hosts, { kernbench_version: VERSION });
-      }
-      return { value, report: { ...report, linkReplayed: replayed }, digest: runDigest([], report.records), ...(stats ? { stats } : {}) };
-    },
-  };
-}
-
-function unreachableRun(): never {
-  throw new KernbenchError('ERR_INTERNAL', 'a void session (two flows met on a link) was settled');
+  const epochs = [...session.failedEpochs, report];
+  if (config.eventLog) config.eventLog(logLines(epochs, machine));
+  const stats = config.stats === true ? sumStats(epochs.map((r) => runStats(mergeTraceData(r.trace), machine))) : undefined;
+  if (config.trace !== undefined) {
+    const hosts = [...Array.from({ length: plan.dims.hosts - 1 }, (_, r) => `rank ${r} host`), 'main host'];
+    writeChromeTrace(config.trace, report.trace, machine, hosts, { kernbench_version: VERSION });
+  }
+  return { value, report, digest: runDigest([], report.records), ...(stats ? { stats } : {}) };
 }
 
 /** The event log of a session's epochs (a failed spawn ends one; docs/trace.md), a header line before each that logged something when there are several. */
@@ -159,7 +126,6 @@ export async function runBench(resources: ThreadResources, bench: string | Loade
   const { config, ccl } = await benchAlgorithm(loaded, given);
   const options = benchOptions(loaded, config);
   const sessionStats: RunStats[] = [];
-  let linkReplays = 0;
   const ctx: BenchContext = {
     bench: loaded.name,
     options,
@@ -169,7 +135,6 @@ export async function runBench(resources: ThreadResources, bench: string | Loade
     session: async (overrides, fn) => {
       const s = await withSession(resources, { ...config, ...overrides }, [loaded.url], fn);
       if (s.stats) sessionStats.push(s.stats);
-      if (s.report.linkReplayed) linkReplays++;
       if (process.env.KERNBENCH_SYNC_COUNTS === '1') log(syncLine(s.report));
       return s;
     },
@@ -177,10 +142,10 @@ export async function runBench(resources: ThreadResources, bench: string | Loade
   const stats = (): { stats?: RunStats } => (config.stats === true ? { stats: sumStats(sessionStats) } : {});
   if (mod.evaluate) {
     const results = await mod.evaluate(ctx);
-    return { results: results.map((r) => ({ ...r, digest: runDigest(r.outputs ?? [], []) })), linkReplays, ...stats() };
+    return { results: results.map((r) => ({ ...r, digest: runDigest(r.outputs ?? [], []) })), ...stats() };
   }
   const run = mod.run;
   if (!run) throw new KernbenchError('ERR_INTERNAL', `bench ${loaded.name} has neither run nor evaluate, got neither`);
   const s = await ctx.session({}, (torch) => run(torch, ctx));
-  return { results: s.value.map((r) => ({ ...r, digest: runDigest(r.outputs ?? [], s.report.records) })), linkReplays, ...stats() };
+  return { results: s.value.map((r) => ({ ...r, digest: runDigest(r.outputs ?? [], s.report.records) })), ...stats() };
 }

@@ -38,18 +38,18 @@ export interface SessionPlan {
   /** Record accesses and orderings, and fail the session on a data race (--check-races; lib/race/). */
   checkRaces: boolean;
   /**
-   * How link sharing (timing.link_sharing) is run: `none` (links not shared); `optimistic`
-   * (every piece takes the channel's own fast path and records its bandwidth phase on its
-   * links; two flows meeting on a link abort the session, which is then replayed
-   * `arbitrated`); `arbitrated` (every piece is a flow the coordinator's link arbiter makes
-   * final). Both sharing modes give the same times (docs/decisions/0030-optimistic-links.md).
+   * How link sharing (timing.link_sharing) is run: `none` (links not shared); `claimed`
+   * (a piece proved alone on its links by its kernel's claims and the launch horizon takes
+   * its channel's own fast path; any other goes through the link arbiter); `arbitrated`
+   * (every piece is a flow the coordinator's link arbiter makes final). Both sharing modes
+   * give the same times (docs/decisions/0100-claims-and-a-launch-horizon.md).
    */
   links: LinkMode;
   /** A PE clock past this stops the run (ps; Infinity: no limit; --max-virtual-time). */
   maxVirtualTimePs: number;
 }
 
-export type LinkMode = 'none' | 'optimistic' | 'arbitrated';
+export type LinkMode = 'none' | 'claimed' | 'arbitrated';
 
 /**
  * The --threads value: `rank`, `pe`, or a count of executors written as a plain
@@ -72,13 +72,11 @@ export function buildPlan(opts: {
   noData?: boolean;
   checkRaces?: boolean;
   arenaBytes?: number;
-  /** Every piece through the link arbiter (a replay after an overlap, or timing.link_fast_path: false). */
-  arbitrateLinks?: boolean;
   maxVirtualTimePs?: number;
 }): SessionPlan {
   const m = new Machine(opts.topology);
   const timing = opts.topology.timing;
-  const links: LinkMode = timing.link_sharing === 'none' ? 'none' : opts.arbitrateLinks || !timing.link_fast_path ? 'arbitrated' : 'optimistic';
+  const links: LinkMode = timing.link_sharing === 'none' ? 'none' : timing.link_fast_path ? 'claimed' : 'arbitrated';
   // The layout's thread count first: the command slots are per thread, so --threads N
   // needs far less shared memory than one thread per rank.
   const executors = layoutExecutors(opts.threads, m);
@@ -106,7 +104,7 @@ export function buildPlan(opts: {
     checkRaces: opts.checkRaces ?? false,
     links,
     maxVirtualTimePs: opts.maxVirtualTimePs ?? Infinity,
-    dims: { ...sessionDims(m, opts.ccl, executors, opts.noData ?? false, opts.arenaBytes), links: links === 'optimistic' ? new Links(m).count : 0 },
+    dims: { ...sessionDims(m, opts.ccl, executors, opts.noData ?? false, opts.arenaBytes), links: links === 'claimed' ? new Links(m).count : 0 },
   };
 }
 

@@ -7,7 +7,8 @@
 // Unlike a deadlock scan this is not a consistent snapshot: the run is being
 // stopped, actors may still move while it is read, and each actor's line is
 // what that actor last published. A running actor's virtual time is its clock
-// as last published (at kernel start, or when it last waited): a lower bound.
+// as last published (at kernel start, when it last waited, or with shared links
+// proved alone when it last sent): a lower bound.
 import { ACTOR, ACTOR_STATE, ACTORS_PER_PE, RING } from '../shm/layout.js';
 import { readKernelName, type SharedState } from '../shm/shared-state.js';
 import type { Machine } from '../topology/machine.js';

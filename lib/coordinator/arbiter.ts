@@ -25,8 +25,8 @@
 // and whenever an actor stops running while requests are pending (it rings the
 // coordinator: lib/sync/scheduler.ts).
 import { GRANT, GRANT_LAUNCH, HEADER, PE } from '../shm/layout.js';
-import { actorsBound, commandInFlight, stateEpoch } from './snapshot.js';
-import type { SharedState } from '../shm/shared-state.js';
+import { actorsBound, commandInFlight } from './snapshot.js';
+import { stateEpoch, type SharedState } from '../shm/shared-state.js';
 import type { Machine } from '../topology/machine.js';
 import { latencyPs, transferPs } from '../time/virtual-time.js';
 

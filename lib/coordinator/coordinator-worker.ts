@@ -8,15 +8,15 @@ import { parentPort } from 'node:worker_threads';
 import { DeadlockError, serializeError } from '../errors.js';
 import { ABORT_KIND, HEADER } from '../shm/layout.js';
 import { abortSession } from '../sync/wake.js';
-import { SharedState } from '../shm/shared-state.js';
+import { SharedState, stateEpoch } from '../shm/shared-state.js';
 import { Machine } from '../topology/machine.js';
 import { loadSipKindModule, sipKindToLoad } from '../loader/topology-kind.js';
 import { unreachable, type FromCoordinator, type ToCoordinator } from '../sync/messages.js';
 import { findDeadlockReport } from './deadlock.js';
 import { Arbiter } from './arbiter.js';
-import { stateEpoch } from './snapshot.js';
 import { LinkArbiter } from './link-arbiter.js';
-import { EXEC } from '../shm/layout.js';
+import { EXEC, PE } from '../shm/layout.js';
+import { arbitrateHeld, launchHorizon, othersMayRun, releaseHeld } from '../sync/link-claims.js';
 
 /**
  * Pause between detector passes: bounds how late a deadlock is reported (the
@@ -62,7 +62,8 @@ function runSession(m: Extract<ToCoordinator, { type: 'session' }>): void {
   const machine = new Machine(m.plan.topology);
   const ctl = sh.ctl;
   const arbiter = new Arbiter(sh, machine);
-  const links = m.plan.links === 'arbitrated' ? new LinkArbiter(sh, machine) : null;
+  // With pieces proved alone (claimed), the arbiter times those that are not.
+  const links = m.plan.links !== 'none' ? new LinkArbiter(sh, machine) : null;
   let passes = 0;
   let deadlock = false;
   let unrungGrants = 0;
@@ -84,6 +85,8 @@ function runSession(m: Extract<ToCoordinator, { type: 'session' }>): void {
     if (Atomics.load(ctl, HEADER.ABORT) !== 0) continue; // already aborting: wait for the end
     passes++;
     Atomics.add(ctl, HEADER.COORD_PASSES, 1);
+    // Pieces held for the launch horizon: release those it now passes; when nothing else can run, hand them to the link arbiter.
+    if (Atomics.load(ctl, HEADER.HELD_PENDING) > 0) passHeld();
     if (Atomics.load(ctl, HEADER.GRANTS_PENDING) > 0 || Atomics.load(ctl, HEADER.FLOWS_PENDING) > 0) {
       arbiter.lock();
       let granted: number[];
@@ -123,6 +126,16 @@ function runSession(m: Extract<ToCoordinator, { type: 'session' }>): void {
     }
   }
   post({ type: 'session-done', passes, deadlock, unrungGrants });
+
+  function passHeld(): void {
+    const wake = (pe: number, dir: number): void => {
+      Atomics.notify(ctl, sh.layout.pe(pe, PE.HOLD + dir));
+      wakeExecutor(m.plan.peExecutor[pe]);
+    };
+    if (releaseHeld(sh, machine, launchHorizon(sh, machine), wake) > 0) return;
+    const epoch = stateEpoch(sh);
+    if (!othersMayRun(sh) && stateEpoch(sh) === epoch) arbitrateHeld(sh, wake);
+  }
 
   function wakeExecutor(e: number): void {
     const db = sh.layout.exec(e, EXEC.DOORBELL);

@@ -30,11 +30,11 @@
 // channel computes without sharing: its bytes are given as its serialisation
 // time times the link bandwidth, so the model gives back that time.
 import { DIR_COUNT, FLOW, HEADER, PE, GRANT } from '../shm/layout.js';
-import type { SharedState } from '../shm/shared-state.js';
+import { stateEpoch, type SharedState } from '../shm/shared-state.js';
 import type { Machine } from '../topology/machine.js';
 import { Links } from '../topology/links.js';
 import { EPSILON_PS, LinkShare, aloneRateOf, pieceBytes, pieceStartPs } from '../topology/link-share.js';
-import { actorsBound, commandInFlight, stateEpoch } from './snapshot.js';
+import { actorsBound, commandInFlight } from './snapshot.js';
 
 /** Snapshot attempts before a pass gives up (actors kept changing state; a later ring retries). */
 const SNAPSHOT_TRIES = 3;

@@ -15,22 +15,11 @@
 //   IDLE, DONE                    none: only a running actor (or a command in
 //                                 flight: then no grant now) starts it again
 // A snapshot is exact in the way the deadlock detector's is, with one count
-// for all actors: stateEpoch, the sum of every thread's EXEC.STATE_EPOCH (each
+// for all actors: stateEpoch (../shm/shared-state.ts), the sum of every thread's EXEC.STATE_EPOCH (each
 // bumped on every state change of an actor the thread runs, and never lowered),
 // is read before and after by the caller, and equal means nobody changed state in between.
-import { ACTOR, ACTOR_STATE, EXEC, HEADER } from '../shm/layout.js';
+import { ACTOR, ACTOR_STATE, HEADER } from '../shm/layout.js';
 import type { SharedState } from '../shm/shared-state.js';
-
-/**
- * Every thread's state changes so far: the sum of the EXEC.STATE_EPOCH words (main's included).
- * Each word only goes up, so two equal sums mean no word moved between their reads.
- */
-export function stateEpoch(sh: SharedState): number {
-  const L = sh.layout;
-  let sum = 0;
-  for (let e = 0; e <= L.dims.executors; e++) sum += Atomics.load(sh.ctl, L.exec(e, EXEC.STATE_EPOCH));
-  return sum;
-}
 
 /** A launch command reserved and not yet committed: it starts a kernel at a time no snapshot of the actors shows (one load: HEADER.COMMANDS_IN_FLIGHT). */
 export function commandInFlight(sh: SharedState): boolean {

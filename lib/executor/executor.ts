@@ -73,7 +73,7 @@ export async function runExecutor(init: ExecutorInit): Promise<ExecutorReport> {
   await Promise.allSettled(ranks);
   setFaultSession(undefined);
   port.close();
-  return { executor: init.executor, messages: env.stats.messages, epochGcs: youngCollections(), trace: env.trace?.data ?? null, races: raceLog.on ? raceLog.take() : null };
+  return { executor: init.executor, messages: env.stats.messages, linkPieces: env.stats.linkPieces, epochGcs: youngCollections(), trace: env.trace?.data ?? null, races: raceLog.on ? raceLog.take() : null };
 }
 
 /** Hand each launch command to its PE, in queue order. Ends when the session ends or aborts. */

@@ -7,60 +7,187 @@
 // (./outbound.ts).
 //
 //   none        links are not shared: sent = ready + serial
-//   optimistic  shared links, each piece timed alone and checked for overlap
-//               with other flows (./link-overlap.ts; decision 0030)
+//   claimed     shared links: a piece proved alone on its links (its channel's
+//               claims, the launch horizon past its end) takes its times alone at
+//               once; one that is not yet is held, then released or handed to the
+//               link arbiter; one whose links another channel claims goes to the
+//               arbiter (lib/sync/link-claims.ts; decision 0100)
 //   arbitrated  shared links, each piece a flow the coordinator's link arbiter
 //               makes final (lib/coordinator/link-arbiter.ts): the answer comes
 //               from another thread, so a send never completes as issued
+import { KernbenchError } from '../errors.js';
 import { FLOW, HEADER, PE, WAIT_KIND } from '../shm/layout.js';
 import type { LinkMode } from '../config/plan.js';
 import type { ThreadEnv } from '../sync/thread-env.js';
-import { linkOverlapOf, type LinkOverlap, type Route } from './link-overlap.js';
+import { NO_ACTOR } from '../sync/scheduler.js';
+import { HOLD, claimedAlone, keptHorizon, launchHorizon, machineLinks, releaseHeld } from '../sync/link-claims.js';
+import { linkReach, unreachedBefore, type LinkReach } from '../sync/link-reach.js';
+import { aloneArrivalPs, aloneRateOf, joinOf, pieceBytes, pieceStartPs } from '../topology/link-share.js';
 
 export interface LinkTiming {
   /** True when `cross` answers at once (a number): the channel may then send on its fast path. */
   readonly synchronous: boolean;
+  /** False when every piece may go alone (links not shared): the fast path asks nothing. */
+  readonly checksAlone: boolean;
   /**
    * A piece from this channel's PE to `peer`, ready at `readyPs`, that takes `serialPs`
    * alone and flies `flightPs`, entering its links no earlier than `joinNotBeforePs`:
    * when its last byte left. A number whenever `synchronous`.
    */
   cross(peer: number, readyPs: number, serialPs: number, flightPs: number, joinNotBeforePs: number): number | Promise<number>;
+  /**
+   * The channel's fast path, before it publishes anything: may this piece take its
+   * times alone at once? When true, `alone` gives them. Only asked when `synchronous`.
+   */
+  mayGoAlone(peer: number, readyPs: number, serialPs: number, flightPs: number, joinNotBeforePs: number): boolean;
+  /** The piece's sent time alone (what `cross` answers when it goes alone). */
+  alone(peer: number, readyPs: number, serialPs: number, flightPs: number, joinNotBeforePs: number): number;
 }
 
 /** Links not shared: a piece has its link to itself. */
 class AloneLinks implements LinkTiming {
   readonly synchronous = true;
+  readonly checksAlone = false;
   cross(_peer: number, readyPs: number, serialPs: number): number {
+    return readyPs + serialPs;
+  }
+  mayGoAlone(): boolean {
+    return true;
+  }
+  alone(_peer: number, readyPs: number, serialPs: number): number {
     return readyPs + serialPs;
   }
 }
 const ALONE = new AloneLinks();
 
-/** Shared links, the optimistic fast path: a piece's times alone, its overlap with other flows checked. */
-class OptimisticLinks implements LinkTiming {
+/** A route's link ids and its narrowest link's GB/s (the piece's rate alone). */
+interface Route {
+  readonly links: readonly number[];
+  readonly gbPerS: number;
+}
+
+/** Messages a thread sends between two fresh horizons taken by its checks: as many as PEs, at least 16. */
+function freshEvery(pes: number): number {
+  return Math.max(16, pes);
+}
+
+/** Shared links, proved alone by claims and the launch horizon (lib/sync/link-claims.ts), else held or arbitrated. */
+class ClaimedLinks implements LinkTiming {
   readonly synchronous = true;
+  readonly checksAlone = true;
   // The route to the peer, memoised: a channel sends to one peer per kernel.
   private routePeer = -1;
-  private route: Route | undefined;
+  private route: Route = { links: [], gbPerS: Infinity };
+  private readonly arbiter: ArbitratedLinks;
 
   constructor(
-    private readonly overlap: LinkOverlap,
+    private readonly env: ThreadEnv,
     private readonly pe: number,
-  ) {}
+    private readonly dir: number,
+    private readonly actor: number,
+  ) {
+    this.arbiter = new ArbitratedLinks(env, pe, dir, actor);
+    this.reach = linkReach(env.machine, machineLinks(env.machine));
+    env.sched.onIdle ??= () => this.releaseOthers();
+  }
+  /** How soon a flow not claimed yet could join each link (lib/sync/link-reach.ts). */
+  private readonly reach: LinkReach;
 
-  cross(peer: number, readyPs: number, serialPs: number, flightPs: number, joinNotBeforePs: number): number {
-    if (peer !== this.routePeer || this.route === undefined) {
+  private routeTo(peer: number): Route {
+    if (peer !== this.routePeer) {
+      const links = machineLinks(this.env.machine);
       this.routePeer = peer;
-      this.route = this.overlap.route(this.pe, peer);
+      const r = links.route(this.pe, peer);
+      this.route = { links: r, gbPerS: aloneRateOf(r, links.bandwidths()) };
     }
-    return this.overlap.cross(this.route, readyPs, serialPs, flightPs, joinNotBeforePs);
+    return this.route;
+  }
+
+  alone(peer: number, readyPs: number, serialPs: number, flightPs: number, joinNotBeforePs: number): number {
+    const startPs = pieceStartPs(readyPs, flightPs, joinNotBeforePs);
+    if (pieceBytes(serialPs, this.routeTo(peer).gbPerS) === 0) return startPs;
+    return aloneArrivalPs(joinOf(startPs, flightPs), serialPs) - flightPs;
+  }
+
+  /**
+   * Publish the piece's arrival alone as its kernel's floor (it ends no earlier), then
+   * check: no flow not claimed yet can reach its links before its end, and then its
+   * claims alone on its route. In that order: a kernel that claims after the floors were
+   * read was bounded by them, and one that claimed before is seen by the claims. A piece
+   * that takes no bandwidth uses no link.
+   */
+  mayGoAlone(peer: number, readyPs: number, serialPs: number, flightPs: number, joinNotBeforePs: number): boolean {
+    const route = this.routeTo(peer);
+    const startPs = pieceStartPs(readyPs, flightPs, joinNotBeforePs);
+    if (pieceBytes(serialPs, route.gbPerS) === 0) return true;
+    const joinPs = joinOf(startPs, flightPs);
+    const sh = this.env.shared;
+    const L = sh.layout;
+    const arrivalW = L.flow(this.pe, this.dir, FLOW.ARRIVAL_PS);
+    const arrivalPs = aloneArrivalPs(joinPs, serialPs);
+    if (arrivalPs > sh.times[arrivalW]) sh.times[arrivalW] = arrivalPs;
+    // A fresh horizon costs O(PEs): this thread takes one each time it has sent as many
+    // messages as there are PEs, so its cost a message stays O(1) and the kept one stays close.
+    const stats = this.env.stats;
+    if (stats.messages - stats.freshHorizonAt >= freshEvery(L.dims.pes)) {
+      stats.freshHorizonAt = stats.messages;
+      this.releaseOthers(false);
+    }
+    // Else it is held, and released when a pass finds it may go (Scheduler.onIdle, the coordinator).
+    return unreachedBefore(sh, this.reach, route.links, this.pe, arrivalPs, keptHorizon(sh)) && claimedAlone(sh, route.links, this.pe, this.dir);
+  }
+
+  /** A fresh horizon, and every held piece it lets go released: this thread's idle pass (Scheduler.onIdle). */
+  private releaseOthers(lookahead = true): boolean {
+    const { env } = this;
+    const h = launchHorizon(env.shared, env.machine, lookahead);
+    if (Atomics.load(env.shared.ctl, HEADER.HELD_PENDING) === 0) return false;
+    return releaseHeld(env.shared, env.machine, h, (pe, dir) => env.sched.publish(env.shared.layout.pe(pe, PE.HOLD + dir), env.plan.peExecutor[pe])) > 0;
+  }
+
+  cross(peer: number, readyPs: number, serialPs: number, flightPs: number, joinNotBeforePs: number): number | Promise<number> {
+    if (this.mayGoAlone(peer, readyPs, serialPs, flightPs, joinNotBeforePs)) {
+      this.env.stats.linkPieces.alone++;
+      return this.alone(peer, readyPs, serialPs, flightPs, joinNotBeforePs);
+    }
+    if (!claimedAlone(this.env.shared, this.routeTo(peer).links, this.pe, this.dir)) return this.arbiter.cross(peer, readyPs, serialPs, flightPs, joinNotBeforePs);
+    return this.hold(peer, readyPs, serialPs, flightPs, joinNotBeforePs);
+  }
+
+  /**
+   * Hold the piece until a pass releases it to go alone (the horizon passed its end) or
+   * hands it to the link arbiter. The channel stays RUNNING meanwhile, at the piece's
+   * ready time: a lower bound for the arbiters, and never a deadlock while held.
+   */
+  private async hold(peer: number, readyPs: number, serialPs: number, flightPs: number, joinNotBeforePs: number): Promise<number> {
+    const { env, pe, dir } = this;
+    const sh = env.shared;
+    const L = sh.layout;
+    const startPs = pieceStartPs(readyPs, flightPs, joinNotBeforePs);
+    const joinPs = joinOf(startPs, flightPs);
+    sh.times[L.flow(pe, dir, FLOW.PEER)] = peer;
+    sh.times[L.flow(pe, dir, FLOW.END_PS)] = aloneArrivalPs(joinPs, serialPs);
+    sh.times[L.clock(this.actor)] = readyPs;
+    const w = L.pe(pe, PE.HOLD + dir);
+    Atomics.add(sh.ctl, HEADER.HELD_PENDING, 1);
+    Atomics.store(sh.ctl, w, HOLD.HELD);
+    // Released by a thread's idle pass, this one's included (Scheduler.onIdle), or by the coordinator's.
+    await env.sched.waitUntil(NO_ACTOR, w, HOLD.ALONE, WAIT_KIND.LINK, peer, readyPs);
+    const how = Atomics.load(sh.ctl, w);
+    Atomics.store(sh.ctl, w, HOLD.NONE);
+    if (how === HOLD.ALONE) {
+      env.stats.linkPieces.released++;
+      return this.alone(peer, readyPs, serialPs, flightPs, joinNotBeforePs);
+    }
+    env.stats.linkPieces.handed++;
+    return this.arbiter.cross(peer, readyPs, serialPs, flightPs, joinNotBeforePs);
   }
 }
 
 /** Shared links, arbitrated: the channel's flow slot at the coordinator's link arbiter. */
 class ArbitratedLinks implements LinkTiming {
   readonly synchronous = false;
+  readonly checksAlone = true;
   constructor(
     private readonly env: ThreadEnv,
     private readonly pe: number,
@@ -69,6 +196,14 @@ class ArbitratedLinks implements LinkTiming {
     /** The channel's actor: it waits for the answer as this one. */
     private readonly actor: number,
   ) {}
+
+  mayGoAlone(): boolean {
+    return false;
+  }
+
+  alone(): number {
+    throw new KernbenchError('ERR_INTERNAL', 'an arbitrated piece has no time alone');
+  }
 
   /** Ask the link arbiter (on the coordinator) when the piece's last byte left, sharing its route's links with the flows that cross them at once; wait for the answer. */
   async cross(peer: number, readyPs: number, serialPs: number, flightPs: number, joinNotBeforePs: number): Promise<number> {
@@ -80,6 +215,7 @@ class ArbitratedLinks implements LinkTiming {
     shared.times[L.flow(pe, dir, FLOW.PEER)] = peer;
     shared.times[L.flow(pe, dir, FLOW.LATENCY_PS)] = flightPs;
     shared.times[L.flow(pe, dir, FLOW.JOIN_MIN_PS)] = joinNotBeforePs;
+    this.env.stats.linkPieces.arbitrated++;
     Atomics.add(shared.ctl, HEADER.FLOWS_PENDING, 1);
     const n = Atomics.add(shared.ctl, L.pe(pe, PE.FLOW_REQ + dir), 1) + 1;
     // Blocking publishes this channel as waiting, which rings the coordinator (flows are pending).
@@ -93,8 +229,8 @@ export function linkTimingFor(mode: LinkMode, env: ThreadEnv, pe: number, dir: n
   switch (mode) {
     case 'none':
       return ALONE;
-    case 'optimistic':
-      return new OptimisticLinks(linkOverlapOf(env), pe);
+    case 'claimed':
+      return new ClaimedLinks(env, pe, dir, actor);
     case 'arbitrated':
       return new ArbitratedLinks(env, pe, dir, actor);
     default: {

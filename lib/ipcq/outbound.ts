@@ -91,7 +91,9 @@ export class OutboundChannel extends Channel {
     const pieces = Math.max(1, Math.ceil(nbytes / pieceBytes));
     if (this.fastPath && this.idle) {
       const head = Atomics.load(this.env.shared.ctl, r.view.headWord);
-      if (r.seq + pieces - r.view.nSlots <= head) return this.sendNow(r, peer, dtype, values, issuePs, pieces, pieceBytes, joinNotBeforePs);
+      if (r.seq + pieces - r.view.nSlots <= head && this.mayGoAlone(r, peer, dtype, values.length, issuePs, pieces, pieceBytes, joinNotBeforePs)) {
+        return this.sendNow(r, peer, dtype, values, issuePs, pieces, pieceBytes, joinNotBeforePs);
+      }
     }
     // Slow path: snapshot the payload now (the kernel may reuse its tile), send piece by piece.
     // The snapshot is tile memory: the send ends before its kernel does (lib/tile/slab.ts).
@@ -100,7 +102,30 @@ export class OutboundChannel extends Channel {
     return this.enqueue((op) => this.run(op, r, peer, payload, nbytes, issuePs, pieces, pieceBytes, joinNotBeforePs));
   }
 
-  /** Every piece has its credit: encode straight into the slots. */
+  /**
+   * May every piece of a send completing at once take its times alone (./link-timing.ts)?
+   * Asked before anything is published, with the times sendNow will compute: when a
+   * piece may not, the send takes the queued path, where it may wait.
+   */
+  private mayGoAlone(r: SendRing, peer: number, dtype: DType, count: number, issuePs: number, pieces: number, pieceBytes: number, joinNotBeforePs: number): boolean {
+    if (this.timing.checksAlone === false) return true;
+    const bpe = bytesPerElement(dtype);
+    const per = pieceBytes / bpe;
+    const link = this.linkTo(peer);
+    let t = Math.max(this.clock.nowPs, issuePs);
+    let sentPs = 0;
+    for (let i = 0; i < pieces; i++) {
+      const n = Math.min(per, count - i * per);
+      const upToPs = transferPs((i * per + n) * bpe, link.gbPerS);
+      const readyPs = this.pieceReadyPs(r.view, r.seq + i, t, link);
+      if (!this.timing.mayGoAlone(peer, readyPs, upToPs - sentPs, link.flightPs, joinNotBeforePs)) return false;
+      t = this.timing.alone(peer, readyPs, upToPs - sentPs, link.flightPs, joinNotBeforePs);
+      sentPs = upToPs;
+    }
+    return true;
+  }
+
+  /** Every piece has its credit, and may go alone (mayGoAlone): encode straight into the slots. */
   private sendNow(r: SendRing, peer: number, dtype: DType, values: Float32Array, issuePs: number, pieces: number, pieceBytes: number, joinNotBeforePs: number): number {
     const { env } = this;
     const ring = r.view;
@@ -114,8 +139,8 @@ export class OutboundChannel extends Channel {
       const n = Math.min(per, values.length - i * per);
       const upToPs = transferPs((i * per + n) * bpe, link.gbPerS);
       const readyPs = t;
-      // A number: the fast path runs only when the link timing is synchronous.
-      t = this.timing.cross(peer, this.pieceReadyPs(ring, k, t, link), upToPs - sentPs, link.flightPs, joinNotBeforePs) as number;
+      // Its times alone: the fast path runs only when the link timing is synchronous and mayGoAlone said so.
+      t = this.timing.alone(peer, this.pieceReadyPs(ring, k, t, link), upToPs - sentPs, link.flightPs, joinNotBeforePs);
       sentPs = upToPs;
       if (env.plan.noData) {
         // timing-only mode: the header (sizes, times) travels, the bytes do not
@@ -127,6 +152,7 @@ export class OutboundChannel extends Channel {
       this.publishPiece(r, peer, n * bpe, readyPs, t, i === 0);
     }
     env.stats.messages += pieces;
+    if (this.timing.checksAlone) env.stats.linkPieces.alone += pieces;
     this.wake(ring.tailWord, env.plan.peExecutor[peer], ring.dataWanted(r.seq - pieces, r.seq));
     this.clock.advanceTo(t);
     return t;

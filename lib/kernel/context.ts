@@ -115,6 +115,9 @@ export class KernelContext extends MemoryOps implements SendWaiter {
     this.claim('send', d);
     this.race.send(d, set, tile.dtype, tile.size);
     const channel = this.pe.out[d];
+    // Shared links proved alone: the flow's clock as it sends, a fresher lower bound for others' launch horizons (lib/sync/end-bounds.ts).
+    const env = this.pe.env;
+    if (env.plan.links === 'claimed') env.shared.times[env.shared.layout.clock(this.flow.actor)] = this.clock.nowPs;
     const r = channel.send(set, peer, tile.dtype, tile.data, this.clock.nowPs, this.transfers.horizonPs, this.run);
     // Either way the flow's end waits for it (drain).
     if (typeof r === 'number') {

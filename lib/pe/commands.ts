@@ -99,7 +99,7 @@ export class CommandReader {
         Atomics.sub(this.sh.ctl, HEADER.COMMANDS_IN_FLIGHT, 1);
         this.sched.signal(w);
         // A command in flight holds back every memory grant (lib/coordinator/arbiter.ts): its end may release one.
-        if (Atomics.load(this.sh.ctl, HEADER.GRANTS_PENDING) > 0 || Atomics.load(this.sh.ctl, HEADER.FLOWS_PENDING) > 0) ringCoordinator(this.sh.ctl);
+        if (Atomics.load(this.sh.ctl, HEADER.GRANTS_PENDING) > 0 || Atomics.load(this.sh.ctl, HEADER.FLOWS_PENDING) > 0 || Atomics.load(this.sh.ctl, HEADER.HELD_PENDING) > 0) ringCoordinator(this.sh.ctl);
         // A producer may be waiting for this slot (the queue was full); it may be on any thread.
         if (Atomics.load(this.sh.ctl, L.exec(this.executor, EXEC.CMD_RESERVE)) >= this.head + L.cmdSlots) {
           for (let e = 0; e <= L.dims.executors; e++) if (e !== this.executor) this.sched.ring(e);

@@ -16,13 +16,14 @@ import { isKernel, type Kernel } from '../kernel/define.js';
 import { kernelEnded, kernelStarted } from '../tile/slab.js';
 import { epochEnded } from '../sync/young-gc.js';
 import { KernbenchError } from '../errors.js';
-import { ABORT_KIND, ACTOR_STATE, DIR_COUNT, PE, RECORD } from '../shm/layout.js';
+import { ABORT_KIND, ACTOR_STATE, DIR_COUNT, PE, RECORD, peerRing } from '../shm/layout.js';
 import type { PeCoord } from '../topology/machine.js';
 import type { LaunchCommand } from './commands.js';
 import { admit, firstByKey } from './admission.js';
 import type { ThreadEnv } from '../sync/thread-env.js';
 import { VirtualClock } from '../time/virtual-clock.js';
 import { raceLog } from '../race/log.js';
+import { claimLinks, releaseLinks, type Claims } from '../sync/link-claims.js';
 
 export class PeRuntime {
   /** This PE's virtual time (written only by this PE's kernels, on this thread), under the run's virtual-time limit. */
@@ -101,6 +102,14 @@ export class PeRuntime {
     this.env.sched.setState(this.env.shared.layout.peActor(this.id), ACTOR_STATE.IDLE);
   }
 
+  /** With shared links proved alone (plan.links 'claimed'): claim the routes of the kernel's outbound channels until it ends. */
+  private claimLinks(cmd: LaunchCommand): Claims | undefined {
+    const { env } = this;
+    if (env.plan.links !== 'claimed') return undefined;
+    const ccl = env.plan.ccl;
+    return claimLinks(env.shared, env.machine, this.id, cmd.ports, (k) => peerRing(ccl.channel_sets, ccl.peer_ranks ?? 0, cmd.ports.set, k).dir);
+  }
+
   /**
    * The ordered launch to run next, once admitted; undefined when none is queued.
    * An unordered launch with the lowest ticket (one made before the PE was shared)
@@ -121,6 +130,8 @@ export class PeRuntime {
     const { env } = this;
     const L = env.shared.layout;
     const start = this.clock.advanceTo(cmd.startPs);
+    // Before the kernel can send, and before this actor can publish a later clock (lib/sync/link-claims.ts).
+    const claims = this.claimLinks(cmd);
     // Who runs here, and since when: what a stopped run's report names for a kernel that
     // never waits (lib/coordinator/actor-states.ts). Before the state, as a wait's fields are.
     writeKernelName(env.shared, this.id, cmd.name);
@@ -148,6 +159,7 @@ export class PeRuntime {
       env.shared.writeErrorSlot(this.id, { error, atPs: this.clock.nowPs });
     }
     if (raceLog.on) raceLog.kernelEnd(this.id, cmd.seq);
+    if (claims) releaseLinks(env.shared, claims);
     // Its tiles are dead now (lib/tile/slab.ts recycles their slabs once no running kernel has
     // tiles there; after the thread's last kernel, it collects its young generation when next
     // idle, ./young-gc.ts).

@@ -22,7 +22,7 @@ import { abortSession, ringCoordinator, syncCounts, type SyncCounts } from '../s
 import { unreachable, type ExecutorReport, type FromCoordinator, type FromExecutor, type ToCoordinator, type ToExecutor } from '../sync/messages.js';
 import type { SessionPlan } from '../config/plan.js';
 import type { ThreadTraceData } from '../trace/recorder.js';
-import { ThreadEnv } from '../sync/thread-env.js';
+import { ThreadEnv, addLinkPieces, noLinkPieces, type LinkPieces } from '../sync/thread-env.js';
 import type { ThreadResources } from './thread-resources.js';
 import { tabulate } from '../tabulate.js';
 import { actorStates } from '../coordinator/actor-states.js';
@@ -44,6 +44,8 @@ export interface SessionReport {
   /** Every thread's trace records (main's first), when traced. */
   trace: ThreadTraceData[];
   messages: number;
+  /** How the pieces of shared links were timed, summed over the executors (decision 0100). */
+  linkPieces: LinkPieces;
   /** Young-generation collections the executors ran when idle after a kernel epoch (./young-gc.ts). */
   epochGcs: number;
   coordinatorPasses: number;
@@ -56,12 +58,6 @@ export interface SessionReport {
   unrungGrants: number;
   /** How often the threads synchronised (lib/sync/wake.ts, decision 0126). */
   sync: SyncCounts;
-  /**
-   * Links shared optimistically (timing.link_sharing: max_min): this session is the second
-   * run, with every piece arbitrated, because two flows met on a link in the first
-   * (lib/bench/runner.ts, withSession).
-   */
-  linkReplayed: boolean;
 }
 
 interface RankOutcome {
@@ -86,9 +82,6 @@ export class Session implements Spawner {
   epoch = 0;
   /** The reports of the epochs that a failed spawn ended, in order (their records feed --log and --stats). */
   readonly failedEpochs: SessionReport[] = [];
-  /** An epoch of this session aborted because two flows met on a link in an optimistic run (lib/ipcq/link-overlap.ts): its results are void. */
-  linkOverlap = false;
-
   private constructor(
     readonly resources: ThreadResources,
     readonly plan: SessionPlan,
@@ -244,12 +237,9 @@ export class Session implements Spawner {
     outcomes.forEach((o, rank) => {
       if (o.status === 'rejected' && !(o.reason instanceof AbortError) && !(o.reason instanceof DeadlockError)) errors.set(rank, o.reason as Error);
     });
-    // An optimistic run found two flows on one link: the whole session is void, so no fresh
-    // epoch is opened; lib/bench/runner.ts ends it and runs it again, arbitrated.
     // A PE passed the virtual-time limit: the run stops with its report; no fresh epoch.
     const stopped = this.stoppedError();
     if (stopped) throw stopped;
-    if (kind === ABORT_KIND.LINK_OVERLAP) throw new KernbenchError('ERR_LINK_REPLAY', `spawn of ${nprocs} rank(s) abandoned: two flows met on a shared link in an optimistic run; the session runs again with every piece arbitrated`);
     await this.recover();
     if (errors.size > 0) throw new SpawnError(errors);
     // A deadlock (its report), or a fault nobody could fail in its place (a callback that threw after its rank or kernel ended).
@@ -326,7 +316,6 @@ export class Session implements Spawner {
     if (this.ended) throw new KernbenchError('ERR_INTERNAL', 'session ended twice');
     this.ended = true;
     if (this.resources.open === this) this.resources.open = undefined;
-    if (Atomics.load(this.shared.ctl, HEADER.ABORT_KIND) === ABORT_KIND.LINK_OVERLAP) this.linkOverlap = true;
     Atomics.add(this.shared.ctl, HEADER.SESSION_END, 1);
     // A ring, not a bare notify: a coordinator about to wait would miss a notify and sleep its whole timer.
     ringCoordinator(this.shared.ctl);
@@ -355,11 +344,11 @@ export class Session implements Spawner {
       trace,
       records: this.readRecords(),
       messages: reports.reduce((n, r) => n + r.messages, 0),
+      linkPieces: reports.reduce((n, r) => addLinkPieces(n, r.linkPieces), noLinkPieces()),
       epochGcs: reports.reduce((n, r) => n + r.epochGcs, 0),
       coordinatorPasses: coord?.type === 'session-done' ? coord.passes : 0,
       unrungGrants: coord?.type === 'session-done' ? coord.unrungGrants : 0,
       sync: syncCounts(this.shared, this.plan.peExecutor),
-      linkReplayed: false,
     };
   }
 

@@ -60,26 +60,25 @@ export const HEADER = {
    * start at a time no snapshot of the actors shows (commandInFlight).
    */
   COMMANDS_IN_FLIGHT: 21,
+  /**
+   * Pieces held at their channel (timing.link_sharing: max_min): alone on their links by
+   * the claims, waiting for the launch horizon to pass their end (lib/sync/link-claims.ts).
+   * While it is non-zero an actor that stops running rings the coordinator, as for GRANTS_PENDING.
+   */
+  HELD_PENDING: 22,
 } as const;
 /** Two cache lines: the arbiter's words (16..) stay off the line barrier arrivals write (word 4). */
 export const HEADER_WORDS = 32;
-
-/** Bandwidth-phase intervals a link keeps for the optimistic overlap check (lib/ipcq/link-overlap.ts); beyond them, the nearest two are merged. */
-export const LINK_INTERVALS = 8;
-/** `times` words per link for that check: the count, then LINK_INTERVALS (join, end) pairs sorted by join, and room for one more while a new pair is merged in. */
-export const LINK_SPAN = 1 + 2 * (LINK_INTERVALS + 1);
 
 /**
  * Why a session aborted. Claimed once with compareExchange from NONE, so the
  * first aborter also owns the report slot (errorOffset(-1)): it writes the
  * report before it bumps ABORT. DEADLOCK's report is the DeadlockError; FAULT's
  * is the error that escaped on an executor thread (lib/executor/faults.ts).
- * LINK_OVERLAP: two flows met on a link during an optimistic run; the run is
- * replayed with every piece arbitrated (lib/ipcq/link-overlap.ts). STOPPED: a PE
- * passed the virtual-time limit; the report slot holds the RunStoppedError
+ * STOPPED: a PE passed the virtual-time limit; the report slot holds the RunStoppedError
  * (lib/pe/pe-runtime.ts).
  */
-export const ABORT_KIND = { NONE: 0, RANK_FAILED: 1, DEADLOCK: 2, FAULT: 3, LINK_OVERLAP: 4, STOPPED: 5 } as const;
+export const ABORT_KIND = { NONE: 0, RANK_FAILED: 1, DEADLOCK: 2, FAULT: 3, STOPPED: 5 } as const;
 
 /** Per executor (and one extra slot for the main thread), EXEC_STRIDE words. */
 export const EXEC = {
@@ -163,8 +162,13 @@ export const PE = {
   FLOW_REQ: 16,
   /** Link flows made final per outbound channel (4 words); FLOW_REQ > FLOW_DONE means one is pending. */
   FLOW_DONE: 20,
+  /**
+   * Per outbound channel (4 words): its piece held for the launch horizon
+   * (lib/sync/link-claims.ts): 0 none, 1 held, 2 released to go alone, 3 handed to the link arbiter.
+   */
+  HOLD: 24,
 } as const;
-export const PE_STRIDE = 24;
+export const PE_STRIDE = 28;
 
 /** Per IPCQ ring. Tail and head sit on separate halves of a 64-byte line. */
 export const RING = {
@@ -255,7 +259,11 @@ export const FLOW = {
   JOIN_MIN_PS: 4,
   /** Written by the coordinator: when the last byte left, arrival - latency (the channel is free then). */
   SENT_PS: 5,
-  WIDTH: 6,
+  /** A held piece (PE.HOLD): the end of its bandwidth phase alone. */
+  END_PS: 6,
+  /** A piece's arrival alone, the latest of its channel's: its kernel ends no earlier (the PE's send floor, lib/sync/link-claims.ts). */
+  ARRIVAL_PS: 7,
+  WIDTH: 8,
 } as const;
 
 /**

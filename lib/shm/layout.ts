@@ -23,7 +23,7 @@
 
 import {
   ACTORS_PER_PE, ACTOR_STRIDE, CMD_SLOTS, CMD_SLOTS_MIN, CMD_SLOTS_TOTAL, CMD_SLOT_BYTES, ERROR_SLOT_BYTES, EXEC_STRIDE, FLOW, GRANT, HEADER_WORDS, INLINE_PAYLOAD_BYTES, KERNEL_NAME_BYTES,
-  LINK_SPAN, PE_STRIDE, RECORD, RECORD_CAPACITY, REPORT_BYTES_PER_ACTOR, REPORT_SLOT_MAX_BYTES, RING_STRIDE, SLOT,
+  PE_STRIDE, RECORD, RECORD_CAPACITY, REPORT_BYTES_PER_ACTOR, REPORT_SLOT_MAX_BYTES, RING_STRIDE, SLOT,
 } from './layout-words.js';
 import { DIR_COUNT, ringId } from './layout-rings.js';
 
@@ -49,10 +49,9 @@ export interface LayoutDims {
    */
   channelSets?: number;
   /**
-   * Physical links (lib/topology/links.ts) that carry the optimistic fast path's overlap
-   * check (timing.link_sharing: max_min; 0 otherwise): a lock word in `ctl` and the
-   * bandwidth-phase intervals recorded on it in `times` (LINK_SPAN words a link;
-   * lib/ipcq/link-overlap.ts).
+   * Physical links (lib/topology/links.ts) that carry claims (timing.link_sharing: max_min;
+   * 0 otherwise): two `ctl` words a link, the count of claims and the claiming channel
+   * when it is the only one (lib/sync/link-claims.ts).
    */
   links?: number;
 }
@@ -93,7 +92,7 @@ export class ShmLayout {
   private readonly ringBase: number;
   private readonly allocBase: number;
   private readonly activeBase: number;
-  private readonly linkLockBase: number;
+  private readonly linkClaimBase: number;
   // times
   private readonly clockBase: number;
   private readonly recordBase: number;
@@ -101,9 +100,10 @@ export class ShmLayout {
   private readonly grantBase: number;
   private readonly channelFreeBase: number;
   private readonly flowBase: number;
-  private readonly linkIntervalBase: number;
   /** `times` index: a lower bound on the virtual time the link arbiter can still wake anyone at (lib/coordinator/link-arbiter.ts). */
   readonly linkBound: number;
+  /** `times` index: the highest launch horizon found so far, a lower bound on the virtual time of any launch not yet committed (lib/sync/link-claims.ts). */
+  readonly horizon: number;
 
   constructor(readonly dims: LayoutDims) {
     this.channelSets = dims.channelSets ?? 1;
@@ -127,8 +127,8 @@ export class ShmLayout {
     w += dims.cubes * 2;
     this.activeBase = w;
     w += Math.ceil(this.actors / 32);
-    this.linkLockBase = w;
-    w += dims.links ?? 0;
+    this.linkClaimBase = w;
+    w += 2 * (dims.links ?? 0);
     this.ctlWords = w;
 
     let f = 0;
@@ -146,8 +146,8 @@ export class ShmLayout {
     f += dims.pes * DIR_COUNT * FLOW.WIDTH;
     this.linkBound = f;
     f += 1;
-    this.linkIntervalBase = f;
-    f += (dims.links ?? 0) * LINK_SPAN;
+    this.horizon = f;
+    f += 1;
     this.timesWords = f;
 
     // A set's buffer: every slot's header (and inline payload) first, then every slot's
@@ -284,14 +284,9 @@ export class ShmLayout {
   channelFree(cubeGlobal: number, space: 0 | 1): number {
     return this.channelFreeBase + cubeGlobal * 2 + space;
   }
-  /** `ctl` index of link `id`'s lock word (the optimistic fast path's overlap check). */
-  linkLock(id: number): number {
-    return this.linkLockBase + id;
-  }
-
-  /** `times` index of link `id`'s recorded bandwidth-phase intervals (LINK_SPAN words: a count, then join and end pairs; the optimistic fast path). */
-  linkIntervals(id: number): number {
-    return this.linkIntervalBase + id * LINK_SPAN;
+  /** `ctl` index of link `id`'s claim count; the next word holds the claiming channel (pe * 4 + dir + 1) when the count is 1 (lib/sync/link-claims.ts). */
+  linkClaims(id: number): number {
+    return this.linkClaimBase + 2 * id;
   }
 
   /** PE `pe`'s link-flow request on its outbound channel `dir` (FLOW fields). */

@@ -2,7 +2,7 @@
 // SharedArrayBuffers. Main creates the buffers; every other thread attaches
 // to the same ones (SharedArrayBuffers are shared, not copied, when posted).
 import { KernbenchError, fitSerializedError, serializeError, utf8Bytes, type SerializedError } from '../errors.js';
-import { KERNEL_NAME_BYTES, ShmLayout, type LayoutDims } from './layout.js';
+import { EXEC, KERNEL_NAME_BYTES, ShmLayout, type LayoutDims } from './layout.js';
 
 export interface SharedBuffers {
   ctl: SharedArrayBuffer;
@@ -107,4 +107,15 @@ export function readKernelName(sh: SharedState, pe: number): string {
 export interface ErrorSlot {
   error: SerializedError;
   atPs?: number;
+}
+
+/**
+ * Every thread's state changes so far: the sum of the EXEC.STATE_EPOCH words (main's included).
+ * Each word only goes up, so two equal sums mean no word moved between their reads.
+ */
+export function stateEpoch(sh: SharedState): number {
+  const L = sh.layout;
+  let sum = 0;
+  for (let e = 0; e <= L.dims.executors; e++) sum += Atomics.load(sh.ctl, L.exec(e, EXEC.STATE_EPOCH));
+  return sum;
 }

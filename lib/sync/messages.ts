@@ -8,6 +8,7 @@ import type { SharedBuffers } from '../shm/shared-state.js';
 import type { SessionPlan } from '../config/plan.js';
 import type { ThreadTraceData } from '../trace/recorder.js';
 import type { RaceLogData } from '../race/log.js';
+import type { LinkPieces } from './thread-env.js';
 
 /** main -> executor, on the session's port. */
 export type ToExecutor =
@@ -43,6 +44,8 @@ export interface ExecutorInit {
 export interface ExecutorReport {
   executor: number;
   messages: number;
+  /** How its pieces of shared links were timed. */
+  linkPieces: LinkPieces;
   /** Young-generation collections when idle after a kernel epoch. */
   epochGcs: number;
   /** What the thread recorded, when the run is traced. */

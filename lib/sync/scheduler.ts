@@ -174,7 +174,6 @@ export class Scheduler {
       return new AbortError(report ? `${report.error.name} [${report.error.code ?? 'no code'}]: ${report.error.message}` : 'an executor thread failed');
     }
     if (kind === ABORT_KIND.STOPPED) return new AbortError('a PE passed the virtual-time limit: the run stops (its report is the session\'s)');
-    if (kind === ABORT_KIND.LINK_OVERLAP) return new AbortError('two flows met on a shared link: the session is run again with every piece arbitrated');
     return new AbortError('another rank or PE failed');
   }
 
@@ -331,6 +330,9 @@ export class Scheduler {
     ringCoordinator(this.ctl);
   }
 
+  /** Before this thread parks with link pieces held (lib/sync/link-claims.ts): release what may go; true if any. */
+  onIdle: (() => boolean) | null = null;
+
   /**
    * After storing a counter `word` that a waiter on executor `consumer` may need.
    * Same thread: resolve local waiters. Other thread: ring its doorbell.
@@ -431,6 +433,11 @@ export class Scheduler {
         }
         // Nothing here can run until another thread publishes: a moment for housekeeping.
         if (collectIfIdle() && Atomics.load(this.ctl, this.doorbell) !== seen) continue;
+        // Pieces held for their links: release what may go now; else the coordinator hears this thread is idle.
+        if (this.onIdle !== null && Atomics.load(this.ctl, HEADER.HELD_PENDING) > 0) {
+          if (this.onIdle()) continue;
+          ringCoordinator(this.ctl);
+        }
         Atomics.add(this.ctl, this.sleepGen, 1); // odd: parked
         const r = Atomics.waitAsync(this.ctl, this.doorbell, seen);
         if (r.async) await r.value;

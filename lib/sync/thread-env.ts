@@ -11,6 +11,32 @@ import { TraceRecorder } from '../trace/recorder.js';
 export interface ThreadStats {
   /** IPCQ messages (slots) this thread published. */
   messages: number;
+  /** How this thread's pieces crossed shared links (timing.link_sharing: max_min; lib/ipcq/link-timing.ts). */
+  linkPieces: LinkPieces;
+  /** `messages` when a piece's check last took a fresh launch horizon (lib/ipcq/link-timing.ts). */
+  freshHorizonAt: number;
+}
+
+/** Pieces of shared links by how their times were found (docs/decisions/0100-claims-and-a-launch-horizon.md). */
+export interface LinkPieces {
+  /** Proved alone when sent, timed alone at once. */
+  alone: number;
+  /** Held, then released to go alone. */
+  released: number;
+  /** Timed by the link arbiter (every piece with timing.link_fast_path: false). */
+  arbitrated: number;
+  /** Of those, held first and then handed to the arbiter. */
+  handed: number;
+}
+
+/** An empty count of link pieces. */
+export function noLinkPieces(): LinkPieces {
+  return { alone: 0, released: 0, arbitrated: 0, handed: 0 };
+}
+
+/** `a` plus `b`, field by field. */
+export function addLinkPieces(a: LinkPieces, b: LinkPieces): LinkPieces {
+  return { alone: a.alone + b.alone, released: a.released + b.released, arbitrated: a.arbitrated + b.arbitrated, handed: a.handed + b.handed };
 }
 
 /** Executor `e` runs more than one PE, and another executor runs some (Scheduler.turnsFirst). */
@@ -28,7 +54,7 @@ export class ThreadEnv {
   readonly machine: Machine;
   readonly costs: CostModel;
   readonly sched: Scheduler;
-  readonly stats: ThreadStats = { messages: 0 };
+  readonly stats: ThreadStats = { messages: 0, linkPieces: noLinkPieces(), freshHorizonAt: 0 };
   /** Set when the run is traced. */
   readonly trace: TraceRecorder | null;
 

@@ -1,4 +1,4 @@
-// Runs on: main thread (tap). One tap process for tl.parallel over shared links (a user bench
+// Runs on: main thread (tap). One tap process for tl.parallel over shared links (a user bench, and how a ring's pieces of shared links are timed
 // run through the in-process CLI, each run under the helper's guard): tap starts one process
 // per group file, and the files below share its start-up and its loading of the library
 // (decision 0028). Each file still runs alone: `npx tap dist/test/NAME.test.js`.
@@ -7,3 +7,4 @@
 // (the kind catalog's top-level await) would otherwise be evaluated after tap ended.
 export {};
 await import('../link-parallel-hang.test.js');
+await import('../link-pieces.test.js');

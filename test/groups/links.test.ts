@@ -7,5 +7,7 @@
 // (the kind catalog's top-level await) would otherwise be evaluated after tap ended.
 export {};
 await import('../link-sharing.test.js');
-await import('../link-optimistic.test.js');
-await import('../link-intervals.test.js');
+await import('../link-claims.test.js');
+await import('../link-claims-unit.test.js');
+await import('../link-reach.test.js');
+await import('../run-once.test.js');

@@ -1,9 +1,10 @@
-// Runs on: main thread (tap), sessions on real threads. Covers: the optimistic fast
-// path of shared links (lib/ipcq/link-overlap.ts, docs/decisions/0030-optimistic-links.md):
-// with timing.link_sharing: max_min every piece first takes its channel's own fast path;
-// a run whose flows never meet (the ring all-reduce) keeps it to the end, a run whose
-// flows meet (the tree all-reduce) is caught and run again with every piece through the
-// link arbiter; either way the times and digests are the arbitrated run's.
+// Runs on: main thread (tap), sessions on real threads. Covers: shared links proved
+// alone by claims and the launch horizon (lib/sync/link-claims.ts,
+// docs/decisions/0100-claims-and-a-launch-horizon.md): with timing.link_sharing: max_min
+// a piece alone on its links takes its channel's own fast path and any other goes
+// through the link arbiter, in one run; the times and digests are the arbitrated
+// run's, whether the flows never meet (the ring all-reduce) or meet (the tree), and
+// the session callback runs once.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,11 +13,14 @@ import t from 'tap';
 import { withTorch, type Torch } from '../lib/public/index.js';
 import { TestRuntime } from './helpers/run.js';
 import { worker } from '../benches/link_sharing.js';
+import { worker as lateWorker } from '../benches/late_meeting.js';
 
 const rt = new TestRuntime({ modules: [new URL('../benches/link_sharing.js', import.meta.url).href] });
 t.teardown(() => rt.close());
+const late = new TestRuntime({ modules: [new URL('../benches/late_meeting.js', import.meta.url).href] });
+t.teardown(() => late.close());
 
-const OPTIMISTIC = ['timing.link_sharing=max_min'];
+const CLAIMED = ['timing.link_sharing=max_min'];
 const ARBITRATED = ['timing.link_sharing=max_min', 'timing.link_fast_path=false'];
 const UNSHARED = ['timing.link_sharing=none'];
 
@@ -24,75 +28,63 @@ async function allReduce(algorithm: string, p: number, bytes: number, links: str
   const out = await rt.run('ccl_allreduce', { algorithm, topology: 'ideal', dtype: 'f32', threads: over.threads ?? 1, jitterSeed: over.jitterSeed ?? null, sets: [`system.sips.count=${p}`, `ccl.n_elem=${bytes / 4}`, 'ccl.n_slots=16', ...links] });
   const [r] = out.results;
   if (!r.ok) throw new Error(r.lines.join(' | '));
-  return { critNs: r.critNs, digest: r.digest, replays: out.linkReplays };
+  return { critNs: r.critNs, digest: r.digest };
 }
 
-/** The same all-reduce optimistic (the default), arbitrated from the start, and unshared. */
+/** The same all-reduce with claims (the default), arbitrated from the start, and unshared. */
 async function threeWays(algorithm: string, p: number, bytes: number) {
-  return { fast: await allReduce(algorithm, p, bytes, OPTIMISTIC), slow: await allReduce(algorithm, p, bytes, ARBITRATED), none: await allReduce(algorithm, p, bytes, UNSHARED) };
+  return { fast: await allReduce(algorithm, p, bytes, CLAIMED), slow: await allReduce(algorithm, p, bytes, ARBITRATED), none: await allReduce(algorithm, p, bytes, UNSHARED) };
 }
 
-t.test('a ring all-reduce, whose flows never meet, keeps the fast path to the end and gives the arbitrated times', async (t) => {
+t.test('a ring all-reduce, whose flows never meet, gives the arbitrated times', async (t) => {
   for (const [p, bytes] of [
     [5, 81920],
     [8, 262144],
   ]) {
     const { fast, slow, none } = await threeWays('ring_allreduce', p, bytes);
-    t.equal(fast.replays, 0, `p = ${p}: no session replayed`);
     t.equal(fast.critNs, slow.critNs, `p = ${p}: crit as arbitrated (${slow.critNs} ns)`);
     t.equal(fast.digest, slow.digest, `p = ${p}: digest as arbitrated`);
     t.equal(fast.critNs, none.critNs, `p = ${p}: and as unshared (its flows never meet)`);
   }
 });
 
-t.test('a tree all-reduce, whose flows meet, is caught and run again arbitrated: its times are the arbitrated ones, not the unshared ones', async (t) => {
+t.test('a tree all-reduce, whose flows meet, gives the arbitrated times, not the unshared ones', async (t) => {
   for (const [p, bytes] of [
     [4, 65536],
     [8, 262144],
   ]) {
     const { fast, slow, none } = await threeWays('tree_allreduce', p, bytes);
-    t.equal(fast.replays, 1, `p = ${p}: the session ran again`);
-    t.equal(slow.replays, 0, `p = ${p}: arbitrated from the start, nothing to replay`);
     t.equal(fast.critNs, slow.critNs, `p = ${p}: crit as arbitrated (${slow.critNs} ns)`);
     t.equal(fast.digest, slow.digest, `p = ${p}: digest as arbitrated`);
     t.ok(fast.critNs > none.critNs, `p = ${p}: slower than unshared (${fast.critNs} > ${none.critNs} ns): the meeting flows shared their links`);
   }
 });
 
-t.test('the optimistic tree gives the same digest and crit under every thread layout and under jitter', async (t) => {
-  const ref = await allReduce('tree_allreduce', 8, 65536, OPTIMISTIC);
+t.test('the tree with claims gives the same digest and crit under every thread layout and under jitter', async (t) => {
+  const ref = await allReduce('tree_allreduce', 8, 65536, CLAIMED);
   for (const over of [{ threads: 'rank' as const }, { threads: 2 as const }, { threads: 'pe' as const }, { threads: 2 as const, jitterSeed: 11 }]) {
-    const r = await allReduce('tree_allreduce', 8, 65536, OPTIMISTIC, over);
+    const r = await allReduce('tree_allreduce', 8, 65536, CLAIMED, over);
     t.equal(r.digest, ref.digest, `digest, ${JSON.stringify(over)}`);
     t.equal(r.critNs, ref.critNs, `crit, ${JSON.stringify(over)}`);
   }
 });
 
-t.test('a session callback that catches the abandoned spawn still gets the arbitrated run: the callback runs again', async (t) => {
-  const caught: unknown[] = [];
+t.test('a session callback whose tree all-reduce meets on shared links runs once, with the arbitrated run\'s value', async (t) => {
   let calls = 0;
-  const run = await rt.session({ topology: 'ideal', algorithm: 'tree_allreduce', sets: ['system.sips.count=8', ...OPTIMISTIC] }, async (torch) => {
+  const run = await rt.session({ topology: 'ideal', algorithm: 'tree_allreduce', sets: ['system.sips.count=8', ...CLAIMED] }, async (torch) => {
     calls++;
-    try {
-      const rs = await torch.multiprocessing.spawn(worker, { args: [16384, 1], nprocs: 8 });
-      return Math.max(...rs.map((r) => r.critNs));
-    } catch (e) {
-      caught.push((e as { code?: string }).code);
-      return -1;
-    }
+    const rs = await torch.multiprocessing.spawn(worker, { args: [16384, 1], nprocs: 8 });
+    return Math.max(...rs.map((r) => r.critNs));
   });
-  t.same(caught, ['ERR_LINK_REPLAY'], 'the first run\'s spawn rejected with ERR_LINK_REPLAY');
-  t.equal(calls, 2, 'the callback ran twice');
-  t.equal(run.report.linkReplayed, true, 'the report says the session was replayed');
-  t.ok(run.value > 0, `the value is the second run's (crit ${run.value} ns)`);
+  t.equal(calls, 1, 'the callback ran once');
   const slow = await rt.session({ topology: 'ideal', algorithm: 'tree_allreduce', sets: ['system.sips.count=8', ...ARBITRATED] }, async (torch) => {
     const rs = await torch.multiprocessing.spawn(worker, { args: [16384, 1], nprocs: 8 });
     return Math.max(...rs.map((r) => r.critNs));
   });
-  t.equal(run.value, slow.value, 'and equal to the arbitrated run\'s');
+  t.equal(run.value, slow.value, 'its value equal to the arbitrated run\'s');
 });
 
-t.test('a user\'s own module, outside the package, through withTorch: its tree all-reduce replays once and gets the arbitrated times and digest', async (t) => {
+t.test('a user\'s own module, outside the package, through withTorch: its tree all-reduce gets the arbitrated times and digest', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'kb-links-user-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'workers.mjs');
@@ -119,10 +111,25 @@ t.test('a user\'s own module, outside the package, through withTorch: its tree a
   const fast = await go([]);
   const slow = await go(['timing.link_fast_path=false']);
   const none = await go(['timing.link_sharing=none']);
-  t.equal(fast.report.linkReplayed, true, 'the default run replayed: its flows met');
-  t.equal(slow.report.linkReplayed, false, 'arbitrated from the start: no replay');
   t.same(fast.value, slow.value, 'every rank\'s value and crit as arbitrated');
   t.equal(fast.digest, slow.digest, 'digest as arbitrated');
   t.ok(fast.value.every((r) => r.first === 36), 'the sums are right (1 + ... + 8)');
   t.ok(Math.max(...fast.value.map((r) => r.critNs)) > Math.max(...none.value.map((r) => r.critNs)), 'slower than with links not shared');
+});
+
+t.test('a program whose 1-hop flow leaves a link before its 3-hop flow enters it runs once on one thread, with the arbitrated times', async (t) => {
+  // benches/late_meeting.ts with small meeting broadcasts: SIP 1 -> 2 (one hop, 82 ns of bytes) is off the link
+  // 1 -> 2 long before SIP 0 -> 3 (three hops of 1 us each) enters it.
+  const go = async (sets: string[]) => {
+    let calls = 0;
+    const run = await late.session({ topology: 'ideal', algorithm: 'ring_allreduce', threads: 1, sets: ['system.sips.count=8', ...sets] }, (torch) => {
+      calls++;
+      return torch.multiprocessing.spawn(lateWorker, { args: [1024, 1, 2048], nprocs: 8 });
+    });
+    return { calls, critNs: Math.max(...run.value) };
+  };
+  const fast = await go([]);
+  const slow = await go(['timing.link_fast_path=false']);
+  t.equal(fast.calls, 1, 'the callback ran once');
+  t.equal(fast.critNs, slow.critNs, `crit as arbitrated from the start (${slow.critNs} ns)`);
 });

@@ -1,0 +1,294 @@
+// Runs on: executor threads (a kernel's claims at its start and end, a piece's
+// check, the release of held pieces by a thread about to go idle or taking its
+// periodic fresh horizon) and the coordinator thread (the release, or the
+// hand-over to the link arbiter, of pieces nobody else releases). Only with
+// timing.link_sharing: max_min and the fast path on. Owns: the proof that a piece
+// of a shared link meets no other flow, so its times alone are final at once, and
+// nothing is ever run again (docs/decisions/0100-claims-and-a-launch-horizon.md,
+// 0170-a-piece-is-alone-by-the-reach-of-its-links.md).
+//
+// A piece P of outbound channel c goes alone when both hold at one instant:
+//   1. every link of its route has one claim, c's. A kernel claims, when it
+//      starts, the route of each of its outbound channels (its port table), and
+//      drops the claims when it ends: a flow of any kernel that has claimed
+//      crosses only links it claimed, so none crosses P's.
+//   2. no flow of a kernel that has not claimed yet can join one of P's links
+//      before P's end (./link-reach.ts): from the floors of the PEs around each
+//      link, each a latency further back, and the launch horizon H below for
+//      idle PEs (no launch not yet committed, and no kernel that has not claimed
+//      yet, can start before H).
+// Then no other flow's bandwidth phase overlaps P's on any link, and the link
+// model gives P its times alone (decision 0030's argument). Otherwise P is held
+// at its channel (2 fails) until a pass finds it unreachable, or handed to the
+// coordinator's link arbiter (1 fails, or nothing is left running that could
+// raise a floor or H), which times it with the other flows. An alone piece is
+// never on a link while the arbiter sees a second flow there, so the arbiter
+// needs no word about them.
+//
+// H, from what the actors publish, in one snapshot (HEADER.STATE_EPOCH before
+// and after, as the arbiters take theirs):
+//   a launch command in flight              -Infinity (it has not claimed)
+//   an active PE (a kernel running, blocked  max(its clock word, its channels'
+//   or queued)                              latest arrival alone): its kernel
+//                                           ends no earlier (decision 0023's
+//                                           end rule), so what that end wakes
+//                                           launches no earlier; a kernel
+//                                           queued behind it starts no earlier
+//   a host RUNNING, or BLOCKED on anything  its clock word
+//   but the three below, or with its wait
+//   already satisfied
+//   a host BLOCKED on a kernel's end, a     none of its own: it resumes at or
+//   barrier or its ranks (condition false)  after what wakes it (that kernel's
+//                                           end, the last arrival, its ranks)
+//   idle PEs and hosts, DMA channels,       none: they launch nothing
+//   branches
+// H only rises (each value is a lower bound on every later launch), so the
+// highest found is kept in `times` (layout.horizon) and one load answers most checks.
+import { ACTOR, ACTOR_STATE, ACTORS_PER_PE, DIR_COUNT, FLOW, HEADER, PE, RECORD, WAIT_KIND } from '../shm/layout.js';
+import { stateEpoch, type SharedState } from '../shm/shared-state.js';
+import { Links } from '../topology/links.js';
+import { kernelEndBounds } from './end-bounds.js';
+import { linkReach, peFloor, unreachedBefore } from './link-reach.js';
+import type { Machine } from '../topology/machine.js';
+
+/** Snapshot attempts before a horizon is given up as -Infinity (actors kept changing state). */
+const SNAPSHOT_TRIES = 3;
+
+/** PE.HOLD values. */
+export const HOLD = { NONE: 0, HELD: 1, ALONE: 2, ARBITRATED: 3 } as const;
+
+/** What claiming reads of a kernel's port table (lib/kernel/ports.ts): where each direction sends, and the world's PEs with peer channels. */
+export interface ClaimPorts {
+  readonly send: readonly object[];
+  readonly pes?: readonly number[];
+}
+
+/** A kernel's claims: per claimed link, the amount added to its count (1: one channel's; 2: two of its channels cross it). */
+export interface Claims {
+  readonly links: number[];
+  readonly amounts: number[];
+}
+
+/** The outbound channel id stored as a link's owner (never 0, which means none). */
+function ownerOf(pe: number, dir: number): number {
+  return pe * DIR_COUNT + dir + 1;
+}
+
+/** Per thread: the machine's links (routes are asked once per kernel and channel). */
+const linksOf = new WeakMap<Machine, Links>();
+export function machineLinks(m: Machine): Links {
+  let l = linksOf.get(m);
+  if (!l) linksOf.set(m, (l = new Links(m)));
+  return l;
+}
+
+/**
+ * Claim the routes of a kernel's outbound channels, from PE `pe` with port table
+ * `ports` (a separate function of the launch path: lib/pe/pe-runtime.ts calls it when
+ * the kernel starts, before it can send). Peer channels (ports.pes) may send on any
+ * direction's ring to any rank of the world: each claims every route it may take.
+ */
+export function claimLinks(sh: SharedState, m: Machine, pe: number, ports: ClaimPorts, peerRing: (k: number) => number): Claims {
+  const links = machineLinks(m);
+  const owner = new Map<number, number>(); // link -> owner, or -1: two channels of this kernel
+  const add = (dir: number, to: number): void => {
+    if (to === pe) return;
+    for (const l of links.route(pe, to)) {
+      const o = owner.get(l);
+      const mine = ownerOf(pe, dir);
+      owner.set(l, o === undefined || o === mine ? mine : -1);
+    }
+  };
+  for (let d = 0; d < DIR_COUNT; d++) {
+    const p = ports.send[d];
+    if (p !== undefined && 'pe' in p) add(d, (p as { pe: number }).pe);
+  }
+  if (ports.pes !== undefined) {
+    const n = ports.pes.length;
+    const me = ports.pes.indexOf(pe);
+    for (let r = 0; r < n; r++) if (r !== me) add(peerRing((r - me + n) % n), ports.pes[r]);
+  }
+  const ctl = sh.ctl;
+  const L = sh.layout;
+  const claims: Claims = { links: [], amounts: [] };
+  for (const [l, o] of owner) {
+    const w = L.linkClaims(l);
+    const amount = o < 0 ? 2 : 1;
+    if (Atomics.add(ctl, w, amount) === 0 && amount === 1) Atomics.store(ctl, w + 1, o);
+    claims.links.push(l);
+    claims.amounts.push(amount);
+  }
+  return claims;
+}
+
+/** Drop a kernel's claims (it has ended: every piece it sent has left its links). */
+export function releaseLinks(sh: SharedState, claims: Claims): void {
+  const ctl = sh.ctl;
+  const L = sh.layout;
+  for (let i = 0; i < claims.links.length; i++) Atomics.sub(ctl, L.linkClaims(claims.links[i]), claims.amounts[i]);
+}
+
+/**
+ * Does every link of `route` hold one claim, outbound channel (pe, dir)'s? Its kernel
+ * holds its claim while it sends, so a count of 1 with this owner is that claim (the
+ * owner word is stale only when the count is not 1, or names another channel).
+ */
+export function claimedAlone(sh: SharedState, route: readonly number[], pe: number, dir: number): boolean {
+  const ctl = sh.ctl;
+  const L = sh.layout;
+  const mine = ownerOf(pe, dir);
+  for (let i = 0; i < route.length; i++) {
+    const w = L.linkClaims(route[i]);
+    if (Atomics.load(ctl, w) !== 1 || Atomics.load(ctl, w + 1) !== mine) return false;
+  }
+  return true;
+}
+
+/** Per thread: the PEs' end bounds of the last horizon taken. */
+let ends = new Float64Array(0);
+
+/**
+ * The launch horizon now (see the header), raised into the kept maximum; -Infinity when no
+ * snapshot could be taken or a command is in flight. Without `lookahead` an active PE is
+ * bounded by its floor only: O(PEs) instead of a walk over every active actor.
+ */
+export function launchHorizon(sh: SharedState, m: Machine, lookahead = true): number {
+  const L = sh.layout;
+  const ctl = sh.ctl;
+  const times = sh.times;
+  if (ends.length < L.dims.pes) ends = new Float64Array(L.dims.pes);
+  // A PE's bound without lookahead: the later of its clock and its sends' arrivals alone.
+  const floor = (pe: number): number => {
+    let f = times[L.clock(L.peActor(pe))];
+    for (let d = 0; d < DIR_COUNT; d++) f = Math.max(f, times[L.flow(pe, d, FLOW.ARRIVAL_PS)]);
+    return f;
+  };
+  for (let attempt = 0; attempt < SNAPSHOT_TRIES; attempt++) {
+    const epoch = stateEpoch(sh);
+    if (Atomics.load(ctl, HEADER.COMMANDS_IN_FLIGHT) !== 0) return -Infinity;
+    let h = Infinity;
+    // An active PE: its kernel's end, looking ahead through the receives it waits for (./end-bounds.ts).
+    if (lookahead) {
+      kernelEndBounds(sh, m, floor, ends);
+      for (let pe = 0; pe < L.dims.pes; pe++) if (ends[pe] < h) h = ends[pe];
+    } else {
+      // An idle PE (-Infinity) launches nothing of its own: the hosts below bound it.
+      for (let pe = 0; pe < L.dims.pes; pe++) {
+        const f = peFloor(sh, pe);
+        if (f !== -Infinity && f < h) h = f;
+      }
+    }
+    for (let host = 0; host < L.dims.hosts; host++) {
+      const a = L.hostActor(host);
+      const s = Atomics.load(ctl, L.actor(a, ACTOR.STATE));
+      if (s === ACTOR_STATE.RUNNING) h = Math.min(h, times[L.clock(a)]);
+      else if (s === ACTOR_STATE.BLOCKED) h = Math.min(h, blockedHostBound(sh, a));
+    }
+    if (stateEpoch(sh) === epoch) {
+      // Infinity (nothing active) is not kept: the next launch's actors are not active yet.
+      if (h !== Infinity && h > times[L.horizon]) times[L.horizon] = h;
+      return Math.max(h, times[L.horizon]);
+    }
+  }
+  return -Infinity;
+}
+
+/** A blocked host's bound (see the header): Infinity when what wakes it is bounded elsewhere. */
+function blockedHostBound(sh: SharedState, a: number): number {
+  const L = sh.layout;
+  const ctl = sh.ctl;
+  const clock = sh.times[L.clock(a)];
+  const kind = Atomics.load(ctl, L.actor(a, ACTOR.WAIT_KIND));
+  const satisfied = Atomics.load(ctl, Atomics.load(ctl, L.actor(a, ACTOR.WAIT_WORD))) >= Atomics.load(ctl, L.actor(a, ACTOR.WAIT_TARGET));
+  if (kind === WAIT_KIND.KERNEL_DONE) {
+    if (!satisfied) return Infinity;
+    // It resumes at the kernel's end, published before the PE's DONE_SEQ.
+    const pe = Atomics.load(ctl, L.actor(a, ACTOR.WAIT_AUX));
+    const seq = Atomics.load(ctl, L.actor(a, ACTOR.WAIT_TARGET)) - 1;
+    return Math.max(clock, sh.times[L.record(pe, seq, RECORD.END_PS)]);
+  }
+  if ((kind === WAIT_KIND.BARRIER || kind === WAIT_KIND.RANKS_DONE) && !satisfied) return Infinity;
+  return clock;
+}
+
+/** The kept horizon, one load (a lower bound on the horizon now). */
+export function keptHorizon(sh: SharedState): number {
+  return sh.times[sh.layout.horizon];
+}
+
+/**
+ * Release the held pieces that may now go alone (their claims alone on their routes,
+ * no flow not claimed yet reaching their links before their end given the horizon `h`:
+ * ./link-reach.ts): each goes from HELD to ALONE, and `wake` is called with its PE and
+ * direction. Returns how many were released.
+ */
+export function releaseHeld(sh: SharedState, m: Machine, h: number, wake: (pe: number, dir: number) => void): number {
+  const links = machineLinks(m);
+  const reach = linkReach(m, links);
+  const L = sh.layout;
+  const ctl = sh.ctl;
+  const times = sh.times;
+  let released = 0;
+  for (let pe = 0; pe < L.dims.pes; pe++) {
+    for (let dir = 0; dir < DIR_COUNT; dir++) {
+      const w = L.pe(pe, PE.HOLD + dir);
+      if (Atomics.load(ctl, w) !== HOLD.HELD) continue;
+      const route = links.route(pe, times[L.flow(pe, dir, FLOW.PEER)]);
+      // The floors before the claims, as a piece's own check reads them (lib/ipcq/link-timing.ts).
+      if (!unreachedBefore(sh, reach, route, pe, times[L.flow(pe, dir, FLOW.END_PS)], h)) continue;
+      if (!claimedAlone(sh, route, pe, dir)) continue;
+      if (Atomics.compareExchange(ctl, w, HOLD.HELD, HOLD.ALONE) !== HOLD.HELD) continue;
+      Atomics.sub(ctl, HEADER.HELD_PENDING, 1);
+      released++;
+      wake(pe, dir);
+    }
+  }
+  return released;
+}
+
+/** Hand every held piece to the link arbiter (nothing left running could raise the horizon); `wake` is called with each one's PE and direction. */
+export function arbitrateHeld(sh: SharedState, wake: (pe: number, dir: number) => void): number {
+  const L = sh.layout;
+  const ctl = sh.ctl;
+  let handed = 0;
+  for (let pe = 0; pe < L.dims.pes; pe++) {
+    for (let dir = 0; dir < DIR_COUNT; dir++) {
+      const w = L.pe(pe, PE.HOLD + dir);
+      if (Atomics.compareExchange(ctl, w, HOLD.HELD, HOLD.ARBITRATED) !== HOLD.HELD) continue;
+      Atomics.sub(ctl, HEADER.HELD_PENDING, 1);
+      handed++;
+      wake(pe, dir);
+    }
+  }
+  return handed;
+}
+
+/**
+ * Is any actor other than a channel holding a piece running, or about to run? When
+ * none is (and no command is in flight), nothing can raise the horizon but the held
+ * pieces themselves: the coordinator hands them to the link arbiter. Take it with the
+ * state epoch unchanged around it (the caller retries otherwise).
+ */
+export function othersMayRun(sh: SharedState): boolean {
+  const L = sh.layout;
+  const ctl = sh.ctl;
+  if (Atomics.load(ctl, HEADER.COMMANDS_IN_FLIGHT) !== 0) return true;
+  for (let a = 0; a < L.actors; a++) {
+    const s = Atomics.load(ctl, L.actor(a, ACTOR.STATE));
+    if (s === ACTOR_STATE.RUNNING) {
+      if (isHoldingChannel(sh, a)) continue;
+      return true;
+    }
+    if (s === ACTOR_STATE.BLOCKED && Atomics.load(ctl, Atomics.load(ctl, L.actor(a, ACTOR.WAIT_WORD))) >= Atomics.load(ctl, L.actor(a, ACTOR.WAIT_TARGET))) return true;
+  }
+  return false;
+}
+
+/** Is actor `a` an outbound DMA channel whose piece is held? */
+function isHoldingChannel(sh: SharedState, a: number): boolean {
+  const L = sh.layout;
+  const pe = Math.floor(a / ACTORS_PER_PE);
+  const channel = a - L.peActor(pe) - 1;
+  if (pe >= L.dims.pes || channel < 0 || channel >= DIR_COUNT) return false;
+  return Atomics.load(sh.ctl, L.pe(pe, PE.HOLD + channel)) === HOLD.HELD;
+}

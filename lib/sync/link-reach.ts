@@ -1,0 +1,185 @@
+// Runs on: executor threads (a piece's check, the release of held pieces) and the
+// coordinator thread (its release pass). Owns: how soon a flow that has not
+// claimed yet could join a given link, per link, from the launch horizon and the
+// floors of the PEs near the link
+// (docs/decisions/0170-a-piece-is-alone-by-the-reach-of-its-links.md).
+//
+// A flow joins its links at its start plus its route's latency (lib/topology/link-share.ts
+// joinOf). Routes between SIPs are sip_sip links only, between cubes of one SIP
+// cube_cube links only, inside a cube one pe_pe link (lib/topology/links.ts). So a flow
+// crossing link L = (v -> w) of class latency a either starts at node v (its PE is one
+// of L's near PEs), or reaches v over one link of L's class from an in-neighbour u of v
+// (its PE one of L's second-ring PEs), or over two or more. It joins L no earlier than:
+//
+//   a near PE x            start_x + a
+//   a second-ring PE x     start_x + 2a
+//   any other PE           H + 3a
+//
+// where H is the launch horizon (./link-claims.ts: no kernel that has not claimed starts
+// before it) and start_x >= max(H, floor(x)) while x has an active kernel: a kernel ends
+// no earlier than its clock and its sends' arrivals alone (decision 0023's end rule), and
+// what runs next on x starts after it. A piece's own PE is near its first link, and its
+// floor already holds the piece's own arrival. So in a collective in lock step a piece
+// waits only for its link's neighbours, not for the slowest rank of the machine.
+//
+//   link class   near PEs                               second ring
+//   sip_sip      the PEs of the SIP it leaves (none     the PEs of the SIPs with a link
+//                when it leaves a switch)               into that node
+//   cube_cube    the PEs of the cube it leaves          the PEs of its neighbour cubes
+//   pe_pe        the PE it leaves                       none (a cube is a crossbar)
+import { ACTOR, ACTOR_STATE, DIR_COUNT, FLOW } from '../shm/layout.js';
+import type { SharedState } from '../shm/shared-state.js';
+import { latencyPs } from '../time/virtual-time.js';
+import type { LinkEnds, Links } from '../topology/links.js';
+import type { Machine } from '../topology/machine.js';
+
+/** One link class's nodes: the nodes with a link into each, and a node's PEs (null: pe_pe, a crossbar). */
+interface ClassGraph {
+  readonly into: Map<number, number[]>;
+  readonly pesOf: ((node: number) => [number, number]) | null;
+  /** A node's PEs are [node * pesPer, (node + 1) * pesPer) for nodes below pesAt (null: every node). */
+  readonly pesPer: number;
+  readonly pesAt: number | null;
+  /** Scratch of a walk over the class's nodes: a stamp per node and a queue. */
+  readonly walk: { stamp: number; seen: Int32Array; queue: Int32Array };
+}
+
+/**
+ * One link (v -> w): its latency, and per band b of levels [2^b, 2^(b+1)) the lowest
+ * `start + level * latency` of the band's PEs when last read: floors only rise (a kernel
+ * ends no earlier than its floor, and what runs next on its PE starts after), so a value
+ * read once stays a lower bound, and a band is read again only when a piece needs more
+ * of it. Level 1 is v's PEs; level k the PEs of the nodes k - 1 links back from v (a
+ * route is a simple path: never through w before the link).
+ */
+class LinkBands {
+  readonly bands: Float64Array;
+  /** The deepest level with nodes, once a walk has found the end (Infinity until then). */
+  lastLevel: number;
+  /** The one PE of level 1 when it has one, else -1. */
+  readonly soleNearPe: number;
+  constructor(
+    readonly latencyPs: number,
+    readonly graph: ClassGraph,
+    readonly from: number,
+    readonly to: number,
+    bandCount: number,
+  ) {
+    this.bands = new Float64Array(bandCount).fill(-Infinity);
+    // A cube is a crossbar: only the PE a pe_pe link leaves starts a route over it.
+    this.lastLevel = graph.pesOf === null ? 1 : Infinity;
+    this.soleNearPe = graph.pesOf === null ? from : graph.pesPer === 1 && (graph.pesAt === null || from < graph.pesAt) ? from : -1;
+  }
+
+  /** Read band b again: the lowest max(floor, h) + level * latency of its PEs (Infinity: none). */
+  read(sh: SharedState, b: number, h: number): number {
+    const lo = 1 << b;
+    const hi = lo << 1;
+    const lat = this.latencyPs;
+    let best = Infinity;
+    const take = (x0: number, x1: number, level: number): void => {
+      for (let x = x0; x < x1; x++) best = Math.min(best, Math.max(peFloor(sh, x), h) + level * lat);
+    };
+
+    const g = this.graph;
+    const pesPer = g.pesPer;
+    if (g.pesOf === null) {
+      if (b === 0) take(this.from, this.from + 1, 1);
+    } else {
+      // A breadth-first walk back from v to level hi - 1, over the class's scratch queue.
+      const w = g.walk;
+      const stamp = ++w.stamp;
+      w.seen[this.from] = stamp;
+      w.seen[this.to] = stamp;
+      w.queue[0] = this.from;
+      let head = 0;
+      let tail = 1;
+      for (let level = 1; level < hi && head < tail; level++) {
+        const end = tail;
+        for (let i = head; i < end; i++) {
+          const v = w.queue[i];
+          if (level >= lo && (g.pesAt === null || v < g.pesAt)) take(v * pesPer, (v + 1) * pesPer, level);
+          const us = g.into.get(v);
+          if (us !== undefined) for (const u of us) if (w.seen[u] !== stamp) (w.seen[u] = stamp), (w.queue[tail++] = u);
+        }
+        head = end;
+        if (head === tail) this.lastLevel = Math.min(this.lastLevel, level);
+      }
+    }
+    if (best > this.bands[b]) this.bands[b] = best;
+    return this.bands[b];
+  }
+}
+
+/** Per thread and machine: every link's bands, read on demand. */
+export class LinkReach {
+  private readonly links: (LinkBands | null)[];
+  constructor(m: Machine, links: Links) {
+    const cls = m.topology.timing.links;
+    // Nodes of a class: SIPs and switches, or cubes (both fewer than the link ids).
+    const nodes = links.count;
+    const walkOf = (n: number) => ({ stamp: 0, seen: new Int32Array(n), queue: new Int32Array(n) });
+    const graphs: Record<LinkEnds['cls'], ClassGraph> = {
+      sip_sip: { into: new Map(), pesOf: (v) => (v < m.sips ? [v * m.pesPerSip, (v + 1) * m.pesPerSip] : [0, 0]), pesPer: m.pesPerSip, pesAt: m.sips, walk: walkOf(nodes) },
+      cube_cube: { into: new Map(), pesOf: (v) => [v * m.pesPerCube, (v + 1) * m.pesPerCube], pesPer: m.pesPerCube, pesAt: null, walk: walkOf(nodes) },
+      pe_pe: { into: new Map(), pesOf: null, pesPer: 1, pesAt: null, walk: walkOf(0) },
+    };
+    const ends: LinkEnds[] = [];
+    for (let id = 0; id < links.count; id++) {
+      const e = links.ends(id);
+      ends.push(e);
+      if (e.to < 0 || e.cls === 'pe_pe') continue; // names no link; or a crossbar's
+      const list = graphs[e.cls].into.get(e.to);
+      if (list) list.push(e.from);
+      else graphs[e.cls].into.set(e.to, [e.from]);
+    }
+    // Bands up to a level past any simple path's length (the nodes of the largest class).
+    const bandCount = 2 + Math.ceil(Math.log2(Math.max(2, m.totalPes + m.sips)));
+    this.links = ends.map((e) => (e.to < 0 ? null : new LinkBands(latencyPs(cls[e.cls].latency_ns), graphs[e.cls], e.from, e.to, bandCount)));
+  }
+  bandsOf(link: number): LinkBands {
+    return this.links[link]!;
+  }
+}
+
+const reachOf = new WeakMap<Machine, LinkReach>();
+
+/** The machine's per-link reach (per thread and machine; bands are read as checks need them). */
+export function linkReach(m: Machine, links: Links): LinkReach {
+  let r = reachOf.get(m);
+  if (!r) reachOf.set(m, (r = new LinkReach(m, links)));
+  return r;
+}
+
+/** A PE's floor: the later of its kernel's clock and its sends' arrivals alone; -Infinity with no active kernel. */
+export function peFloor(sh: SharedState, pe: number): number {
+  const L = sh.layout;
+  const a = L.peActor(pe);
+  const s = Atomics.load(sh.ctl, L.actor(a, ACTOR.STATE));
+  if (s !== ACTOR_STATE.RUNNING && s !== ACTOR_STATE.BLOCKED) return -Infinity;
+  const times = sh.times;
+  let f = times[L.clock(a)];
+  for (let d = 0; d < DIR_COUNT; d++) f = Math.max(f, times[L.flow(pe, d, FLOW.ARRIVAL_PS)]);
+  return f;
+}
+
+/**
+ * Can no flow that has not claimed yet join any link of `route` before `endPs`, given
+ * the horizon `h`? Band by band out from each link, until the horizon alone answers for
+ * every later level (h + level * latency >= endPs) or no level is left. The piece's own
+ * PE `pe` needs no reading: its floor already holds the piece's arrival (endPs).
+ */
+export function unreachedBefore(sh: SharedState, r: LinkReach, route: readonly number[], pe: number, endPs: number, h: number): boolean {
+  for (let i = 0; i < route.length; i++) {
+    const lb = r.bandsOf(route[i]);
+    const lat = lb.latencyPs;
+    // Level 1 is the PEs of the node the link leaves: when that is the piece's PE alone, its floor passes.
+    for (let b = i === 0 && lb.soleNearPe === pe ? 1 : 0; b < lb.bands.length; b++) {
+      const lo = 1 << b;
+      if (h + lo * lat >= endPs || lo > lb.lastLevel) break; // this band and every later one start late enough, or there are none
+      if (lb.bands[b] >= endPs) continue;
+      if (lb.read(sh, b, h) < endPs) return false;
+    }
+  }
+  return true;
+}

@@ -1,0 +1,141 @@
+// Runs on: main thread (tap), no threads. Covers: the two halves of the proof that a
+// piece of a shared link is alone (lib/sync/link-claims.ts, decision 0100), on shared
+// words set by hand: claims (a link another kernel's channel claims is not alone, and
+// is again once that kernel drops its claims), and the launch horizon (an active PE
+// bounds it by its clock and its sends' arrivals, a running host by its clock, a host
+// waiting for a kernel not at all, a command in flight makes it -Infinity, and the
+// highest horizon found is kept).
+import t from 'tap';
+import { loadTopology } from '../lib/config/load.js';
+import { topologyPath } from '../lib/config/paths.js';
+import { ACTOR, ACTOR_STATE, FLOW, HEADER, PE, RING, WAIT_KIND } from '../lib/shm/layout.js';
+import { CostModel } from '../lib/topology/cost-model.js';
+import { SharedState } from '../lib/shm/shared-state.js';
+import { Links } from '../lib/topology/links.js';
+import { Machine } from '../lib/topology/machine.js';
+import { claimLinks, claimedAlone, keptHorizon, launchHorizon, releaseLinks } from '../lib/sync/link-claims.js';
+
+const m = new Machine(loadTopology(topologyPath('default'), ['system.sips.count=8']));
+const pe = (sip: number) => m.peId({ sip, cube: 0, pe: 0 });
+const links = new Links(m);
+const EAST = 0;
+
+function fresh(): SharedState {
+  return SharedState.create({ executors: 1, pes: m.totalPes, hosts: 9, nSlots: 2, slotSize: 64, cubes: m.sips * m.cubesPerSip, arenaBytes: 1024, links: links.count });
+}
+
+/** A port table whose east port sends to `to`. */
+const sendsTo = (to: number) => ({ send: [{ pe: to, dir: 1 }, { code: 'ERR_NO_NEIGHBOUR' }, { code: 'ERR_NO_NEIGHBOUR' }, { code: 'ERR_NO_NEIGHBOUR' }] });
+const noPeers = (): number => 0;
+
+t.test('a link is alone for a channel while no other kernel\'s channel claims it', async (t) => {
+  const sh = fresh();
+  const near = links.route(pe(1), pe(2));
+  const far = links.route(pe(0), pe(3));
+  t.ok(far.includes(near[0]), 'SIP 0 to 3 crosses the link 1 -> 2');
+  const a = claimLinks(sh, m, pe(1), sendsTo(pe(2)), noPeers);
+  t.ok(claimedAlone(sh, near, pe(1), EAST), 'SIP 1\'s channel alone on 1 -> 2');
+  t.notOk(claimedAlone(sh, near, pe(1), 1), 'not for another channel of the PE');
+  const b = claimLinks(sh, m, pe(0), sendsTo(pe(3)), noPeers);
+  t.notOk(claimedAlone(sh, near, pe(1), EAST), 'SIP 0\'s kernel claims 1 -> 2 too: not alone');
+  t.notOk(claimedAlone(sh, far, pe(0), EAST), 'nor is SIP 0\'s route');
+  releaseLinks(sh, b);
+  t.ok(claimedAlone(sh, near, pe(1), EAST), 'alone again once SIP 0\'s kernel ended');
+  releaseLinks(sh, a);
+  const c = claimLinks(sh, m, pe(0), sendsTo(pe(3)), noPeers);
+  t.ok(claimedAlone(sh, far, pe(0), EAST), 'a later kernel alone on the links claims them alone');
+  releaseLinks(sh, c);
+});
+
+t.test('two channels of one kernel on one link are not alone on it', async (t) => {
+  const sh = fresh();
+  // A peer table (ccl.peer_ranks): every rank of the world, each on the ring of its distance.
+  const world = [pe(0), pe(1), pe(2), pe(3)];
+  claimLinks(sh, m, pe(0), { send: sendsTo(pe(1)).send, pes: world }, (k) => (k - 1) % 4);
+  // Peers at distance 1 (east channel) and 3 (north channel, k - 1 = 2) both cross 0 -> 1.
+  t.notOk(claimedAlone(sh, links.route(pe(0), pe(1)), pe(0), EAST), 'the link 0 -> 1, crossed by two channels of the kernel');
+});
+
+/** Publish an actor's state and clock by hand, as the scheduler does (its state word and its bit of the active bitmap). */
+function setter(sh: SharedState) {
+  const L = sh.layout;
+  return (actor: number, state: number, clockPs: number) => {
+    Atomics.store(sh.ctl, L.actor(actor, ACTOR.STATE), state);
+    const bit = 1 << (actor & 31);
+    if (state === ACTOR_STATE.RUNNING || state === ACTOR_STATE.BLOCKED) Atomics.or(sh.ctl, L.activeWord(actor), bit);
+    else Atomics.and(sh.ctl, L.activeWord(actor), ~bit);
+    sh.times[L.clock(actor)] = clockPs;
+  };
+}
+
+/** Publish actor `a` as blocked on ctl[word] >= target. */
+function blockOn(sh: SharedState, a: number, kind: number, aux: number, word: number, target: number): void {
+  const L = sh.layout;
+  Atomics.store(sh.ctl, L.actor(a, ACTOR.WAIT_KIND), kind);
+  Atomics.store(sh.ctl, L.actor(a, ACTOR.WAIT_AUX), aux);
+  Atomics.store(sh.ctl, L.actor(a, ACTOR.WAIT_WORD), word);
+  Atomics.store(sh.ctl, L.actor(a, ACTOR.WAIT_TARGET), target);
+}
+
+t.test('the launch horizon: what bounds it, what does not, and it is kept', async (t) => {
+  const sh = fresh();
+  const L = sh.layout;
+  const set = setter(sh);
+  set(L.peActor(pe(1)), ACTOR_STATE.BLOCKED, 100);
+  sh.times[L.flow(pe(1), EAST, FLOW.ARRIVAL_PS)] = 500;
+  const host = L.hostActor(1);
+  set(host, ACTOR_STATE.RUNNING, 50);
+  t.equal(launchHorizon(sh, m), 50, 'a running host: its clock');
+  // The host now waits for its kernel on SIP 1 (not done): it launches only after that kernel's end.
+  set(host, ACTOR_STATE.BLOCKED, 60);
+  Atomics.store(sh.ctl, L.actor(host, ACTOR.WAIT_KIND), WAIT_KIND.KERNEL_DONE);
+  Atomics.store(sh.ctl, L.actor(host, ACTOR.WAIT_WORD), L.pe(pe(1), PE.DONE_SEQ));
+  Atomics.store(sh.ctl, L.actor(host, ACTOR.WAIT_TARGET), 1);
+  Atomics.store(sh.ctl, L.actor(host, ACTOR.WAIT_AUX), pe(1));
+  t.equal(launchHorizon(sh, m), 500, 'a host waiting for a kernel does not bound it; the kernel\'s PE does, by its send\'s arrival');
+  sh.times[L.flow(pe(1), EAST, FLOW.ARRIVAL_PS)] = 0;
+  sh.times[L.clock(L.peActor(pe(1)))] = 700;
+  t.equal(launchHorizon(sh, m), 700, 'or by its clock, the later of the two');
+  t.equal(keptHorizon(sh), 700, 'the highest found is kept');
+  Atomics.add(sh.ctl, HEADER.COMMANDS_IN_FLIGHT, 1);
+  t.equal(launchHorizon(sh, m), -Infinity, 'a command in flight: no bound');
+  t.equal(keptHorizon(sh), 700, 'the kept one stands (it bounded every later launch when found)');
+});
+
+t.test('the launch horizon looks through a receive: a kernel waiting for a message ends no earlier than its arrival', async (t) => {
+  const WEST_IN = 4 + 1;
+  /** SIP `to`'s kernel waits, since `at`, for its receive from the west, whose inbound channel waits for message #0 of SIP `from`'s east ring. */
+  const waitsFor = (sh: SharedState, to: number, from: number, at: number): number => {
+    const L = sh.layout;
+    const set = setter(sh);
+    const k = L.peActor(pe(to));
+    set(k, ACTOR_STATE.BLOCKED, at);
+    blockOn(sh, k, WAIT_KIND.CHANNEL, WEST_IN, L.pe(pe(to), PE.CHAN_DONE + WEST_IN), 1);
+    const inbound = L.channelActor(pe(to), WEST_IN);
+    const ring = L.ringOf(pe(from), EAST, 0);
+    set(inbound, ACTOR_STATE.BLOCKED, at);
+    blockOn(sh, inbound, WAIT_KIND.IPCQ_DATA, ring, L.ring(ring, RING.TAIL), 1);
+    return ring;
+  };
+  const cm = new CostModel(m);
+  t.ok(cm.flightPs(pe(1), pe(2)) > 0, 'the route has a latency');
+  let sh = fresh();
+  setter(sh)(sh.layout.peActor(pe(1)), ACTOR_STATE.RUNNING, 5_000_000);
+  waitsFor(sh, 2, 1, 200_000);
+  t.equal(launchHorizon(sh, m), 5_000_000, 'SIP 2 (at 200 ns) waits for SIP 1 (running at 5000 ns): it ends after the message arrives, so SIP 1 bounds the horizon');
+  // A chain: SIP 1 waits too, for SIP 0, which runs at 9000 ns.
+  setter(sh)(sh.layout.peActor(pe(0)), ACTOR_STATE.RUNNING, 9_000_000);
+  waitsFor(sh, 1, 0, 5_000_000);
+  t.equal(launchHorizon(sh, m), 9_000_000, 'SIP 2 waits for SIP 1, which waits for SIP 0: each ends a flight after the one before');
+  t.ok(cm.flightPs(pe(0), pe(1)) + 9_000_000 > 9_000_000);
+  // The same wait, its message published since: no lookahead, SIP 2's clock bounds it.
+  sh = fresh();
+  setter(sh)(sh.layout.peActor(pe(1)), ACTOR_STATE.RUNNING, 5_000_000);
+  const ring = waitsFor(sh, 2, 1, 200_000);
+  Atomics.store(sh.ctl, sh.layout.ring(ring, RING.TAIL), 1);
+  t.equal(launchHorizon(sh, m), 200_000, 'a published message: the waiter is bounded by its clock');
+  // A sender whose kernel is not running: a later kernel may send at any time, so no lookahead.
+  sh = fresh();
+  waitsFor(sh, 2, 1, 200_000);
+  t.equal(launchHorizon(sh, m), 200_000, 'no kernel on the sender: the waiter is bounded by its clock');
+});

@@ -1,0 +1,111 @@
+// Runs on: main thread (tap), no threads. Covers: the reach of a link (lib/sync/link-reach.ts,
+// decision 0170) on shared words set by hand, on the ideal ring of 8 SIPs (one PE each, every
+// link 1000 ns): a PE k links back from a link's source bounds the earliest join of a flow
+// not claimed yet by its floor plus (k + 1) latencies; the link's far end does not bound
+// it, and PEs past it only by the way round that avoids it (a route is a simple path); an idle PE is bounded by the horizon only; a band
+// read when a PE lagged is read again once it has caught up; a pe_pe link needs only the
+// PE it leaves.
+import t from 'tap';
+import { loadTopology } from '../lib/config/load.js';
+import { topologyPath } from '../lib/config/paths.js';
+import { ACTOR, ACTOR_STATE } from '../lib/shm/layout.js';
+import { SharedState } from '../lib/shm/shared-state.js';
+import { Links } from '../lib/topology/links.js';
+import { Machine } from '../lib/topology/machine.js';
+import { LinkReach, unreachedBefore } from '../lib/sync/link-reach.js';
+
+const NS = 1000; // ps
+const ALPHA = 1000 * NS;
+
+function ring(): { m: Machine; links: Links; sh: SharedState } {
+  const m = new Machine(loadTopology(topologyPath('ideal'), ['system.sips.count=8']));
+  const links = new Links(m);
+  const sh = SharedState.create({ executors: 1, pes: m.totalPes, hosts: 9, nSlots: 2, slotSize: 64, cubes: m.sips * m.cubesPerSip, arenaBytes: 1024, links: links.count });
+  return { m, links, sh };
+}
+
+/** Publish PE `pe`'s kernel as active at clock `clockPs` (its floor), as the scheduler does; null: idle. */
+function floorOf(sh: SharedState, pe: number, clockPs: number | null): void {
+  const L = sh.layout;
+  const a = L.peActor(pe);
+  const bit = 1 << (a & 31);
+  if (clockPs === null) {
+    Atomics.store(sh.ctl, L.actor(a, ACTOR.STATE), ACTOR_STATE.IDLE);
+    Atomics.and(sh.ctl, L.activeWord(a), ~bit);
+    return;
+  }
+  Atomics.store(sh.ctl, L.actor(a, ACTOR.STATE), ACTOR_STATE.BLOCKED);
+  Atomics.or(sh.ctl, L.activeWord(a), bit);
+  sh.times[L.clock(a)] = clockPs;
+}
+
+t.test('a link is reached from its upstream PEs, each a latency further back; not from past its far end', async (t) => {
+  const { m, links, sh } = ring();
+  const route = links.route(3, 4); // the link 3 -> 4
+  t.equal(route.length, 1);
+  const end = 10 * ALPHA;
+  const h = 0;
+  // PE 3 sent the piece: its floor is the piece's arrival. Everyone else far ahead.
+  for (let pe = 0; pe < 8; pe++) floorOf(sh, pe, 100 * ALPHA);
+  floorOf(sh, 3, end);
+  t.ok(unreachedBefore(sh, new LinkReach(m, links), route, 3, end, h), 'every PE ahead: alone');
+  // PE 2 (one link back: its flow joins 3 -> 4 two latencies after it starts) at end - 2 alpha: just in time.
+  floorOf(sh, 2, end - 2 * ALPHA);
+  t.ok(unreachedBefore(sh, new LinkReach(m, links), route, 3, end, h), 'PE 2 at end - 2 alpha: its flow joins at the end');
+  floorOf(sh, 2, end - 2 * ALPHA - 1);
+  t.notOk(unreachedBefore(sh, new LinkReach(m, links), route, 3, end, h), 'PE 2 a picosecond earlier: it could join before the end');
+  floorOf(sh, 2, 100 * ALPHA);
+  // PE 0, three links back: four latencies.
+  floorOf(sh, 0, end - 4 * ALPHA - 1);
+  t.notOk(unreachedBefore(sh, new LinkReach(m, links), route, 3, end, h), 'PE 0 three links back, a picosecond short of four latencies');
+  floorOf(sh, 0, end - 4 * ALPHA);
+  t.ok(unreachedBefore(sh, new LinkReach(m, links), route, 3, end, h), 'PE 0 at end - 4 alpha: in time');
+  // PE 4 is the link's far end: a route over 3 -> 4 never starts there. PE 5 is one link
+  // past it: its routes reach 3 only the long way round (5 6 7 0 1 2 3: seven latencies).
+  floorOf(sh, 4, 0);
+  floorOf(sh, 5, end - 7 * ALPHA);
+  t.ok(unreachedBefore(sh, new LinkReach(m, links), route, 3, end, h), 'PE 4 far behind, PE 5 seven latencies back: neither reaches 3 -> 4 before the end');
+  floorOf(sh, 5, end - 7 * ALPHA - 1);
+  t.notOk(unreachedBefore(sh, new LinkReach(m, links), route, 3, end, h), 'PE 5 a picosecond earlier does');
+});
+
+t.test('an idle PE is bounded by the horizon alone', async (t) => {
+  const { m, links, sh } = ring();
+  const route = links.route(3, 4);
+  const end = 10 * ALPHA;
+  for (let pe = 0; pe < 8; pe++) floorOf(sh, pe, 100 * ALPHA);
+  floorOf(sh, 3, end);
+  floorOf(sh, 1, null); // two links back: three latencies
+  t.notOk(unreachedBefore(sh, new LinkReach(m, links), route, 3, end, 0), 'an idle PE with no horizon: it may launch now');
+  t.ok(unreachedBefore(sh, new LinkReach(m, links), route, 3, end, end - 3 * ALPHA), 'a horizon three latencies before the end covers it');
+});
+
+t.test('a band read while a PE lagged is read again once it has caught up', async (t) => {
+  const { m, links, sh } = ring();
+  const reach = new LinkReach(m, links);
+  const route = links.route(3, 4);
+  const end = 10 * ALPHA;
+  for (let pe = 0; pe < 8; pe++) floorOf(sh, pe, 100 * ALPHA);
+  floorOf(sh, 3, end);
+  floorOf(sh, 2, 0);
+  t.notOk(unreachedBefore(sh, reach, route, 3, end, 0), 'PE 2 behind');
+  floorOf(sh, 2, end);
+  t.ok(unreachedBefore(sh, reach, route, 3, end, 0), 'PE 2 caught up: the same reach says alone');
+  // A later piece: the value read then still bounds, and is read again when it does not reach.
+  floorOf(sh, 3, 2 * end);
+  t.notOk(unreachedBefore(sh, reach, route, 3, 2 * end, 0), 'a piece past what PE 2 bounds');
+});
+
+t.test('a pe_pe link: only the PE it leaves starts a route over it', async (t) => {
+  const m = new Machine(loadTopology(topologyPath('default'), ['system.sips.count=2']));
+  const links = new Links(m);
+  const sh = SharedState.create({ executors: 1, pes: m.totalPes, hosts: 3, nSlots: 2, slotSize: 64, cubes: m.sips * m.cubesPerSip, arenaBytes: 1024, links: links.count });
+  const a = m.peId({ sip: 0, cube: 0, pe: 0 });
+  const b = m.peId({ sip: 0, cube: 0, pe: 1 });
+  const route = links.route(a, b);
+  t.equal(links.classOf(route[0]), 'pe_pe');
+  // Every other PE idle, no horizon: still alone, since none of them can cross a -> b.
+  for (let pe = 0; pe < m.totalPes; pe++) floorOf(sh, pe, null);
+  floorOf(sh, a, 5 * ALPHA);
+  t.ok(unreachedBefore(sh, new LinkReach(m, links), route, a, 5 * ALPHA, -Infinity), 'every other PE idle and no horizon: none of them crosses it');
+});
