@@ -9,7 +9,8 @@
 //
 // Count it twice under valgrind, at two round counts, and subtract: start-up, spawn and
 // the end cancel, the difference is all-reduces alone, 2 (p - 1) p messages each
-// (one piece a chunk at 64 KiB a rank):
+// (one piece a chunk at 64 KiB a rank). Rounds 0 is the start-up alone (the first
+// round then also pays the collective's first compilation, a small part at large p):
 //
 //   valgrind --tool=cachegrind --cache-sim=yes --cachegrind-out-file=F \
 //     node --predictable dist/benches/sim/ring-rounds.js 1024 1 1      # and again with 3
@@ -35,25 +36,25 @@ export async function ringRounds(rank: number, rounds: number, torch: Torch): Pr
   return critNs;
 }
 
-function positive(arg: string | undefined, fallback: number | undefined, what: string): number {
+function count(arg: string | undefined, fallback: number | undefined, least: number, what: string): number {
   if (arg === undefined && fallback !== undefined) return fallback;
   const n = Number(arg);
-  if (Number.isInteger(n) && n >= 1) return n;
-  console.error(`ring-rounds: ${what} must be a positive integer, got '${arg}'`);
+  if (Number.isInteger(n) && n >= least) return n;
+  console.error(`ring-rounds: ${what} must be an integer of at least ${least}, got '${arg}'`);
   process.exit(2);
 }
 
 async function main(): Promise<void> {
   const [pArg, threadsArg, roundsArg] = process.argv.slice(2);
-  const p = positive(pArg, undefined, 'p');
-  const rounds = positive(roundsArg, 1, 'rounds');
+  const p = count(pArg, undefined, 1, 'p');
+  const rounds = count(roundsArg, 1, 0, 'rounds');
   const threads = parseThreadLayout(threadsArg ?? '1');
   // No idle-time collections: they depend on wall time (lib/sync/young-gc.ts), and so would a count.
   const resources = new ThreadResources({ epochGc: false });
   const config = { topology: 'ideal', ccl: 'default', threads, sets: [`system.sips.count=${p}`], algorithm: undefined, dtype: undefined, jitterSeed: null, noData: true };
   const run = await withSession(resources, config, [import.meta.url], async (torch) => {
     const crit = (await torch.multiprocessing.spawn(ringRounds, { args: [rounds], nprocs: p })) as number[];
-    return Math.max(...crit);
+    return crit.reduce((a, b) => Math.max(a, b), 0);
   });
   await resources.close();
   console.log(`${rounds} ring all-reduce(s) of 64 KiB per rank, --no-data, p = ${p}, --threads ${String(threads)}: crit ${run.value.toFixed(3)} ns`);

@@ -105,7 +105,7 @@ export class IpcqRingView {
   }
 
   get nSlots(): number {
-    return this.sh.layout.dims.nSlots;
+    return this.slots;
   }
 
   /** Byte offset of message `seq`'s slot (its header) in the set's buffer. */
