@@ -21,7 +21,13 @@ import { EMPTY_F32, ParkedRecv, RecvState, type ParkedRecvHost } from './recv-st
 import { ringView, type IpcqRingView } from './ring.js';
 
 export class InboundChannel extends Channel implements ParkedRecvHost {
-  private readonly rings = new Map<number, IpcqRingView>();
+  /**
+   * The ring of the last receive: a channel receives from one sender a kernel, so this is
+   * the next receive's ring, and the thread's table of views (ringView) is asked only when
+   * the sender changes (a Map a channel, looked up on every receive, was two more objects a
+   * rank that every step of a collective reads; decision 0185).
+   */
+  private lastRing: IpcqRingView | undefined;
   /** The parked receive in progress, if any (a receive queued behind it chains on its op). */
   private parked: ParkedRecv | undefined;
   /**
@@ -41,12 +47,9 @@ export class InboundChannel extends Channel implements ParkedRecvHost {
 
   private ringFrom(sender: number, senderDir: number, set: number): IpcqRingView {
     const id = this.env.shared.layout.ringOf(sender, senderDir, set);
-    let r = this.rings.get(id);
-    if (!r) {
-      r = ringView(this.env.shared, id);
-      this.rings.set(id, r);
-    }
-    return r;
+    const last = this.lastRing;
+    if (last !== undefined && last.ring === id) return last;
+    return (this.lastRing = ringView(this.env.shared, id));
   }
 
   /**

@@ -61,7 +61,7 @@ export class IpcqRingView {
   readonly creditWantWord: number;
   /** Its channel set's buffer. */
   private readonly buf: IpcqViews;
-  /** Byte offset of its first slot in that buffer, and bytes per slot. */
+  /** Byte offset of its first slot in that buffer, and bytes from one of its slots to the next (ShmLayout.slotStep). */
   private readonly base: number;
   private readonly stride: number;
 
@@ -88,7 +88,7 @@ export class IpcqRingView {
     const L = sh.layout;
     this.buf = sh.ipcq[L.setOfRing(ring)];
     this.base = L.slotOffset(ring, 0);
-    this.stride = L.slotStride;
+    this.stride = L.slotStep;
     this.slots = L.dims.nSlots;
     this.inlineLen = L.inlineBytes;
     this.areaLen = L.payloadStride === 0 ? L.inlineBytes : L.dims.slotSize;
@@ -105,7 +105,7 @@ export class IpcqRingView {
   }
 
   get nSlots(): number {
-    return this.sh.layout.dims.nSlots;
+    return this.slots;
   }
 
   /** Byte offset of message `seq`'s slot (its header) in the set's buffer. */

@@ -170,18 +170,27 @@ export const PE = {
 } as const;
 export const PE_STRIDE = 28;
 
-/** Per IPCQ ring. Tail and head sit on separate halves of a 64-byte line. */
+/**
+ * Per IPCQ ring, RING_WORDS words. A step of a collective moves one message on the
+ * same direction's ring of every PE, so the rings of one direction lie PE by PE and
+ * RINGS_PER_LINE of them share a 64-byte line (ShmLayout.ring; decision 0185), unless
+ * the session has fewer PEs a thread than that: then a ring has a line of its own.
+ */
 export const RING = {
   /** Messages published by the sender (monotonic). */
   TAIL: 0,
   /** The tail the receiver is waiting for (monotonic). The sender wakes another thread only when it reaches it. */
-  DATA_WANT: 4,
+  DATA_WANT: 1,
   /** Messages consumed by the receiver (monotonic); head - tail is the occupancy. */
-  HEAD: 8,
+  HEAD: 2,
   /** The head the sender is waiting for (a credit; monotonic). The receiver wakes another thread only for it. */
-  CREDIT_WANT: 12,
+  CREDIT_WANT: 3,
 } as const;
-export const RING_STRIDE = 16;
+export const RING_WORDS = 4;
+/** Words of a 64-byte cache line in `ctl`. */
+export const LINE_WORDS = 16;
+/** Rings that share a line when packed: the same direction's rings of consecutive PEs. */
+export const RINGS_PER_LINE = LINE_WORDS / RING_WORDS;
 
 
 /** IPCQ slot header (bytes): arrival time, credit time, payload size, sender, receiver, sequence. */

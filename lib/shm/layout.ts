@@ -23,7 +23,7 @@
 
 import {
   ACTORS_PER_PE, ACTOR_STRIDE, CMD_SLOTS, CMD_SLOTS_MIN, CMD_SLOTS_TOTAL, CMD_SLOT_BYTES, ERROR_SLOT_BYTES, EXEC_STRIDE, FLOW, GRANT, HEADER_WORDS, INLINE_PAYLOAD_BYTES, KERNEL_NAME_BYTES,
-  PE_STRIDE, RECORD, RECORD_CAPACITY, REPORT_BYTES_PER_ACTOR, REPORT_SLOT_MAX_BYTES, RING_STRIDE, SLOT,
+  LINE_WORDS, PE_STRIDE, RECORD, RECORD_CAPACITY, REPORT_BYTES_PER_ACTOR, REPORT_SLOT_MAX_BYTES, RINGS_PER_LINE, RING_WORDS, SLOT,
 } from './layout-words.js';
 import { DIR_COUNT, ringId } from './layout-rings.js';
 
@@ -71,6 +71,16 @@ export class ShmLayout {
   readonly cmdSlots: number;
   /** Bytes per slot in a set's header region: its header and up to inlineBytes of payload. */
   readonly slotStride: number;
+  /** Bytes from a ring's slot j to its slot j + 1 in the header region (slot-major: every PE's slot j of a direction together). */
+  readonly slotStep: number;
+  /**
+   * The same direction's rings of consecutive PEs share cache lines, their ring words and
+   * (with no payload inline) their slot headers: while a session has at least RINGS_PER_LINE
+   * PEs a thread, so that a line's PEs are mostly one thread's (decision 0185).
+   */
+  readonly packed: boolean;
+  /** `ctl` words from one ring's words to the next's in a direction (RING_WORDS packed, else a line). */
+  private readonly ringStride: number;
   /** Payload bytes a slot holds beside its header (INLINE_PAYLOAD_BYTES, or slot_size if smaller). */
   readonly inlineBytes: number;
   /** Bytes per slot in a set's payload region (0: every message fits inline). */
@@ -111,6 +121,8 @@ export class ShmLayout {
     this.rings = this.ringsPerSet * this.channelSets;
     this.actors = dims.pes * ACTORS_PER_PE + dims.hosts;
     this.cmdSlots = Math.max(CMD_SLOTS_MIN, Math.min(CMD_SLOTS, Math.floor(CMD_SLOTS_TOTAL / (dims.executors + 1))));
+    this.packed = dims.pes >= RINGS_PER_LINE * dims.executors;
+    this.ringStride = this.packed ? RING_WORDS : LINE_WORDS;
     let w = HEADER_WORDS;
     this.execBase = w;
     w += (dims.executors + 1) * EXEC_STRIDE;
@@ -120,9 +132,9 @@ export class ShmLayout {
     w += this.actors * ACTOR_STRIDE;
     this.peBase = w;
     w += dims.pes * PE_STRIDE;
-    w = Math.ceil(w / RING_STRIDE) * RING_STRIDE;
+    w = Math.ceil(w / LINE_WORDS) * LINE_WORDS;
     this.ringBase = w;
-    w += this.rings * RING_STRIDE;
+    w += this.rings * this.ringStride;
     this.allocBase = w;
     w += dims.cubes * 2;
     this.activeBase = w;
@@ -152,10 +164,13 @@ export class ShmLayout {
 
     // A set's buffer: every slot's header (and inline payload) first, then every slot's
     // payload area. Whole cache lines per slot in both, so a sender filling slot k+1
-    // never shares a line with a receiver reading slot k. A slot whose messages all fit
-    // inline (slot_size <= INLINE_PAYLOAD_BYTES; 0 in timing-only mode) has no payload area.
+    // never shares a line with a receiver reading slot k; but a packed session's bare
+    // headers (no payload inline: timing-only mode) take SLOT.HEADER_BYTES, two PEs'
+    // slot j in a line. A slot whose messages all fit inline (slot_size <=
+    // INLINE_PAYLOAD_BYTES; 0 in timing-only mode) has no payload area.
     this.inlineBytes = Math.min(INLINE_PAYLOAD_BYTES, dims.slotSize);
-    this.slotStride = Math.ceil((SLOT.HEADER_BYTES + this.inlineBytes) / 64) * 64;
+    this.slotStride = this.packed && this.inlineBytes === 0 ? SLOT.HEADER_BYTES : Math.ceil((SLOT.HEADER_BYTES + this.inlineBytes) / 64) * 64;
+    this.slotStep = dims.pes * this.slotStride;
     this.payloadStride = dims.slotSize > this.inlineBytes ? Math.ceil(dims.slotSize / 64) * 64 : 0;
     this.payloadBase = this.ringsPerSet * dims.nSlots * this.slotStride;
     this.ipcqSetBytes = this.payloadBase + this.ringsPerSet * dims.nSlots * this.payloadStride;
@@ -218,8 +233,11 @@ export class ShmLayout {
   pe(pe: number, field: number): number {
     return this.peBase + pe * PE_STRIDE + field;
   }
+  /** `ctl` index of ring `ring`'s word `field` (RING): a set's rings direction by direction, PE by PE in each. */
   ring(ring: number, field: number): number {
-    return this.ringBase + ring * RING_STRIDE + field;
+    const set = Math.floor(ring / this.ringsPerSet);
+    const r = ring - set * this.ringsPerSet;
+    return this.ringBase + (set * this.ringsPerSet + (r % DIR_COUNT) * this.dims.pes + Math.floor(r / DIR_COUNT)) * this.ringStride + field;
   }
   /**
    * The word of the active-actor bitmap holding actor `actor`'s bit (1 << actor % 32): set while
@@ -241,12 +259,15 @@ export class ShmLayout {
    * Byte offset of the header of message `seq`'s slot of ring `ring` in its channel set's
    * buffer (setOfRing); a payload of up to inlineBytes follows it. Headers are
    * direction-major (every PE's east ring, then every west ring, ...): a collective that
-   * sends one way touches the pages of that direction's headers only.
+   * sends one way touches the pages of that direction's headers only. In a direction they
+   * are slot-major (every PE's slot 0, then every slot 1, ...): the rings of a collective's
+   * step are at the same sequence number, so its messages lie together (slotStep apart
+   * on one ring).
    */
   slotOffset(ring: number, seq: number): number {
     const r = ring % this.ringsPerSet;
-    const byDirection = (r % DIR_COUNT) * this.dims.pes + Math.floor(r / DIR_COUNT);
-    return (byDirection * this.dims.nSlots + (seq % this.dims.nSlots)) * this.slotStride;
+    const { pes, nSlots } = this.dims;
+    return (((r % DIR_COUNT) * nSlots + (seq % nSlots)) * pes + Math.floor(r / DIR_COUNT)) * this.slotStride;
   }
   /** Byte offset of the payload area of message `seq`'s slot of ring `ring` (for messages of more than inlineBytes). */
   payloadOffset(ring: number, seq: number): number {

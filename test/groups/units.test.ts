@@ -15,3 +15,4 @@ await import('../scheduler.test.js');
 await import('../tabulate.test.js');
 await import('../virtual-clock.test.js');
 await import('../suite-groups.test.js');
+await import('../ring-lines.test.js');
