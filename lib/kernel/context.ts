@@ -110,6 +110,34 @@ export class KernelContext extends MemoryOps implements SendWaiter {
    * in the background; await the handle to wait for it.
    */
   send(to: Direction | Peer, tile: Tile): SendHandle {
+    const r = this.sendIssue(to, tile);
+    return typeof r === 'number' ? new SendHandle(this, null, r, this.sentArrivalPs) : new SendHandle(this, r, 0);
+  }
+
+  /**
+   * @internal A ring step's send (lib/ccl/steps.ts), waited for before the step's next
+   * send: null when it completed as issued, its wait then kept here until
+   * `waitHeldSends()` (no SendHandle); else the handle to await, as `send` gives.
+   */
+  sendHeld(to: Direction | Peer, tile: Tile): SendHandle | null {
+    const r = this.sendIssue(to, tile);
+    if (typeof r !== 'number') return new SendHandle(this, r, 0);
+    // Waiting for several sends is waiting for the latest of each time: the clock and the horizon only go forward.
+    if (r > this.heldSendPs) this.heldSendPs = r;
+    if (this.sentArrivalPs > this.heldArrivalPs) this.heldArrivalPs = this.sentArrivalPs;
+    return null;
+  }
+
+  /** @internal Wait for the sends `sendHeld` kept, as awaiting each one's handle would (they completed as issued). */
+  waitHeldSends(): void {
+    this.clock.advanceTo(this.heldSendPs);
+    this.transfers.sendWaited(this.heldArrivalPs);
+    this.heldSendPs = 0;
+    this.heldArrivalPs = 0;
+  }
+
+  /** Issue a send of `tile`: its completion time if done at once (its arrival then in `sentArrivalPs`), else the queued op. */
+  private sendIssue(to: Direction | Peer, tile: Tile): ChannelOp<number> | number {
     this.enter('send');
     const { d, set, pe: peer } = to instanceof Peer ? this.peerRing(to, 'send') : this.directionPort(to);
     this.claim('send', d);
@@ -118,11 +146,10 @@ export class KernelContext extends MemoryOps implements SendWaiter {
     const r = channel.send(set, peer, tile.dtype, tile.data, this.clock.nowPs, this.transfers.horizonPs, this.run);
     // Either way the flow's end waits for it (drain).
     if (typeof r === 'number') {
-      this.transfers.sentAtOnce(r, channel.lastArrivalPs);
-      return new SendHandle(this, null, r, channel.lastArrivalPs);
-    }
-    this.transfers.track(r);
-    return new SendHandle(this, r, 0);
+      this.sentArrivalPs = channel.lastArrivalPs;
+      this.transfers.sentAtOnce(r, this.sentArrivalPs);
+    } else this.transfers.track(r);
+    return r;
   }
 
   /**
@@ -132,7 +159,26 @@ export class KernelContext extends MemoryOps implements SendWaiter {
    */
   recv(dir: Direction | Peer, shape: number | readonly number[], dtype: DType, out?: Tile): Promise<Tile> {
     const tile = this.recvTile(shape, dtype, out);
-    return this.pe.env.sched.turnsFirst ? this.recvAfter(dir, dtype, tile, TURNS_BEFORE_PARK) : this.recvInto(dir, dtype, tile);
+    // Not held: what it gives is the tile.
+    return (this.pe.env.sched.turnsFirst ? this.recvAfter(dir, dtype, tile, TURNS_BEFORE_PARK, false) : this.recvInto(dir, dtype, tile, false)) as Promise<Tile>;
+  }
+
+  /**
+   * @internal A ring step's receive into `out` (lib/ccl/steps.ts), which the step holds
+   * already, so what the promise gives is not the tile; when the receive settled at
+   * once, one fulfilled promise for every such receive of the thread. The receive
+   * stays in flight until the step, resumed, calls `resumed()`: the window that
+   * Flow.end's release job gives `tl.recv` (so a second flow of this `tl` is still
+   * refused in it), without the job and its promise. A failed receive ends its flight
+   * as `tl.recv`'s does.
+   */
+  recvHeld(from: Direction | Peer, out: Tile): Promise<unknown> {
+    return this.pe.env.sched.turnsFirst ? this.recvAfter(from, out.dtype, out, TURNS_BEFORE_PARK, true) : this.recvInto(from, out.dtype, out, true);
+  }
+
+  /** @internal The step that awaited `recvHeld` has resumed: its receive is no longer in flight. */
+  resumed(): void {
+    this.flow.resumed();
   }
 
   /**
@@ -141,28 +187,31 @@ export class KernelContext extends MemoryOps implements SendWaiter {
    * the kernel stays RUNNING, and one stall at a thread's boundary no longer
    * parks every rank behind it in turn (decision 0155).
    */
-  private recvAfter(from: Direction | Peer, dtype: DType, tile: Tile, turns: number): Promise<Tile> {
+  private recvAfter(from: Direction | Peer, dtype: DType, tile: Tile, turns: number, held: boolean): Promise<unknown> {
     if (turns > 0) {
       const { d, set, src } = this.recvRoute(from);
       if (this.pe.env.plan.peExecutor[src.pe] !== this.pe.env.sched.executor && this.pe.in[d].wouldPark(src.pe, src.dir, set, dtype, tile.size)) {
-        return resolvedUntagged(undefined).then(() => this.recvAfter(from, dtype, tile, turns - 1));
+        return resolvedUntagged(undefined).then(() => this.recvAfter(from, dtype, tile, turns - 1, held));
       }
     }
-    return this.recvInto(from, dtype, tile);
+    return this.recvInto(from, dtype, tile, held);
   }
 
-  private recvInto(dir: Direction | Peer, dtype: DType, tile: Tile): Promise<Tile> {
+  /** Receive into `tile`: a promise of it, or for a held receive (recvHeld) one that only says when. */
+  private recvInto(dir: Direction | Peer, dtype: DType, tile: Tile, held: boolean): Promise<unknown> {
     const r = this.recvIssue(dir, dtype, tile);
     // Done at once (the common case): what wait() does, without a RecvFuture.
     if (typeof r === 'number') {
       this.clock.advanceTo(r);
-      this.settledNow('recv');
       this.race.received(this.raceKeys);
+      this.flow.begin('recv');
+      if (held) return RESOLVED_VOID;
+      this.flow.end();
       return this.resolvedWith(tile);
     }
     const f = new RecvFuture(r, 0, tile);
     f.raceKeys = this.raceKeys;
-    return this.wait(f);
+    return this.waitFor(f, held);
   }
 
   /** Start a receive; `await tl.wait(future)` gives the tile. Leave `out` alone until then. */
@@ -209,23 +258,33 @@ export class KernelContext extends MemoryOps implements SendWaiter {
 
   /** Wait for a receive started with recvAsync. */
   wait(f: RecvFuture): Promise<Tile> {
+    // Not held: what it gives is the tile.
+    return this.waitFor(f, false) as Promise<Tile>;
+  }
+
+  /** Wait for `f`: a promise of its tile, or for a held receive (recvHeld) one that only says when. */
+  private waitFor(f: RecvFuture, held: boolean): Promise<unknown> {
     // Done at once or settled already (the common case): no async frame, one resolved promise.
-    if (f.op === null) {
-      this.clock.advanceTo(f.donePs);
-      this.settledNow('wait');
+    if (f.op === null || f.op.settled) {
+      if (f.op === null) this.clock.advanceTo(f.donePs);
+      else this.transfers.take(f.op);
       this.race.received(f.raceKeys);
+      this.flow.begin('wait');
+      if (held) return RESOLVED_VOID;
+      this.flow.end();
       return this.resolvedWith(f.tile);
     }
-    if (f.op.settled) {
-      this.transfers.take(f.op);
-      this.settledNow('wait');
-      this.race.received(f.raceKeys);
-      return this.resolvedWith(f.tile);
-    }
-    // Not in yet: wait as Transfers.settle does, with one promise instead of an async frame
-    // (a ring step under --threads 2 lands here whenever its thread got ahead of the other).
+    return this.parked(f, held);
+  }
+
+  /**
+   * A receive not in yet: wait as Transfers.settle does, with one promise instead of an
+   * async frame (a ring step under --threads 2 lands here whenever its thread got ahead
+   * of the other). A held one (recvHeld) stays in flight once settled.
+   */
+  private parked(f: RecvFuture, held: boolean): Promise<Tile> {
+    const op = f.op as ChannelOp<number>;
     this.flow.begin('wait');
-    const op = f.op;
     const sched = this.pe.env.sched;
     const actor = this.flow.actor;
     this.transfers.block(op);
@@ -235,7 +294,7 @@ export class KernelContext extends MemoryOps implements SendWaiter {
         this.transfers.take(op);
         this.transfers.untrack(op);
         this.race.received(f.raceKeys);
-        return this.settledAs(f.tile);
+        return held ? f.tile : this.settledAs(f.tile);
       },
       (e: unknown) => {
         sched.unblock(actor);
@@ -243,6 +302,12 @@ export class KernelContext extends MemoryOps implements SendWaiter {
       },
     );
   }
+
+  /** The latest completion and arrival among the sends `sendHeld` kept, not yet waited for. */
+  private heldSendPs = 0;
+  private heldArrivalPs = 0;
+  /** The last byte's arrival of the send issued last when it completed at once. */
+  private sentArrivalPs = 0;
 
   /** The tile a receive settled at once gave last, and the fulfilled promise of it. */
   private lastTile: Tile | undefined;
