@@ -148,13 +148,24 @@ export async function ringReduceScatter(tl: KernelContext, data: Tile, seg: Chun
  * All-gather `seg` of `data` around `ring`, this rank owning chunk
  * (pos + 1 + shift): p - 1 steps; in step s send chunk (pos + 1 + shift - s),
  * receive chunk (pos + shift - s) and keep it. Steps as ringReduceScatter's.
+ *
+ * A chunk is received into one of two scratch tiles in turn, copied into place,
+ * and sent on from the scratch the next step: no chunk view a step (a view is a
+ * Tile, a shape and a typed array; decision 0176). The other scratch's send was
+ * waited for at the end of the step before.
  */
 export async function ringAllGather(tl: KernelContext, data: Tile, seg: Chunks, ring: RingLinks, shift = 0): Promise<void> {
   const { p, pos } = ring;
+  const scratch = [new ScratchTiles(tl, data.dtype), new ScratchTiles(tl, data.dtype)];
+  let outgoing = seg.of(data, mod(pos + 1 + shift, p));
   for (let s = 0; s < p - 1; s++) {
-    const sent = tl.sendHeld(ring.send, seg.of(data, mod(pos + 1 + shift - s, p)));
-    await tl.recvHeld(ring.recv, seg.of(data, mod(pos + shift - s, p)));
+    const sent = tl.sendHeld(ring.send, outgoing);
+    const into = mod(pos + shift - s, p);
+    const incoming = scratch[s & 1].of(seg.count(into));
+    await tl.recvHeld(ring.recv, incoming);
     tl.resumed();
+    if (!data.blank) data.data.set(incoming.data, seg.lo(into));
+    outgoing = incoming;
     if (sent === null) tl.waitHeldSends();
     else await sent;
   }
