@@ -122,18 +122,13 @@ export class KernelContext extends MemoryOps implements SendWaiter {
   sendHeld(to: Direction | Peer, tile: Tile): SendHandle | null {
     const r = this.sendIssue(to, tile);
     if (typeof r !== 'number') return new SendHandle(this, r, 0);
-    // Waiting for several sends is waiting for the latest of each time: the clock and the horizon only go forward.
-    if (r > this.heldSendPs) this.heldSendPs = r;
-    if (this.sentArrivalPs > this.heldArrivalPs) this.heldArrivalPs = this.sentArrivalPs;
+    this.transfers.sentHeld(r, this.sentArrivalPs);
     return null;
   }
 
   /** @internal Wait for the sends `sendHeld` kept, as awaiting each one's handle would (they completed as issued). */
   waitHeldSends(): void {
-    this.clock.advanceTo(this.heldSendPs);
-    this.transfers.sendWaited(this.heldArrivalPs);
-    this.heldSendPs = 0;
-    this.heldArrivalPs = 0;
+    this.transfers.waitHeld();
   }
 
   /** Issue a send of `tile`: its completion time if done at once (its arrival then in `sentArrivalPs`), else the queued op. */
@@ -203,11 +198,7 @@ export class KernelContext extends MemoryOps implements SendWaiter {
     // Done at once (the common case): what wait() does, without a RecvFuture.
     if (typeof r === 'number') {
       this.clock.advanceTo(r);
-      this.race.received(this.raceKeys);
-      this.flow.begin('recv');
-      if (held) return RESOLVED_VOID;
-      this.flow.end();
-      return this.resolvedWith(tile);
+      return this.receivedNow('recv', tile, this.raceKeys, held);
     }
     const f = new RecvFuture(r, 0, tile);
     f.raceKeys = this.raceKeys;
@@ -268,13 +259,18 @@ export class KernelContext extends MemoryOps implements SendWaiter {
     if (f.op === null || f.op.settled) {
       if (f.op === null) this.clock.advanceTo(f.donePs);
       else this.transfers.take(f.op);
-      this.race.received(f.raceKeys);
-      this.flow.begin('wait');
-      if (held) return RESOLVED_VOID;
-      this.flow.end();
-      return this.resolvedWith(f.tile);
+      return this.receivedNow('wait', f.tile, f.raceKeys, held);
     }
     return this.parked(f, held);
+  }
+
+  /** A receive settled into the clock as `op` returned: in flight until its awaiter resumes (held: until it calls resumed()). */
+  private receivedNow(op: string, tile: Tile, raceKeys: string[] | null, held: boolean): Promise<unknown> {
+    this.race.received(raceKeys);
+    this.flow.begin(op);
+    if (held) return RESOLVED_VOID;
+    this.flow.end();
+    return this.resolvedWith(tile);
   }
 
   /**
@@ -303,9 +299,6 @@ export class KernelContext extends MemoryOps implements SendWaiter {
     );
   }
 
-  /** The latest completion and arrival among the sends `sendHeld` kept, not yet waited for. */
-  private heldSendPs = 0;
-  private heldArrivalPs = 0;
   /** The last byte's arrival of the send issued last when it completed at once. */
   private sentArrivalPs = 0;
 
