@@ -22,10 +22,10 @@ import { KernbenchError, formatPs, type ErrorCode } from '../errors.js';
 import type { ChannelOp } from '../ipcq/channel.js';
 import { resolvedUntagged } from '../sync/fault-owner.js';
 import { TURNS_BEFORE_PARK } from '../sync/scheduler.js';
-import { Peer, portOf, type Ports } from './ports.js';
+import { Peer, peerRoute, portOf, type Ports } from './ports.js';
 import { Flow, Region } from './flow.js';
 import { claimDirection, runBranches } from './branches.js';
-import { DIRECTIONS, MAX_BRANCHES, peerRing, type Direction } from '../shm/layout.js';
+import { DIRECTIONS, MAX_BRANCHES, type Direction } from '../shm/layout.js';
 import type { PeCoord } from '../topology/machine.js';
 import type { KernelRun } from '../tile/slab.js';
 import { shapeSize, toShape, type Tile } from '../tile/tile.js';
@@ -114,11 +114,7 @@ export class KernelContext extends MemoryOps implements SendWaiter {
     return typeof r === 'number' ? new SendHandle(this, null, r, this.sentArrivalPs) : new SendHandle(this, r, 0);
   }
 
-  /**
-   * @internal A ring step's send (lib/ccl/steps.ts), waited for before the step's next
-   * send: null when it completed as issued, its wait then kept here until
-   * `waitHeldSends()` (no SendHandle); else the handle to await, as `send` gives.
-   */
+  /** @internal A ring step's send (lib/ccl/steps.ts): null when done at once, its wait held until waitHeldSends(); else send's handle. */
   sendHeld(to: Direction | Peer, tile: Tile): SendHandle | null {
     const r = this.sendIssue(to, tile);
     if (typeof r !== 'number') return new SendHandle(this, r, 0);
@@ -154,18 +150,13 @@ export class KernelContext extends MemoryOps implements SendWaiter {
    */
   recv(dir: Direction | Peer, shape: number | readonly number[], dtype: DType, out?: Tile): Promise<Tile> {
     const tile = this.recvTile(shape, dtype, out);
-    // Not held: what it gives is the tile.
     return (this.pe.env.sched.turnsFirst ? this.recvAfter(dir, dtype, tile, TURNS_BEFORE_PARK, false) : this.recvInto(dir, dtype, tile, false)) as Promise<Tile>;
   }
 
   /**
-   * @internal A ring step's receive into `out` (lib/ccl/steps.ts), which the step holds
-   * already, so what the promise gives is not the tile; when the receive settled at
-   * once, one fulfilled promise for every such receive of the thread. The receive
-   * stays in flight until the step, resumed, calls `resumed()`: the window that
-   * Flow.end's release job gives `tl.recv` (so a second flow of this `tl` is still
-   * refused in it), without the job and its promise. A failed receive ends its flight
-   * as `tl.recv`'s does.
+   * @internal A ring step's receive into `out` (lib/ccl/steps.ts); settled at once, it gives
+   * the thread's one fulfilled promise. It stays in flight until the step, resumed, calls
+   * resumed(): tl.recv's window without Flow.end's release job (decision 0175).
    */
   recvHeld(from: Direction | Peer, out: Tile): Promise<unknown> {
     return this.pe.env.sched.turnsFirst ? this.recvAfter(from, out.dtype, out, TURNS_BEFORE_PARK, true) : this.recvInto(from, out.dtype, out, true);
@@ -192,7 +183,7 @@ export class KernelContext extends MemoryOps implements SendWaiter {
     return this.recvInto(from, dtype, tile, held);
   }
 
-  /** Receive into `tile`: a promise of it, or for a held receive (recvHeld) one that only says when. */
+  /** Receive into `tile`: a promise of it (not held), or one that only says when (held: recvHeld). */
   private recvInto(dir: Direction | Peer, dtype: DType, tile: Tile, held: boolean): Promise<unknown> {
     const r = this.recvIssue(dir, dtype, tile);
     // Done at once (the common case): what wait() does, without a RecvFuture.
@@ -249,7 +240,6 @@ export class KernelContext extends MemoryOps implements SendWaiter {
 
   /** Wait for a receive started with recvAsync. */
   wait(f: RecvFuture): Promise<Tile> {
-    // Not held: what it gives is the tile.
     return this.waitFor(f, false) as Promise<Tile>;
   }
 
@@ -273,11 +263,7 @@ export class KernelContext extends MemoryOps implements SendWaiter {
     return this.resolvedWith(tile);
   }
 
-  /**
-   * A receive not in yet: wait as Transfers.settle does, with one promise instead of an
-   * async frame (a ring step under --threads 2 lands here whenever its thread got ahead
-   * of the other). A held one (recvHeld) stays in flight once settled.
-   */
+  /** A receive not in yet: wait as Transfers.settle does, with one promise, not an async frame (held: in flight once settled). */
   private parked(f: RecvFuture, held: boolean): Promise<Tile> {
     const op = f.op as ChannelOp<number>;
     this.flow.begin('wait');
@@ -399,21 +385,9 @@ export class KernelContext extends MemoryOps implements SendWaiter {
     return { d, set: this.ports.set, pe: portOf(this.ports.send, d).pe };
   }
 
-  /**
-   * The peer ring between this rank and `p` (decision 0060): for a send, this PE's
-   * ring at distance (p - r) mod n and p's PE; for a receive, p's ring at distance
-   * (r - p) mod n and p's PE. `d` is the direction (DMA channel) of that ring.
-   */
+  /** The peer ring between this rank and `p` (lib/kernel/ports.ts peerRoute). */
   private peerRing(p: Peer, use: 'send' | 'recv'): { d: number; set: number; pe: number } {
-    const n = this.ports.size;
-    const ccl = this.pe.env.plan.ccl;
-    const pes = this.ports.pes;
-    if (pes === undefined || (ccl.peer_ranks ?? 0) < n) {
-      throw new KernbenchError('ERR_NO_PEER_CHANNELS', `${this.name} on PE ${this.pe.id}: ${use} to ${p} needs peer channels for a world of ${n} ranks; run with ccl.peer_ranks >= ${n} (--set ccl.peer_ranks=${n}), got ccl.peer_ranks = ${ccl.peer_ranks ?? 0}`);
-    }
-    const k = use === 'send' ? (p.rank - this.rank + n) % n : (this.rank - p.rank + n) % n;
-    const ring = peerRing(ccl.channel_sets, ccl.peer_ranks ?? 0, this.ports.set, k);
-    return { d: ring.dir, set: ring.set, pe: pes[p.rank] };
+    return peerRoute(this.ports, this.rank, p, use, this.pe.env.plan.ccl, this.name, this.pe.id);
   }
 
   private dir(d: Direction): number {
