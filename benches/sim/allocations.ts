@@ -18,21 +18,14 @@ import { DEFAULT_TOPOLOGY } from '../../lib/config/paths.js';
 import { ThreadResources } from '../../lib/session/thread-resources.js';
 import { ringMessages } from '../sim_throughput.js';
 import { allocWorker, type AllocSample } from './alloc-worker.js';
+import { positive } from './args.js';
 
 const BYTES_PER_RANK = 64 * 1024;
 
-function positive(arg: string | undefined, fallback: number, what: string): number {
-  if (arg === undefined) return fallback;
-  const n = Number(arg);
-  if (Number.isInteger(n) && n >= 1) return n;
-  console.error(`allocations: ${what} must be a positive integer, got '${arg}'`);
-  process.exit(2);
-}
-
 const [pArg, roundsArg, intervalArg] = process.argv.slice(2);
-const p = positive(pArg, 64, 'p');
-const rounds = positive(roundsArg, 4, 'rounds');
-const interval = positive(intervalArg, 64, 'interval');
+const p = positive('allocations', pArg, 64, 'p');
+const rounds = positive('allocations', roundsArg, 4, 'rounds');
+const interval = positive('allocations', intervalArg, 64, 'interval');
 if (rounds < 2) {
   console.error(`allocations: rounds must be at least 2 (one run of 1 is subtracted), got ${rounds}`);
   process.exit(2);
