@@ -30,21 +30,14 @@ import { parseThreadLayout } from '../../lib/config/plan.js';
 import { ThreadResources } from '../../lib/session/thread-resources.js';
 import { workerRounds } from '../sim_throughput.js';
 import { modelFloor } from './model-floor.js';
+import { positive } from './args.js';
 
 const BYTES_PER_RANK = 64 * 1024;
 
-function positive(arg: string | undefined, fallback: number, what: string): number {
-  if (arg === undefined) return fallback;
-  const n = Number(arg);
-  if (Number.isInteger(n) && n >= 1) return n;
-  console.error(`instructions: ${what} must be a positive integer, got '${arg}'`);
-  process.exit(2);
-}
-
 const [spawnsArg, pArg, threadsArg, roundsArg] = process.argv.slice(2);
-const spawns = positive(spawnsArg, 20, 'spawns');
-const p = positive(pArg, 64, 'p');
-const rounds = positive(roundsArg, 1, 'rounds');
+const spawns = positive('instructions', spawnsArg, 20, 'spawns');
+const p = positive('instructions', pArg, 64, 'p');
+const rounds = positive('instructions', roundsArg, 1, 'rounds');
 const allReduces = rounds === 1 ? 'a ring all-reduce' : `${rounds} ring all-reduces`;
 if (threadsArg === 'model') {
   // The pieces `kernbench run --bench sim_throughput` gives the model: the default run's vc_chunk_size (sim_throughput.ts).

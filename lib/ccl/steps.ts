@@ -121,19 +121,25 @@ export function sendDone(tl: KernelContext, sent: SendHandle): SendHandle | unde
  * into the local copy. Returns the chunk this rank then owns fully reduced,
  * (pos + 1 + shift) mod p. Each step issues the send, awaits the receive
  * (into a scratch tile reused across steps), reduces into the local chunk in
- * place, then awaits the send.
+ * place, then waits for the send.
+ *
+ * A step yields once, at its receive, which keeps the ranks of a thread in step.
+ * Its receive and send are `tl`'s held forms (decision 0175): a receive settled
+ * at once costs no promise of its own and no release job, a send completed as
+ * issued no handle; the times are those of `tl.recv` and an awaited `tl.send`.
  */
 export async function ringReduceScatter(tl: KernelContext, data: Tile, seg: Chunks, ring: RingLinks, op: Reduction, shift = 0): Promise<number> {
   const { p, pos } = ring;
   const scratch = new ScratchTiles(tl, data.dtype);
   for (let s = 0; s < p - 1; s++) {
-    const sent = tl.send(ring.send, seg.of(data, mod(pos - s + shift, p)));
-    const into = mod(pos - s - 1 + shift, p);
-    const mine = seg.of(data, into);
-    const incoming = await tl.recv(ring.recv, mine.size, data.dtype, scratch.of(mine.size));
+    const sent = tl.sendHeld(ring.send, seg.of(data, mod(pos - s + shift, p)));
+    const mine = seg.of(data, mod(pos - s - 1 + shift, p));
+    const incoming = scratch.of(mine.size);
+    await tl.recvHeld(ring.recv, incoming);
+    tl.resumed();
     tl.reduce(op, mine, incoming, mine);
-    const pending = sendDone(tl, sent);
-    if (pending) await pending;
+    if (sent === null) tl.waitHeldSends();
+    else await sent;
   }
   return mod(pos + 1 + shift, p);
 }
@@ -141,16 +147,27 @@ export async function ringReduceScatter(tl: KernelContext, data: Tile, seg: Chun
 /**
  * All-gather `seg` of `data` around `ring`, this rank owning chunk
  * (pos + 1 + shift): p - 1 steps; in step s send chunk (pos + 1 + shift - s),
- * receive chunk (pos + shift - s) and keep it.
+ * receive chunk (pos + shift - s) and keep it. Steps as ringReduceScatter's.
+ *
+ * A chunk is received into one of two scratch tiles in turn, copied into place,
+ * and sent on from the scratch the next step: no chunk view a step (a view is a
+ * Tile, a shape and a typed array; decision 0176). The other scratch's send was
+ * waited for at the end of the step before.
  */
 export async function ringAllGather(tl: KernelContext, data: Tile, seg: Chunks, ring: RingLinks, shift = 0): Promise<void> {
   const { p, pos } = ring;
+  const scratch = [new ScratchTiles(tl, data.dtype), new ScratchTiles(tl, data.dtype)];
+  let outgoing = seg.of(data, mod(pos + 1 + shift, p));
   for (let s = 0; s < p - 1; s++) {
-    const sent = tl.send(ring.send, seg.of(data, mod(pos + 1 + shift - s, p)));
-    const into = seg.of(data, mod(pos + shift - s, p));
-    await tl.recv(ring.recv, into.size, data.dtype, into);
-    const pending = sendDone(tl, sent);
-    if (pending) await pending;
+    const sent = tl.sendHeld(ring.send, outgoing);
+    const into = mod(pos + shift - s, p);
+    const incoming = scratch[s & 1].of(seg.count(into));
+    await tl.recvHeld(ring.recv, incoming);
+    tl.resumed();
+    if (!data.blank) data.data.set(incoming.data, seg.lo(into));
+    outgoing = incoming;
+    if (sent === null) tl.waitHeldSends();
+    else await sent;
   }
 }
 

@@ -22,10 +22,10 @@ import { KernbenchError, formatPs, type ErrorCode } from '../errors.js';
 import type { ChannelOp } from '../ipcq/channel.js';
 import { resolvedUntagged } from '../sync/fault-owner.js';
 import { TURNS_BEFORE_PARK } from '../sync/scheduler.js';
-import { Peer, portOf, type Ports } from './ports.js';
+import { Peer, peerRoute, portOf, type Ports } from './ports.js';
 import { Flow, Region } from './flow.js';
 import { claimDirection, runBranches } from './branches.js';
-import { DIRECTIONS, MAX_BRANCHES, peerRing, type Direction } from '../shm/layout.js';
+import { DIRECTIONS, MAX_BRANCHES, type Direction } from '../shm/layout.js';
 import type { PeCoord } from '../topology/machine.js';
 import type { KernelRun } from '../tile/slab.js';
 import { shapeSize, toShape, type Tile } from '../tile/tile.js';
@@ -110,6 +110,25 @@ export class KernelContext extends MemoryOps implements SendWaiter {
    * in the background; await the handle to wait for it.
    */
   send(to: Direction | Peer, tile: Tile): SendHandle {
+    const r = this.sendIssue(to, tile);
+    return typeof r === 'number' ? new SendHandle(this, null, r, this.sentArrivalPs) : new SendHandle(this, r, 0);
+  }
+
+  /** @internal A ring step's send (lib/ccl/steps.ts): null when done at once, its wait held until waitHeldSends(); else send's handle. */
+  sendHeld(to: Direction | Peer, tile: Tile): SendHandle | null {
+    const r = this.sendIssue(to, tile);
+    if (typeof r !== 'number') return new SendHandle(this, r, 0);
+    this.transfers.sentHeld(r, this.sentArrivalPs);
+    return null;
+  }
+
+  /** @internal Wait for the sends `sendHeld` kept, as awaiting each one's handle would (they completed as issued). */
+  waitHeldSends(): void {
+    this.transfers.waitHeld();
+  }
+
+  /** Issue a send of `tile`: its completion time if done at once (its arrival then in `sentArrivalPs`), else the queued op. */
+  private sendIssue(to: Direction | Peer, tile: Tile): ChannelOp<number> | number {
     this.enter('send');
     const { d, set, pe: peer } = to instanceof Peer ? this.peerRing(to, 'send') : this.directionPort(to);
     this.claim('send', d);
@@ -121,11 +140,10 @@ export class KernelContext extends MemoryOps implements SendWaiter {
     const r = channel.send(set, peer, tile.dtype, tile.data, this.clock.nowPs, this.transfers.horizonPs, this.run);
     // Either way the flow's end waits for it (drain).
     if (typeof r === 'number') {
-      this.transfers.sentAtOnce(r, channel.lastArrivalPs);
-      return new SendHandle(this, null, r, channel.lastArrivalPs);
-    }
-    this.transfers.track(r);
-    return new SendHandle(this, r, 0);
+      this.sentArrivalPs = channel.lastArrivalPs;
+      this.transfers.sentAtOnce(r, this.sentArrivalPs);
+    } else this.transfers.track(r);
+    return r;
   }
 
   /**
@@ -135,7 +153,21 @@ export class KernelContext extends MemoryOps implements SendWaiter {
    */
   recv(dir: Direction | Peer, shape: number | readonly number[], dtype: DType, out?: Tile): Promise<Tile> {
     const tile = this.recvTile(shape, dtype, out);
-    return this.pe.env.sched.turnsFirst ? this.recvAfter(dir, dtype, tile, TURNS_BEFORE_PARK) : this.recvInto(dir, dtype, tile);
+    return (this.pe.env.sched.turnsFirst ? this.recvAfter(dir, dtype, tile, TURNS_BEFORE_PARK, false) : this.recvInto(dir, dtype, tile, false)) as Promise<Tile>;
+  }
+
+  /**
+   * @internal A ring step's receive into `out` (lib/ccl/steps.ts); settled at once, it gives
+   * the thread's one fulfilled promise. It stays in flight until the step, resumed, calls
+   * resumed(): tl.recv's window without Flow.end's release job (decision 0175).
+   */
+  recvHeld(from: Direction | Peer, out: Tile): Promise<unknown> {
+    return this.pe.env.sched.turnsFirst ? this.recvAfter(from, out.dtype, out, TURNS_BEFORE_PARK, true) : this.recvInto(from, out.dtype, out, true);
+  }
+
+  /** @internal The step that awaited `recvHeld` has resumed: its receive is no longer in flight. */
+  resumed(): void {
+    this.flow.resumed();
   }
 
   /**
@@ -144,28 +176,27 @@ export class KernelContext extends MemoryOps implements SendWaiter {
    * the kernel stays RUNNING, and one stall at a thread's boundary no longer
    * parks every rank behind it in turn (decision 0155).
    */
-  private recvAfter(from: Direction | Peer, dtype: DType, tile: Tile, turns: number): Promise<Tile> {
+  private recvAfter(from: Direction | Peer, dtype: DType, tile: Tile, turns: number, held: boolean): Promise<unknown> {
     if (turns > 0) {
       const { d, set, src } = this.recvRoute(from);
       if (this.pe.env.plan.peExecutor[src.pe] !== this.pe.env.sched.executor && this.pe.in[d].wouldPark(src.pe, src.dir, set, dtype, tile.size)) {
-        return resolvedUntagged(undefined).then(() => this.recvAfter(from, dtype, tile, turns - 1));
+        return resolvedUntagged(undefined).then(() => this.recvAfter(from, dtype, tile, turns - 1, held));
       }
     }
-    return this.recvInto(from, dtype, tile);
+    return this.recvInto(from, dtype, tile, held);
   }
 
-  private recvInto(dir: Direction | Peer, dtype: DType, tile: Tile): Promise<Tile> {
+  /** Receive into `tile`: a promise of it (not held), or one that only says when (held: recvHeld). */
+  private recvInto(dir: Direction | Peer, dtype: DType, tile: Tile, held: boolean): Promise<unknown> {
     const r = this.recvIssue(dir, dtype, tile);
     // Done at once (the common case): what wait() does, without a RecvFuture.
     if (typeof r === 'number') {
       this.clock.advanceTo(r);
-      this.settledNow('recv');
-      this.race.received(this.raceKeys);
-      return this.resolvedWith(tile);
+      return this.receivedNow('recv', tile, this.raceKeys, held);
     }
     const f = new RecvFuture(r, 0, tile);
     f.raceKeys = this.raceKeys;
-    return this.wait(f);
+    return this.waitFor(f, held);
   }
 
   /** Start a receive; `await tl.wait(future)` gives the tile. Leave `out` alone until then. */
@@ -212,23 +243,33 @@ export class KernelContext extends MemoryOps implements SendWaiter {
 
   /** Wait for a receive started with recvAsync. */
   wait(f: RecvFuture): Promise<Tile> {
+    return this.waitFor(f, false) as Promise<Tile>;
+  }
+
+  /** Wait for `f`: a promise of its tile, or for a held receive (recvHeld) one that only says when. */
+  private waitFor(f: RecvFuture, held: boolean): Promise<unknown> {
     // Done at once or settled already (the common case): no async frame, one resolved promise.
-    if (f.op === null) {
-      this.clock.advanceTo(f.donePs);
-      this.settledNow('wait');
-      this.race.received(f.raceKeys);
-      return this.resolvedWith(f.tile);
+    if (f.op === null || f.op.settled) {
+      if (f.op === null) this.clock.advanceTo(f.donePs);
+      else this.transfers.take(f.op);
+      return this.receivedNow('wait', f.tile, f.raceKeys, held);
     }
-    if (f.op.settled) {
-      this.transfers.take(f.op);
-      this.settledNow('wait');
-      this.race.received(f.raceKeys);
-      return this.resolvedWith(f.tile);
-    }
-    // Not in yet: wait as Transfers.settle does, with one promise instead of an async frame
-    // (a ring step under --threads 2 lands here whenever its thread got ahead of the other).
+    return this.parked(f, held);
+  }
+
+  /** A receive settled into the clock as `op` returned: in flight until its awaiter resumes (held: until it calls resumed()). */
+  private receivedNow(op: string, tile: Tile, raceKeys: string[] | null, held: boolean): Promise<unknown> {
+    this.race.received(raceKeys);
+    this.flow.begin(op);
+    if (held) return RESOLVED_VOID;
+    this.flow.end();
+    return this.resolvedWith(tile);
+  }
+
+  /** A receive not in yet: wait as Transfers.settle does, with one promise, not an async frame (held: in flight once settled). */
+  private parked(f: RecvFuture, held: boolean): Promise<Tile> {
+    const op = f.op as ChannelOp<number>;
     this.flow.begin('wait');
-    const op = f.op;
     const sched = this.pe.env.sched;
     const actor = this.flow.actor;
     this.transfers.block(op);
@@ -238,7 +279,7 @@ export class KernelContext extends MemoryOps implements SendWaiter {
         this.transfers.take(op);
         this.transfers.untrack(op);
         this.race.received(f.raceKeys);
-        return this.settledAs(f.tile);
+        return held ? f.tile : this.settledAs(f.tile);
       },
       (e: unknown) => {
         sched.unblock(actor);
@@ -246,6 +287,9 @@ export class KernelContext extends MemoryOps implements SendWaiter {
       },
     );
   }
+
+  /** The last byte's arrival of the send issued last when it completed at once. */
+  private sentArrivalPs = 0;
 
   /** The tile a receive settled at once gave last, and the fulfilled promise of it. */
   private lastTile: Tile | undefined;
@@ -344,21 +388,9 @@ export class KernelContext extends MemoryOps implements SendWaiter {
     return { d, set: this.ports.set, pe: portOf(this.ports.send, d).pe };
   }
 
-  /**
-   * The peer ring between this rank and `p` (decision 0060): for a send, this PE's
-   * ring at distance (p - r) mod n and p's PE; for a receive, p's ring at distance
-   * (r - p) mod n and p's PE. `d` is the direction (DMA channel) of that ring.
-   */
+  /** The peer ring between this rank and `p` (lib/kernel/ports.ts peerRoute). */
   private peerRing(p: Peer, use: 'send' | 'recv'): { d: number; set: number; pe: number } {
-    const n = this.ports.size;
-    const ccl = this.pe.env.plan.ccl;
-    const pes = this.ports.pes;
-    if (pes === undefined || (ccl.peer_ranks ?? 0) < n) {
-      throw new KernbenchError('ERR_NO_PEER_CHANNELS', `${this.name} on PE ${this.pe.id}: ${use} to ${p} needs peer channels for a world of ${n} ranks; run with ccl.peer_ranks >= ${n} (--set ccl.peer_ranks=${n}), got ccl.peer_ranks = ${ccl.peer_ranks ?? 0}`);
-    }
-    const k = use === 'send' ? (p.rank - this.rank + n) % n : (this.rank - p.rank + n) % n;
-    const ring = peerRing(ccl.channel_sets, ccl.peer_ranks ?? 0, this.ports.set, k);
-    return { d: ring.dir, set: ring.set, pe: pes[p.rank] };
+    return peerRoute(this.ports, this.rank, p, use, this.pe.env.plan.ccl, this.name, this.pe.id);
   }
 
   private dir(d: Direction): number {

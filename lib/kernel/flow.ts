@@ -89,6 +89,15 @@ export class Flow {
     // Untagged: release is bookkeeping, and its promise is never asked for an owner (lib/sync/fault-owner.ts).
     thenUntagged(SETTLED, this.release);
   }
+
+  /**
+   * The operation begun last, held in flight past its settlement (a ring step's
+   * receive: KernelContext.recvHeld), ends now: the code that awaited it has
+   * resumed, which is where end()'s job would have ended it.
+   */
+  resumed(): void {
+    this.inFlight--;
+  }
 }
 
 const SETTLED = Promise.resolve();

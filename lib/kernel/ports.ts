@@ -8,6 +8,7 @@
 // never needs the world or the code that arranges it. A direction with no
 // neighbour holds the error that using it raises, decided by the host too.
 import { KernbenchError, type ErrorCode } from '../errors.js';
+import { peerRing } from '../shm/layout.js';
 
 /** A usable port, or why the direction cannot be used. */
 export type Port = { pe: number; dir: number } | { code: ErrorCode; message: string };
@@ -44,4 +45,20 @@ export class Peer {
   toString(): string {
     return `peer ${this.rank}`;
   }
+}
+
+/**
+ * The peer ring between rank `rank` (kernel `name` on PE `pe`) and `p` (decision 0060):
+ * for a send, this PE's ring at distance (p - r) mod n and p's PE; for a receive, p's
+ * ring at distance (r - p) mod n and p's PE. `d` is the direction (DMA channel) of that ring.
+ */
+export function peerRoute(ports: Ports, rank: number, p: Peer, use: 'send' | 'recv', ccl: { channel_sets: number; peer_ranks?: number }, name: string, pe: number): { d: number; set: number; pe: number } {
+  const n = ports.size;
+  const pes = ports.pes;
+  if (pes === undefined || (ccl.peer_ranks ?? 0) < n) {
+    throw new KernbenchError('ERR_NO_PEER_CHANNELS', `${name} on PE ${pe}: ${use} to ${p} needs peer channels for a world of ${n} ranks; run with ccl.peer_ranks >= ${n} (--set ccl.peer_ranks=${n}), got ccl.peer_ranks = ${ccl.peer_ranks ?? 0}`);
+  }
+  const k = use === 'send' ? (p.rank - rank + n) % n : (rank - p.rank + n) % n;
+  const ring = peerRing(ccl.channel_sets, ccl.peer_ranks ?? 0, ports.set, k);
+  return { d: ring.dir, set: ring.set, pe: pes[p.rank] };
 }

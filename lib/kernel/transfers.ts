@@ -25,6 +25,9 @@ export class Transfers {
   private compactedAt = 0;
   /** The latest completion among the transfers done at once: the flow ends no earlier. */
   private doneAtOncePs = 0;
+  /** The latest completion and arrival among the held sends not yet waited for (sentHeld). */
+  private heldDonePs = 0;
+  private heldArrivalPs = 0;
 
   constructor(
     /** The flow's clock: taking a settled op moves it. */
@@ -56,6 +59,24 @@ export class Transfers {
 
   /** The flow waited for a send whose last byte arrives at `arrivalPs`. */
   sendWaited(_arrivalPs: number): void {}
+
+  /**
+   * A send done at once at `donePs` (arriving at `arrivalPs`) whose wait is held until
+   * waitHeld (a ring step's: KernelContext.sendHeld). Waiting for several is waiting
+   * for the latest of each time: the clock and the horizon only go forward.
+   */
+  sentHeld(donePs: number, arrivalPs: number): void {
+    if (donePs > this.heldDonePs) this.heldDonePs = donePs;
+    if (arrivalPs > this.heldArrivalPs) this.heldArrivalPs = arrivalPs;
+  }
+
+  /** Wait for the held sends, as awaiting each one's handle would. */
+  waitHeld(): void {
+    this.clock.advanceTo(this.heldDonePs);
+    this.sendWaited(this.heldArrivalPs);
+    this.heldDonePs = 0;
+    this.heldArrivalPs = 0;
+  }
 
   /** A settled op leaves the book (compaction or drain): a send's arrival still counts for the flow's end. */
   protected left(_op: ChannelOp<number>): void {}

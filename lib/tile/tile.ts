@@ -40,7 +40,9 @@ export class Tile {
     if (s === null) {
       // A timing-only tile: its slices view the blank buffer too (no typed array per ring step).
       if (this.blank) return blankSlice(this.dtype, count);
-      return new Tile(this.dtype, [count], this.data.subarray(start, start + count));
+      // As on a slab, not subarray (a loaded shard's tile, the ring's data, is not on a slab).
+      const d = this.data;
+      return new Tile(this.dtype, [count], new Float32Array(d.buffer, d.byteOffset + start * 4, count));
     }
     // A view straight on the slab: subarray looks up the species constructor (~90 vs ~50 ns).
     const at = this.at + start * 4;

@@ -9,3 +9,4 @@ export {};
 await import('../host-api.test.js');
 await import('../kernel-ops.test.js');
 await import('../declared-types.test.js');
+await import('../ring-step-counts.test.js');

@@ -1,0 +1,61 @@
+// Runs on: executor threads (one call per rank, spawned by ./allocations.ts).
+// Owns: a rank of the counted ring all-reduce, with V8's sampling heap profiler
+// on its thread around the all-reduces when it is rank 0, to give the bytes the
+// thread allocated there: every object, those the collections freed included.
+import { Session } from 'node:inspector/promises';
+import type { Torch } from '../../lib/host/torch.js';
+
+/** What rank 0 measured: the sampled bytes by the function that allocated them (V8's estimate of the whole), and their sum. */
+export interface AllocSample {
+  bytes: number;
+  /** Bytes by allocating function, `name file:line`, biggest first. */
+  sites: [string, number][];
+}
+
+interface ProfileNode {
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  selfSize: number;
+  children: ProfileNode[];
+}
+
+/** Sum the profile's self sizes by the allocating frame. */
+function bySite(node: ProfileNode, into: Map<string, number>): void {
+  if (node.selfSize > 0) {
+    const f = node.callFrame;
+    const site = `${f.functionName || '(anonymous)'} ${f.url.replace(/^.*\/dist\//, '')}:${f.lineNumber + 1}`;
+    into.set(site, (into.get(site) ?? 0) + node.selfSize);
+  }
+  for (const c of node.children) bySite(c, into);
+}
+
+/**
+ * One all-reduce to warm the code up, then `rounds` all-reduces of `nElem` f32
+ * per rank between two barriers, rank 0 sampling every `intervalBytes` on
+ * average from before the first barrier to after the second. With every rank
+ * on one thread (--threads 1) that is the whole thread's allocation: two runs
+ * of different `rounds` differ by the all-reduces alone.
+ */
+export async function allocWorker(rank: number, nElem: number, rounds: number, intervalBytes: number, torch: Torch): Promise<AllocSample | null> {
+  torch.ahbm.setDevice(rank);
+  await torch.distributed.initProcessGroup({ backend: 'ahbm' });
+  const t = torch.zeros([nElem], { dtype: 'f32' });
+  await t.copy_(torch.fromArray(new Float32Array(nElem).fill(1)));
+  await torch.distributed.allReduce(t, { op: 'sum' });
+  const session = rank === 0 ? new Session() : null;
+  if (session) {
+    session.connect();
+    await session.post('HeapProfiler.enable');
+    await session.post('HeapProfiler.startSampling', { samplingInterval: intervalBytes, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  }
+  await torch.distributed.barrier();
+  for (let i = 0; i < rounds; i++) await torch.distributed.allReduce(t, { op: 'sum' });
+  await torch.distributed.barrier();
+  if (!session) return null;
+  const { profile } = (await session.post('HeapProfiler.stopSampling')) as unknown as { profile: { head: ProfileNode } };
+  session.disconnect();
+  const sites = new Map<string, number>();
+  bySite(profile.head, sites);
+  let bytes = 0;
+  for (const b of sites.values()) bytes += b;
+  return { bytes, sites: [...sites].sort((a, b) => b[1] - a[1]) };
+}
