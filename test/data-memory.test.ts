@@ -37,8 +37,9 @@ function pagesWritten(buf: SharedArrayBuffer): number {
 
 t.test('a ring all-reduce with data carves less tile slab memory than one shard per rank: it reduces in the shard itself', async (t) => {
   const n = 4096; // f32: 16 KiB per rank, 4 chunks of 4 KiB
-  // One thread per rank, so each rank's count is its own kernel's.
-  const r = await rt.session({ topology: 'ideal', sets: ['system.sips.count=4'], threads: 'rank' }, (torch) => torch.multiprocessing.spawn(slabBytesOfAllReduce, { args: [n], nprocs: 4 }));
+  // One thread per rank, so each rank's count is its own kernel's. Links not shared: a piece
+  // held for its links (decision 0170) would add its send's snapshot, as often as wall time says.
+  const r = await rt.session({ topology: 'ideal', sets: ['system.sips.count=4', 'timing.link_sharing=none'], threads: 'rank' }, (torch) => torch.multiprocessing.spawn(slabBytesOfAllReduce, { args: [n], nprocs: 4 }));
   for (const [rank, bytes] of r.value.entries()) t.ok(bytes < n * 4, `rank ${rank}: ${bytes} slab bytes, less than its ${n * 4}-byte shard`);
 });
 

@@ -156,11 +156,7 @@ export class KernelContext extends MemoryOps implements SendWaiter {
     return (this.pe.env.sched.turnsFirst ? this.recvAfter(dir, dtype, tile, TURNS_BEFORE_PARK, false) : this.recvInto(dir, dtype, tile, false)) as Promise<Tile>;
   }
 
-  /**
-   * @internal A ring step's receive into `out` (lib/ccl/steps.ts); settled at once, it gives
-   * the thread's one fulfilled promise. It stays in flight until the step, resumed, calls
-   * resumed(): tl.recv's window without Flow.end's release job (decision 0175).
-   */
+  /** @internal A ring step's receive into `out` (lib/ccl/steps.ts): in flight until the step calls resumed() (decision 0175). */
   recvHeld(from: Direction | Peer, out: Tile): Promise<unknown> {
     return this.pe.env.sched.turnsFirst ? this.recvAfter(from, out.dtype, out, TURNS_BEFORE_PARK, true) : this.recvInto(from, out.dtype, out, true);
   }
