@@ -91,8 +91,8 @@ export class OutboundChannel extends Channel {
     const pieces = Math.max(1, Math.ceil(nbytes / pieceBytes));
     if (this.fastPath && this.idle) {
       const head = Atomics.load(this.env.shared.ctl, r.view.headWord);
-      if (r.seq + pieces - r.view.nSlots <= head && this.mayGoAlone(r, peer, dtype, values.length, issuePs, pieces, pieceBytes, joinNotBeforePs)) {
-        return this.sendNow(r, peer, dtype, values, issuePs, pieces, pieceBytes, joinNotBeforePs);
+      if (r.seq + pieces - r.view.nSlots <= head && this.planAlone(r, peer, dtype, values.length, issuePs, pieces, pieceBytes, joinNotBeforePs)) {
+        return this.sendNow(r, peer, dtype, values, pieces, pieceBytes);
       }
     }
     // Slow path: snapshot the payload now (the kernel may reuse its tile), send piece by piece.
@@ -103,12 +103,17 @@ export class OutboundChannel extends Channel {
   }
 
   /**
-   * May every piece of a send completing at once take its times alone (./link-timing.ts)?
-   * Asked before anything is published, with the times sendNow will compute: when a
-   * piece may not, the send takes the queued path, where it may wait.
+   * Plan a send completing at once, before anything is published: each piece's times
+   * alone, into plannedFrom/plannedCredit/plannedSent. False when a piece may not take
+   * them (./link-timing.ts): the send then takes the queued path, where it may wait.
    */
-  private mayGoAlone(r: SendRing, peer: number, dtype: DType, count: number, issuePs: number, pieces: number, pieceBytes: number, joinNotBeforePs: number): boolean {
-    if (this.timing.checksAlone === false) return true;
+  private planAlone(r: SendRing, peer: number, dtype: DType, count: number, issuePs: number, pieces: number, pieceBytes: number, joinNotBeforePs: number): boolean {
+    if (this.plannedSent.length < pieces) {
+      this.plannedFrom = new Float64Array(pieces);
+      this.plannedCredit = new Float64Array(pieces);
+      this.plannedSent = new Float64Array(pieces);
+    }
+    const checks = this.timing.checksAlone;
     const bpe = bytesPerElement(dtype);
     const per = pieceBytes / bpe;
     const link = this.linkTo(peer);
@@ -118,30 +123,25 @@ export class OutboundChannel extends Channel {
       const n = Math.min(per, count - i * per);
       const upToPs = transferPs((i * per + n) * bpe, link.gbPerS);
       const readyPs = this.pieceReadyPs(r.view, r.seq + i, t, link);
-      if (!this.timing.mayGoAlone(peer, readyPs, upToPs - sentPs, link.flightPs, joinNotBeforePs)) return false;
+      if (checks && !this.timing.mayGoAlone(peer, readyPs, upToPs - sentPs, link.flightPs, joinNotBeforePs)) return false;
+      this.plannedFrom[i] = t;
+      this.plannedCredit[i] = this.creditWaitPs;
       t = this.timing.alone(peer, readyPs, upToPs - sentPs, link.flightPs, joinNotBeforePs);
+      this.plannedSent[i] = t;
       sentPs = upToPs;
     }
     return true;
   }
 
-  /** Every piece has its credit, and may go alone (mayGoAlone): encode straight into the slots. */
-  private sendNow(r: SendRing, peer: number, dtype: DType, values: Float32Array, issuePs: number, pieces: number, pieceBytes: number, joinNotBeforePs: number): number {
+  /** Every piece has its credit, and its times planned alone (planAlone): encode straight into the slots. */
+  private sendNow(r: SendRing, peer: number, dtype: DType, values: Float32Array, pieces: number, pieceBytes: number): number {
     const { env } = this;
     const ring = r.view;
     const bpe = bytesPerElement(dtype);
     const per = pieceBytes / bpe;
-    const link = this.linkTo(peer);
-    let t = Math.max(this.clock.nowPs, issuePs);
-    let sentPs = 0;
     for (let i = 0; i < pieces; i++) {
       const k = r.seq;
       const n = Math.min(per, values.length - i * per);
-      const upToPs = transferPs((i * per + n) * bpe, link.gbPerS);
-      const readyPs = t;
-      // Its times alone: the fast path runs only when the link timing is synchronous and mayGoAlone said so.
-      t = this.timing.alone(peer, this.pieceReadyPs(ring, k, t, link), upToPs - sentPs, link.flightPs, joinNotBeforePs);
-      sentPs = upToPs;
       if (env.plan.noData) {
         // timing-only mode: the header (sizes, times) travels, the bytes do not
       } else {
@@ -149,8 +149,10 @@ export class OutboundChannel extends Channel {
         if (dtype === 'f32') ring.payloadF32(k, n).set(piece);
         else encode(dtype, piece, ring.payload(k, n * bpe));
       }
-      this.publishPiece(r, peer, n * bpe, readyPs, t, i === 0);
+      this.creditWaitPs = this.plannedCredit[i];
+      this.publishPiece(r, peer, n * bpe, this.plannedFrom[i], this.plannedSent[i], i === 0);
     }
+    const t = this.plannedSent[pieces - 1];
     env.stats.messages += pieces;
     if (this.timing.checksAlone) env.stats.linkPieces.alone += pieces;
     this.wake(ring.tailWord, env.plan.peExecutor[peer], ring.dataWanted(r.seq - pieces, r.seq));
@@ -223,6 +225,10 @@ export class OutboundChannel extends Channel {
 
   /** How much later than the channel was ready the last piece's credit let it start (virtual ps; for the records, lib/trace). */
   private creditWaitPs = 0;
+  /** A send planned alone (planAlone), per piece: the time it was ready from, its credit wait, when its last byte left. */
+  private plannedFrom = new Float64Array(1);
+  private plannedCredit = new Float64Array(1);
+  private plannedSent = new Float64Array(1);
 
   /** When piece `k` is ready for its link: its slot's credit back (k >= n_slots) and the DMA setup paid. */
   private pieceReadyPs(ring: IpcqRingView, k: number, t: number, link: PeerLink): number {
