@@ -225,42 +225,36 @@ export function keptHorizon(sh: SharedState): number {
 export function releaseHeld(sh: SharedState, m: Machine, h: number, wake: (pe: number, dir: number) => void): number {
   const links = machineLinks(m);
   const reach = linkReach(m, links);
-  const L = sh.layout;
-  const ctl = sh.ctl;
   const times = sh.times;
-  let released = 0;
-  for (let pe = 0; pe < L.dims.pes; pe++) {
-    for (let dir = 0; dir < DIR_COUNT; dir++) {
-      const w = L.pe(pe, PE.HOLD + dir);
-      if (Atomics.load(ctl, w) !== HOLD.HELD) continue;
-      const route = links.route(pe, times[L.flow(pe, dir, FLOW.PEER)]);
-      // The floors before the claims, as a piece's own check reads them (lib/ipcq/link-timing.ts).
-      if (!unreachedBefore(sh, reach, route, pe, times[L.flow(pe, dir, FLOW.END_PS)], h)) continue;
-      if (!claimedAlone(sh, route, pe, dir)) continue;
-      if (Atomics.compareExchange(ctl, w, HOLD.HELD, HOLD.ALONE) !== HOLD.HELD) continue;
-      Atomics.sub(ctl, HEADER.HELD_PENDING, 1);
-      released++;
-      wake(pe, dir);
-    }
-  }
-  return released;
+  const L = sh.layout;
+  return moveHeld(sh, HOLD.ALONE, wake, (pe, dir) => {
+    const route = links.route(pe, times[L.flow(pe, dir, FLOW.PEER)]);
+    // The floors before the claims, as a piece's own check reads them (lib/ipcq/link-timing.ts).
+    return unreachedBefore(sh, reach, route, pe, times[L.flow(pe, dir, FLOW.END_PS)], h) && claimedAlone(sh, route, pe, dir);
+  });
 }
 
 /** Hand every held piece to the link arbiter (nothing left running could raise the horizon); `wake` is called with each one's PE and direction. */
 export function arbitrateHeld(sh: SharedState, wake: (pe: number, dir: number) => void): number {
+  return moveHeld(sh, HOLD.ARBITRATED, wake, () => true);
+}
+
+/** Move each held piece that `may` go from HELD to `to` (once, whoever else tries), waking it; how many moved. */
+function moveHeld(sh: SharedState, to: number, wake: (pe: number, dir: number) => void, may: (pe: number, dir: number) => boolean): number {
   const L = sh.layout;
   const ctl = sh.ctl;
-  let handed = 0;
+  let moved = 0;
   for (let pe = 0; pe < L.dims.pes; pe++) {
     for (let dir = 0; dir < DIR_COUNT; dir++) {
       const w = L.pe(pe, PE.HOLD + dir);
-      if (Atomics.compareExchange(ctl, w, HOLD.HELD, HOLD.ARBITRATED) !== HOLD.HELD) continue;
+      if (Atomics.load(ctl, w) !== HOLD.HELD || !may(pe, dir)) continue;
+      if (Atomics.compareExchange(ctl, w, HOLD.HELD, to) !== HOLD.HELD) continue;
       Atomics.sub(ctl, HEADER.HELD_PENDING, 1);
-      handed++;
+      moved++;
       wake(pe, dir);
     }
   }
-  return handed;
+  return moved;
 }
 
 /**
