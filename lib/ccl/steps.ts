@@ -7,6 +7,7 @@ import type { KernelContext, SendHandle } from '../kernel/context.js';
 import type { Tile } from '../tile/tile.js';
 import type { Direction } from '../shm/layout.js';
 import type { ReduceOp } from './reduce-op.js';
+import { OwnedContinuation } from '../sync/fault-owner.js';
 
 /** The elementwise reduction behind an op: avg sums, then scales once. */
 export type Reduction = Exclude<ReduceOp, 'avg'>;
@@ -116,32 +117,150 @@ export function sendDone(tl: KernelContext, sent: SendHandle): SendHandle | unde
 }
 
 /**
- * Reduce-scatter `seg` of `data` around `ring`: p - 1 steps; in step s send
- * chunk (pos - s + shift), receive chunk (pos - s - 1 + shift) and reduce it
- * into the local copy. Returns the chunk this rank then owns fully reduced,
- * (pos + 1 + shift) mod p. Each step issues the send, awaits the receive
- * (into a scratch tile reused across steps), reduces into the local chunk in
- * place, then waits for the send.
+ * The p - 1 steps of one pass around a ring (a reduce-scatter or an
+ * all-gather): in step s send `outgoing(s)`, receive into `incoming(s)`, then
+ * `landed(s, incoming)`, then wait for the send. What awaiting in a loop would
+ * do, turn for turn:
+ *
+ *   step s:  sendHeld(outgoing)  recvHeld(into incoming)  -- yield --
+ *            resumed()  landed()  waitHeldSends() | yield until the send is done
+ *            step s + 1, or settle the pass's promise after step p - 2
  *
  * A step yields once, at its receive, which keeps the ranks of a thread in step.
  * Its receive and send are `tl`'s held forms (decision 0175): a receive settled
  * at once costs no promise of its own and no release job, a send completed as
  * issued no handle; the times are those of `tl.recv` and an awaited `tl.send`.
+ * The yield is a reaction on the receive's promise that resumes the kernel's
+ * fault owner (OwnedContinuation), not an `await`: with several owners on the
+ * thread an `await` also made an async frame's closures and a promise tagged by
+ * the fault-owner hooks, a step (decision 0195). The reaction is queued when
+ * the `await` would have queued the frame's, so ranks resume in the same order.
+ * A failure (a throw of tl, a failed receive or send) rejects the pass's promise,
+ * as it would an async function's.
  */
-export async function ringReduceScatter(tl: KernelContext, data: Tile, seg: Chunks, ring: RingLinks, op: Reduction, shift = 0): Promise<number> {
-  const { p, pos } = ring;
-  const scratch = new ScratchTiles(tl, data.dtype);
-  for (let s = 0; s < p - 1; s++) {
-    const sent = tl.sendHeld(ring.send, seg.of(data, mod(pos - s + shift, p)));
-    const mine = seg.of(data, mod(pos - s - 1 + shift, p));
-    const incoming = scratch.of(mine.size);
-    await tl.recvHeld(ring.recv, incoming);
-    tl.resumed();
-    tl.reduce(op, mine, incoming, mine);
-    if (sent === null) tl.waitHeldSends();
-    else await sent;
+abstract class RingPass<T> {
+  /** The step running now, 0 to p - 2; p - 1 once the pass is over. */
+  protected s = 0;
+  /** Step s's send when it did not complete as issued (null: held by tl, waitHeldSends). */
+  private sent: SendHandle | null = null;
+  private readonly received = new OwnedContinuation(
+    () => this.land(),
+    (e) => this.reject(e),
+  );
+  private readonly sendWaited = new OwnedContinuation(
+    () => this.step(),
+    (e) => this.reject(e),
+  );
+  private resolve: (v: T) => void = () => {};
+  private reject: (e: unknown) => void = () => {};
+
+  constructor(
+    protected readonly tl: KernelContext,
+    private readonly ring: RingLinks,
+  ) {}
+
+  /** Step s's tile to send. */
+  protected abstract outgoing(s: number): Tile;
+  /** Step s's tile to receive into. */
+  protected abstract incoming(s: number): Tile;
+  /** Step s's receive has landed in `incoming`: reduce or keep it. */
+  protected abstract landed(s: number, incoming: Tile): void;
+  /** What the pass's promise gives once every step is done. */
+  protected abstract result(): T;
+
+  /** Run the steps: step 0 now, up to its receive; the promise settles after the last. */
+  run(): Promise<T> {
+    const done = new Promise<T>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+    this.step();
+    return done;
   }
-  return mod(pos + 1 + shift, p);
+
+  /** The incoming tile of the step in flight. */
+  private into: Tile | undefined;
+
+  /** Issue step s's send and receive, and yield until the receive has landed; or settle the pass after its last step. */
+  private step(): void {
+    try {
+      if (this.s === this.ring.p - 1) {
+        this.resolve(this.result());
+        return;
+      }
+      this.sent = this.tl.sendHeld(this.ring.send, this.outgoing(this.s));
+      const into = this.incoming(this.s);
+      this.into = into;
+      this.received.after(this.tl.recvHeld(this.ring.recv, into));
+    } catch (e) {
+      this.reject(e);
+    }
+  }
+
+  /** Step s resumed with its receive landed: keep it, wait for the send, go on to step s + 1. */
+  private land(): void {
+    try {
+      this.tl.resumed();
+      this.landed(this.s, this.into as Tile);
+      const sent = this.sent;
+      this.s++;
+      if (sent === null) {
+        this.tl.waitHeldSends();
+        this.step();
+      } else this.sendWaited.after(Promise.resolve(sent));
+    } catch (e) {
+      this.reject(e);
+    }
+  }
+}
+
+/**
+ * Reduce-scatter `seg` of `data` around `ring`: p - 1 steps; in step s send
+ * chunk (pos - s + shift), receive chunk (pos - s - 1 + shift) and reduce it
+ * into the local copy. Returns the chunk this rank then owns fully reduced,
+ * (pos + 1 + shift) mod p. Each step issues the send, waits for the receive
+ * (into a scratch tile reused across steps), reduces into the local chunk in
+ * place, then waits for the send (RingPass).
+ */
+export function ringReduceScatter(tl: KernelContext, data: Tile, seg: Chunks, ring: RingLinks, op: Reduction, shift = 0): Promise<number> {
+  return new ReduceScatter(tl, data, seg, ring, op, shift).run();
+}
+
+class ReduceScatter extends RingPass<number> {
+  private readonly scratch: ScratchTiles;
+  private readonly p: number;
+  private readonly pos: number;
+
+  constructor(
+    tl: KernelContext,
+    private readonly data: Tile,
+    private readonly seg: Chunks,
+    ring: RingLinks,
+    private readonly op: Reduction,
+    private readonly shift: number,
+  ) {
+    super(tl, ring);
+    this.p = ring.p;
+    this.pos = ring.pos;
+    this.scratch = new ScratchTiles(tl, data.dtype);
+  }
+
+  protected outgoing(s: number): Tile {
+    return this.seg.of(this.data, mod(this.pos - s + this.shift, this.p));
+  }
+
+  protected incoming(s: number): Tile {
+    return this.scratch.of(this.seg.count(mod(this.pos - s - 1 + this.shift, this.p)));
+  }
+
+  protected landed(s: number, incoming: Tile): void {
+    const mine = this.seg.of(this.data, mod(this.pos - s - 1 + this.shift, this.p));
+    this.tl.reduce(this.op, mine, incoming, mine);
+  }
+
+  protected result(): number {
+    return mod(this.pos + 1 + this.shift, this.p);
+  }
 }
 
 /**
@@ -154,21 +273,45 @@ export async function ringReduceScatter(tl: KernelContext, data: Tile, seg: Chun
  * Tile, a shape and a typed array; decision 0176). The other scratch's send was
  * waited for at the end of the step before.
  */
-export async function ringAllGather(tl: KernelContext, data: Tile, seg: Chunks, ring: RingLinks, shift = 0): Promise<void> {
-  const { p, pos } = ring;
-  const scratch = [new ScratchTiles(tl, data.dtype), new ScratchTiles(tl, data.dtype)];
-  let outgoing = seg.of(data, mod(pos + 1 + shift, p));
-  for (let s = 0; s < p - 1; s++) {
-    const sent = tl.sendHeld(ring.send, outgoing);
-    const into = mod(pos + shift - s, p);
-    const incoming = scratch[s & 1].of(seg.count(into));
-    await tl.recvHeld(ring.recv, incoming);
-    tl.resumed();
-    if (!data.blank) data.data.set(incoming.data, seg.lo(into));
-    outgoing = incoming;
-    if (sent === null) tl.waitHeldSends();
-    else await sent;
+export function ringAllGather(tl: KernelContext, data: Tile, seg: Chunks, ring: RingLinks, shift = 0): Promise<void> {
+  return new AllGather(tl, data, seg, ring, shift).run();
+}
+
+class AllGather extends RingPass<void> {
+  private readonly scratch: [ScratchTiles, ScratchTiles];
+  private readonly p: number;
+  private readonly pos: number;
+  /** What step s sends: the owned chunk, then the scratch step s - 1 received into. */
+  private sending: Tile | undefined;
+
+  constructor(
+    tl: KernelContext,
+    private readonly data: Tile,
+    private readonly seg: Chunks,
+    ring: RingLinks,
+    private readonly shift: number,
+  ) {
+    super(tl, ring);
+    this.p = ring.p;
+    this.pos = ring.pos;
+    this.scratch = [new ScratchTiles(tl, data.dtype), new ScratchTiles(tl, data.dtype)];
   }
+
+  protected outgoing(s: number): Tile {
+    if (s === 0) this.sending = this.seg.of(this.data, mod(this.pos + 1 + this.shift, this.p));
+    return this.sending as Tile;
+  }
+
+  protected incoming(s: number): Tile {
+    return this.scratch[s & 1].of(this.seg.count(mod(this.pos + this.shift - s, this.p)));
+  }
+
+  protected landed(s: number, incoming: Tile): void {
+    if (!this.data.blank) this.data.data.set(incoming.data, this.seg.lo(mod(this.pos + this.shift - s, this.p)));
+    this.sending = incoming;
+  }
+
+  protected result(): void {}
 }
 
 /** Multiply chunk i of `seg` by `factor` in place (one rounding to the dtype). */

@@ -295,6 +295,42 @@ export function thenUntagged(settled: Promise<unknown>, fn: () => void): void {
 }
 
 /**
+ * A continuation of engine code that resumes the owner of the code that made it
+ * (a ring step's: lib/ccl/steps.ts), without `await`: `after(settled)` is
+ * `void settled.then(fulfilled, rejected)` with no owner tag on the promise
+ * `then` makes, and each reaction runs as that owner (callAs), so the promises
+ * and callbacks it makes are that owner's, as after an `await` of the owner's
+ * code. Made once and used for many settlements: no closure or tag a use, no
+ * async frame to suspend and resume (decision 0195). The reactions must not
+ * throw: the promise `then` makes would reject with nobody to ask its owner.
+ */
+export class OwnedContinuation {
+  private readonly owner = currentFaultOwner();
+  private readonly fulfilled = (): void => {
+    const o = this.owner;
+    if (o === undefined) this.onFulfilled();
+    else o.callAs(this.onFulfilled);
+  };
+  private readonly rejected = (e: unknown): void => {
+    const o = this.owner;
+    if (o === undefined) this.onRejected(e);
+    else o.callAs(() => this.onRejected(e));
+  };
+
+  constructor(
+    private readonly onFulfilled: () => void,
+    private readonly onRejected: (e: unknown) => void,
+  ) {}
+
+  /** Run onFulfilled (or onRejected with the reason) once `settled` has, in the microtask its reaction queues. */
+  after(settled: Promise<unknown>): void {
+    untaggedNext = true;
+    void settled.then(this.fulfilled, this.rejected);
+    untaggedNext = false;
+  }
+}
+
+/**
  * `cb`, bound to the owner of the code running now: it runs as that owner (its
  * promises are that owner's, process.exit() names it) and an exception it
  * throws is that owner's fault. `cb` itself when no owner runs now.
