@@ -218,18 +218,24 @@ abstract class RingPass<T> {
  * Reduce-scatter `seg` of `data` around `ring`: p - 1 steps; in step s send
  * chunk (pos - s + shift), receive chunk (pos - s - 1 + shift) and reduce it
  * into the local copy. Returns the chunk this rank then owns fully reduced,
- * (pos + 1 + shift) mod p. Each step issues the send, waits for the receive
- * (into a scratch tile reused across steps), reduces into the local chunk in
- * place, then waits for the send (RingPass).
+ * (pos + 1 + shift) mod p. Each step issues the send, waits for the receive,
+ * reduces, then waits for the send (RingPass).
+ *
+ * As the all-gather's, a chunk is received into one of two scratch tiles in
+ * turn; the local chunk is added into it (tl.reduceAt: no view of the chunk),
+ * the sum copied into place, and sent on from the scratch the next step. One
+ * chunk view a pass (its first send), not one a step (decision 0195).
  */
 export function ringReduceScatter(tl: KernelContext, data: Tile, seg: Chunks, ring: RingLinks, op: Reduction, shift = 0): Promise<number> {
   return new ReduceScatter(tl, data, seg, ring, op, shift).run();
 }
 
 class ReduceScatter extends RingPass<number> {
-  private readonly scratch: ScratchTiles;
+  private readonly scratch: [ScratchTiles, ScratchTiles];
   private readonly p: number;
   private readonly pos: number;
+  /** What step s sends: chunk (pos + shift), then the scratch step s - 1 reduced into. */
+  private sending: Tile | undefined;
 
   constructor(
     tl: KernelContext,
@@ -242,20 +248,28 @@ class ReduceScatter extends RingPass<number> {
     super(tl, ring);
     this.p = ring.p;
     this.pos = ring.pos;
-    this.scratch = new ScratchTiles(tl, data.dtype);
+    this.scratch = [new ScratchTiles(tl, data.dtype), new ScratchTiles(tl, data.dtype)];
+  }
+
+  /** The chunk step s receives and reduces. */
+  private chunk(s: number): number {
+    return mod(this.pos - s - 1 + this.shift, this.p);
   }
 
   protected outgoing(s: number): Tile {
-    return this.seg.of(this.data, mod(this.pos - s + this.shift, this.p));
+    if (s === 0) this.sending = this.seg.of(this.data, mod(this.pos + this.shift, this.p));
+    return this.sending as Tile;
   }
 
   protected incoming(s: number): Tile {
-    return this.scratch.of(this.seg.count(mod(this.pos - s - 1 + this.shift, this.p)));
+    return this.scratch[s & 1].of(this.seg.count(this.chunk(s)));
   }
 
   protected landed(s: number, incoming: Tile): void {
-    const mine = this.seg.of(this.data, mod(this.pos - s - 1 + this.shift, this.p));
-    this.tl.reduce(this.op, mine, incoming, mine);
+    const lo = this.seg.lo(this.chunk(s));
+    this.tl.reduceAt(this.op, this.data, lo, incoming);
+    if (!this.data.blank) this.data.data.set(incoming.data, lo);
+    this.sending = incoming;
   }
 
   protected result(): number {

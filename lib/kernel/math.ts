@@ -30,6 +30,24 @@ export function addInto(x: Float32Array, y: Float32Array, o: Float32Array): void
   for (; i < n; i++) o[i] = x[i] + y[i];
 }
 
+/**
+ * o[i] = x[xAt + i] + o[i] for every i of o: addInto of x's elements from xAt
+ * with o as y and as the result, without a view of x (a ring step's reduction
+ * into its scratch tile; decision 0195). The same order of operands, so the same
+ * bits as addInto on that view.
+ */
+export function addFrom(x: Float32Array, xAt: number, o: Float32Array): void {
+  const n = o.length;
+  let i = 0;
+  for (; i + 4 <= n; i += 4) {
+    o[i] = x[xAt + i] + o[i];
+    o[i + 1] = x[xAt + i + 1] + o[i + 1];
+    o[i + 2] = x[xAt + i + 2] + o[i + 2];
+    o[i + 3] = x[xAt + i + 3] + o[i + 3];
+  }
+  for (; i < n; i++) o[i] = x[xAt + i] + o[i];
+}
+
 /** Whether byte ranges [a, a + bytes) and [b, b + bytes) are the same range or disjoint. */
 const sameOrApart = (a: number, b: number, bytes: number): boolean => a === b || a + bytes <= b || b + bytes <= a;
 

@@ -122,6 +122,20 @@ export abstract class TileOps {
     }
   }
 
+  /**
+   * @internal A ring step's reduction (lib/ccl/steps.ts): `into` becomes
+   * op(elements [at, at + into.size) of `a`, into), what reduce(op, view, into,
+   * into) gives for that view of `a`, at the same cost; a sum cuts no view
+   * (decision 0195).
+   */
+  reduceAt(op: 'sum' | 'prod' | 'min' | 'max', a: Tile, at: number, into: Tile): Tile {
+    if (op !== 'sum') return this.reduce(op, a.slice(at, into.size), into, into);
+    this.checkOut('add', into, a.dtype, into.size);
+    if (at < 0 || at + into.size > a.size) throw this.error('ERR_INDEX_OUT_OF_RANGE', `reduceAt: elements [${at}, ${at + into.size}) must lie inside the tile's ${a.size}, got ${at} + ${into.size}`);
+    this.values.addAt(a, at, into);
+    return this.vector(into);
+  }
+
   /** Charge a vector-unit op on the result's elements. */
   private vector(out: Tile): Tile {
     this.advance(this.costs.vectorPs(out.size), 'vector');

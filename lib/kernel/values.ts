@@ -9,7 +9,7 @@
 import { bytesPerElement, decode, encode, roundArray, type DType } from '../dtype/index.js';
 import { allocF32, allocTile, blankTile, type KernelRun } from '../tile/slab.js';
 import { Tile } from '../tile/tile.js';
-import { addTiles, dot, elementwise, softmax, type Operand } from './math.js';
+import { addFrom, addTiles, dot, elementwise, softmax, type Operand } from './math.js';
 
 /** `tl`'s check that an `out` tile holds exactly `count` elements of `dtype` (it throws the kernel's error). */
 export type CheckOut = (op: string, out: Tile, dtype: DType, count: number) => void;
@@ -23,6 +23,8 @@ export interface Values {
   store(arena: Uint8Array, at: number, dtype: DType, tile: Tile): void;
   /** a + b into `out` or a new tile, where the mode has a fast way (two tiles of one size); null otherwise. */
   add(a: Operand, b: Operand, out: Tile | undefined): Tile | null;
+  /** into = elements [at, at + into.size) of `a` + into (checked by the caller). */
+  addAt(a: Tile, at: number, into: Tile): void;
   /** An elementwise op's result tile. */
   elementwise(op: string, xs: Operand[], f: (...v: number[]) => number): Tile;
   /** Copy `r`'s values into `out` (same size). */
@@ -66,6 +68,11 @@ class DataValues implements Values {
     addTiles(a, b, o);
     roundArray(a.dtype, o.data);
     return o;
+  }
+
+  addAt(a: Tile, at: number, into: Tile): void {
+    addFrom(a.data, at, into.data);
+    roundArray(a.dtype, into.data);
   }
 
   elementwise(op: string, xs: Operand[], f: (...v: number[]) => number): Tile {
@@ -116,6 +123,10 @@ class TimingOnlyValues implements Values {
     if (!(out && a instanceof Tile)) return null;
     this.checkOut('add', out, a.dtype, a.size);
     return out;
+  }
+
+  addAt(): void {
+    // Nothing to compute.
   }
 
   elementwise(op: string, xs: Operand[], f: (...v: number[]) => number): Tile {
