@@ -22,7 +22,7 @@ import { KernbenchError, formatPs, type ErrorCode } from '../errors.js';
 import type { ChannelOp } from '../ipcq/channel.js';
 import { resolvedUntagged } from '../sync/fault-owner.js';
 import { TURNS_BEFORE_PARK } from '../sync/scheduler.js';
-import { Peer, peerRoute, portOf, type Ports } from './ports.js';
+import { Peer, peerRoute, routeThrough, type Ports, type Route } from './ports.js';
 import { Flow, Region } from './flow.js';
 import { claimDirection, runBranches } from './branches.js';
 import { DIRECTIONS, MAX_BRANCHES, type Direction } from '../shm/layout.js';
@@ -130,7 +130,7 @@ export class KernelContext extends MemoryOps implements SendWaiter {
   /** Issue a send of `tile`: its completion time if done at once (its arrival then in `sentArrivalPs`), else the queued op. */
   private sendIssue(to: Direction | Peer, tile: Tile): ChannelOp<number> | number {
     this.enter('send');
-    const { d, set, pe: peer } = to instanceof Peer ? this.peerRing(to, 'send') : this.directionPort(to);
+    const { d, set, pe: peer } = this.route(to, 'send');
     this.claim('send', d);
     this.race.send(d, set, tile.dtype, tile.size);
     const channel = this.pe.out[d];
@@ -174,8 +174,8 @@ export class KernelContext extends MemoryOps implements SendWaiter {
    */
   private recvAfter(from: Direction | Peer, dtype: DType, tile: Tile, turns: number, held: boolean): Promise<unknown> {
     if (turns > 0) {
-      const { d, set, src } = this.recvRoute(from);
-      if (this.pe.env.plan.peExecutor[src.pe] !== this.pe.env.sched.executor && this.pe.in[d].wouldPark(src.pe, src.dir, set, dtype, tile.size)) {
+      const { d, set, pe, dir } = this.route(from, 'recv');
+      if (this.pe.env.plan.peExecutor[pe] !== this.pe.env.sched.executor && this.pe.in[d].wouldPark(pe, dir, set, dtype, tile.size)) {
         return resolvedUntagged(undefined).then(() => this.recvAfter(from, dtype, tile, turns - 1, held));
       }
     }
@@ -214,23 +214,13 @@ export class KernelContext extends MemoryOps implements SendWaiter {
     return this.values.newTile(dtype, sh, shapeSize(sh));
   }
 
-  /** Where a receive from `from` reads: this PE's inbound direction, the channel set, and the sending port. */
-  private recvRoute(from: Direction | Peer): { d: number; set: number; src: { pe: number; dir: number } } {
-    if (from instanceof Peer) {
-      const ring = this.peerRing(from, 'recv');
-      return { d: ring.d, set: ring.set, src: { pe: ring.pe, dir: ring.d } };
-    }
-    const d = this.dir(from);
-    return { d, set: this.ports.set, src: portOf(this.ports.recv, d) };
-  }
-
   /** Issue a receive into `tile`: its completion time if done at once, else the queued op. */
   private recvIssue(from: Direction | Peer, dtype: DType, tile: Tile): ChannelOp<number> | number {
     this.enter('recv');
-    const { d, set, src } = this.recvRoute(from);
+    const { d, set, pe, dir } = this.route(from, 'recv');
     this.claim('recv', d);
-    this.raceKeys = this.race.receive(src.pe, src.dir, set, dtype, tile.size);
-    const r = this.pe.in[d].recv(src.pe, src.dir, set, dtype, tile.data, this.clock.nowPs);
+    this.raceKeys = this.race.receive(pe, dir, set, dtype, tile.size);
+    const r = this.pe.in[d].recv(pe, dir, set, dtype, tile.data, this.clock.nowPs);
     // Either way the flow's end waits for it (drain), even if never waited on.
     if (typeof r === 'number') this.transfers.receivedAtOnce(r);
     else this.transfers.track(r);
@@ -378,15 +368,13 @@ export class KernelContext extends MemoryOps implements SendWaiter {
     return new Peer(rank);
   }
 
-  /** Where a send in direction `dir` goes: the DMA channel, its channel set and the receiving PE. */
-  private directionPort(dir: Direction): { d: number; set: number; pe: number } {
-    const d = this.dir(dir);
-    return { d, set: this.ports.set, pe: portOf(this.ports.send, d).pe };
-  }
+  /** The route of the operation being issued (lib/kernel/ports.ts): one object for all of this flow's, read at once. */
+  private readonly routed: Route = { d: 0, set: 0, pe: 0, dir: 0 };
 
-  /** The peer ring between this rank and `p` (lib/kernel/ports.ts peerRoute). */
-  private peerRing(p: Peer, use: 'send' | 'recv'): { d: number; set: number; pe: number } {
-    return peerRoute(this.ports, this.rank, p, use, this.pe.env.plan.ccl, this.name, this.pe.id);
+  /** Where a send to `to` goes, or a receive from it reads. */
+  private route(to: Direction | Peer, use: 'send' | 'recv'): Readonly<Route> {
+    if (to instanceof Peer) return peerRoute(this.routed, this.ports, this.rank, to, use, this.pe.env.plan.ccl, this.name, this.pe.id);
+    return routeThrough(this.routed, this.ports, this.dir(to), use);
   }
 
   private dir(d: Direction): number {

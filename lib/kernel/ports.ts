@@ -39,6 +39,29 @@ export function portOf(table: Port[], d: number): { pe: number; dir: number } {
   return p;
 }
 
+/** Where one send goes or one receive reads: this PE's direction (DMA channel) d, the channel set, and the peer's PE and its direction. */
+export interface Route {
+  d: number;
+  set: number;
+  pe: number;
+  dir: number;
+}
+
+/**
+ * Fill `r` with the route through this PE's direction `d` of `ports` for `use`,
+ * and return it. A flow fills one Route for each of its operations, read at once:
+ * a new object a call was allocated on every send and receive whenever V8 did not
+ * inline the look-up (decision 0195).
+ */
+export function routeThrough(r: Route, ports: Ports, d: number, use: 'send' | 'recv'): Route {
+  const port = portOf(use === 'send' ? ports.send : ports.recv, d);
+  r.d = d;
+  r.set = ports.set;
+  r.pe = port.pe;
+  r.dir = port.dir;
+  return r;
+}
+
 /** A rank of the kernel's world addressed directly (tl.peer(r)): sends and receives take it where they take a direction. */
 export class Peer {
   constructor(readonly rank: number) {}
@@ -48,11 +71,12 @@ export class Peer {
 }
 
 /**
- * The peer ring between rank `rank` (kernel `name` on PE `pe`) and `p` (decision 0060):
- * for a send, this PE's ring at distance (p - r) mod n and p's PE; for a receive, p's
- * ring at distance (r - p) mod n and p's PE. `d` is the direction (DMA channel) of that ring.
+ * The peer ring between rank `rank` (kernel `name` on PE `pe`) and `p` (decision 0060),
+ * filled into `r` as routeThrough does: for a send, this PE's ring at distance
+ * (p - r) mod n and p's PE; for a receive, p's ring at distance (r - p) mod n and p's
+ * PE. `d` (and the peer's `dir`) is the direction (DMA channel) of that ring.
  */
-export function peerRoute(ports: Ports, rank: number, p: Peer, use: 'send' | 'recv', ccl: { channel_sets: number; peer_ranks?: number }, name: string, pe: number): { d: number; set: number; pe: number } {
+export function peerRoute(r: Route, ports: Ports, rank: number, p: Peer, use: 'send' | 'recv', ccl: { channel_sets: number; peer_ranks?: number }, name: string, pe: number): Route {
   const n = ports.size;
   const pes = ports.pes;
   if (pes === undefined || (ccl.peer_ranks ?? 0) < n) {
@@ -60,5 +84,8 @@ export function peerRoute(ports: Ports, rank: number, p: Peer, use: 'send' | 're
   }
   const k = use === 'send' ? (p.rank - rank + n) % n : (rank - p.rank + n) % n;
   const ring = peerRing(ccl.channel_sets, ccl.peer_ranks ?? 0, ports.set, k);
-  return { d: ring.dir, set: ring.set, pe: pes[p.rank] };
+  r.d = r.dir = ring.dir;
+  r.set = ring.set;
+  r.pe = pes[p.rank];
+  return r;
 }
