@@ -140,9 +140,11 @@ export function sendDone(tl: KernelContext, sent: SendHandle): SendHandle | unde
  */
 abstract class RingPass<T> {
   /** The step running now, 0 to p - 2; p - 1 once the pass is over. */
-  protected s = 0;
+  private s = 0;
   /** Step s's send when it did not complete as issued (null: held by tl, waitHeldSends). */
   private sent: SendHandle | null = null;
+  /** Step s's tile to receive into. */
+  private into: Tile | undefined;
   private readonly received = new OwnedContinuation(
     () => this.land(),
     (e) => this.reject(e),
@@ -178,9 +180,6 @@ abstract class RingPass<T> {
     return done;
   }
 
-  /** The incoming tile of the step in flight. */
-  private into: Tile | undefined;
-
   /** Issue step s's send and receive, and yield until the receive has landed; or settle the pass after its last step. */
   private step(): void {
     try {
@@ -207,7 +206,10 @@ abstract class RingPass<T> {
       if (sent === null) {
         this.tl.waitHeldSends();
         this.step();
-      } else this.sendWaited.after(Promise.resolve(sent));
+        return;
+      }
+      // As `await sent` would: the handle's then runs in a job of its own, and step s + 1 a turn after the wait settles.
+      this.sendWaited.after(Promise.resolve(sent));
     } catch (e) {
       this.reject(e);
     }
