@@ -78,7 +78,7 @@ export class ScratchTiles {
 
   constructor(
     private readonly tl: KernelContext,
-    private readonly dtype: Tile['dtype'],
+    readonly dtype: Tile['dtype'],
   ) {}
 
   of(n: number): Tile {
@@ -89,6 +89,25 @@ export class ScratchTiles {
     }
     return t;
   }
+}
+
+/**
+ * The two sets of scratch tiles a ring pass receives into in turn: one pair a `tl`
+ * (and dtype), shared by the passes it runs one after another (an all-reduce's
+ * reduce-scatter and all-gather, a 2-D algorithm's four passes). A pass ends with
+ * every send waited for and every receive landed, so the next finds them free. A
+ * pair a pass held four chunks between an all-reduce's two passes: a rank's whole
+ * shard at p = 4 (test/data-memory.test.ts).
+ */
+const scratchPairs = new WeakMap<KernelContext, [ScratchTiles, ScratchTiles]>();
+
+function scratchPair(tl: KernelContext, dtype: Tile['dtype']): [ScratchTiles, ScratchTiles] {
+  let pair = scratchPairs.get(tl);
+  if (pair === undefined || pair[0].dtype !== dtype) {
+    pair = [new ScratchTiles(tl, dtype), new ScratchTiles(tl, dtype)];
+    scratchPairs.set(tl, pair);
+  }
+  return pair;
 }
 
 /** One ring of p ranks: this rank's position, and the directions to its successor and from its predecessor. */
@@ -250,7 +269,7 @@ class ReduceScatter extends RingPass<number> {
     super(tl, ring);
     this.p = ring.p;
     this.pos = ring.pos;
-    this.scratch = [new ScratchTiles(tl, data.dtype), new ScratchTiles(tl, data.dtype)];
+    this.scratch = scratchPair(tl, data.dtype);
   }
 
   /** The chunk step s receives and reduces. */
@@ -310,7 +329,7 @@ class AllGather extends RingPass<void> {
     super(tl, ring);
     this.p = ring.p;
     this.pos = ring.pos;
-    this.scratch = [new ScratchTiles(tl, data.dtype), new ScratchTiles(tl, data.dtype)];
+    this.scratch = scratchPair(tl, data.dtype);
   }
 
   protected outgoing(s: number): Tile {
