@@ -140,6 +140,12 @@ export class LinkReach {
   bandsOf(link: number): LinkBands {
     return this.links[link]!;
   }
+  /** The smallest latency of `route`'s links: a flow crossing one of them joins it no sooner after it starts. */
+  minLatencyPs(route: readonly number[]): number {
+    let m = Infinity;
+    for (const l of route) m = Math.min(m, this.links[l]!.latencyPs);
+    return m;
+  }
 }
 
 const reachOf = new WeakMap<Machine, LinkReach>();
