@@ -13,7 +13,8 @@ import { CostModel } from '../lib/topology/cost-model.js';
 import { SharedState } from '../lib/shm/shared-state.js';
 import { Links } from '../lib/topology/links.js';
 import { Machine } from '../lib/topology/machine.js';
-import { claimLinks, claimedAlone, keptHorizon, launchHorizon, releaseLinks } from '../lib/sync/link-claims.js';
+import { CLAIMED, claimLinks, claimedAlone, claimedBy, keptHorizon, launchHorizon, releaseLinks } from '../lib/sync/link-claims.js';
+import { kernelEndBounds, kernelFlowNow } from '../lib/sync/end-bounds.js';
 
 const m = new Machine(loadTopology(topologyPath('default'), ['system.sips.count=8']));
 const pe = (sip: number) => m.peId({ sip, cube: 0, pe: 0 });
@@ -54,6 +55,28 @@ t.test('two channels of one kernel on one link are not alone on it', async (t) =
   claimLinks(sh, m, pe(0), { send: sendsTo(pe(1)).send, pes: world }, (k) => (k - 1) % 4);
   // Peers at distance 1 (east channel) and 3 (north channel, k - 1 = 2) both cross 0 -> 1.
   t.notOk(claimedAlone(sh, links.route(pe(0), pe(1)), pe(0), EAST), 'the link 0 -> 1, crossed by two channels of the kernel');
+});
+
+t.test('two channels of one kernel that alone claim a link: a piece on it is its own kernel\'s, until another kernel claims the link', async (t) => {
+  const sh = fresh();
+  // East and west of SIP 1 both to SIP 2 (a ring of two, as on the default machine): one route, claimed twice.
+  const both = { send: [{ pe: pe(2), dir: 1 }, { pe: pe(2), dir: 0 }, { code: 'ERR_NO_NEIGHBOUR' }, { code: 'ERR_NO_NEIGHBOUR' }] };
+  const route = links.route(pe(1), pe(2));
+  const a = claimLinks(sh, m, pe(1), both, noPeers);
+  t.equal(claimedBy(sh, route, pe(1), EAST), CLAIMED.OWN_KERNEL, 'the east piece: its kernel\'s two channels alone');
+  t.equal(claimedBy(sh, route, pe(1), 1), CLAIMED.OWN_KERNEL, 'the west piece too');
+  t.notOk(claimedAlone(sh, route, pe(1), EAST), 'not its channel\'s alone');
+  t.equal(claimedBy(sh, route, pe(0), EAST), CLAIMED.OTHERS, 'nor another PE\'s');
+  // Another kernel's single claim makes the count 3; dropped, the pair is alone again.
+  const b = claimLinks(sh, m, pe(0), sendsTo(pe(3)), noPeers);
+  t.equal(claimedBy(sh, route, pe(1), EAST), CLAIMED.OTHERS, 'SIP 0\'s kernel crosses the link too: others');
+  releaseLinks(sh, a);
+  // A single claim of SIP 1's east channel and SIP 0's: count 2, but not the pair (the sum tells).
+  const c = claimLinks(sh, m, pe(1), sendsTo(pe(2)), noPeers);
+  t.equal(claimedBy(sh, route, pe(1), EAST), CLAIMED.OTHERS, 'two single claims of two kernels are not a pair');
+  releaseLinks(sh, b);
+  t.equal(claimedBy(sh, route, pe(1), EAST), CLAIMED.ALONE, 'its channel alone once SIP 0\'s kernel ended');
+  releaseLinks(sh, c);
 });
 
 /** Publish an actor's state and clock by hand, as the scheduler does (its state word and its bit of the active bitmap). */
@@ -138,4 +161,45 @@ t.test('the launch horizon looks through a receive: a kernel waiting for a messa
   sh = fresh();
   waitsFor(sh, 2, 1, 200_000);
   t.equal(launchHorizon(sh, m), 200_000, 'no kernel on the sender: the waiter is bounded by its clock');
+});
+
+t.test('a kernel waiting on a busy channel, its own or its sender\'s, acts no earlier than that channel lets it', async (t) => {
+  const WEST_IN = 4 + 1;
+  const sh = fresh();
+  const L = sh.layout;
+  const set = setter(sh);
+  const cm = new CostModel(m);
+  const flight = cm.flightPs(pe(1), pe(2));
+  // SIP 1's kernel runs at 300 ns; its east channel holds a piece whose end alone is 6000 ns.
+  set(L.peActor(pe(1)), ACTOR_STATE.RUNNING, 300_000);
+  const east1 = L.channelActor(pe(1), EAST);
+  set(east1, ACTOR_STATE.RUNNING, 4_000_000);
+  Atomics.store(sh.ctl, L.pe(pe(1), PE.HOLD + EAST), 1);
+  sh.times[L.flow(pe(1), EAST, FLOW.END_PS)] = 6_000_000;
+  sh.times[L.flow(pe(1), EAST, FLOW.LATENCY_PS)] = flight;
+  // SIP 2's kernel waits, since 200 ns, for message #0 of SIP 1's east ring.
+  const k2 = L.peActor(pe(2));
+  set(k2, ACTOR_STATE.BLOCKED, 200_000);
+  blockOn(sh, k2, WAIT_KIND.CHANNEL, WEST_IN, L.pe(pe(2), PE.CHAN_DONE + WEST_IN), 1);
+  const in2 = L.channelActor(pe(2), WEST_IN);
+  const ring = L.ringOf(pe(1), EAST, 0);
+  set(in2, ACTOR_STATE.BLOCKED, 200_000);
+  blockOn(sh, in2, WAIT_KIND.IPCQ_DATA, ring, L.ring(ring, RING.TAIL), 1);
+  const floor = (x: number) => sh.times[L.clock(L.peActor(x))];
+  const ends = new Float64Array(L.dims.pes);
+  kernelEndBounds(sh, m, floor, ends);
+  // The message comes from the busy channel, behind its held piece, even if SIP 1's kernel sends anew at 300 ns.
+  t.equal(kernelFlowNow(pe(2)), 6_000_000 - 1, 'the receiver: the held piece\'s end (a send issued later queues behind it), not its sender\'s kernel clock plus a flight');
+  t.equal(ends[pe(2)], 6_000_000 - 1, 'and its kernel ends no earlier');
+  // SIP 1's kernel waits for its own east send to settle: no earlier than the held piece's last byte left.
+  const k1 = L.peActor(pe(1));
+  set(k1, ACTOR_STATE.BLOCKED, 300_000);
+  blockOn(sh, k1, WAIT_KIND.CHANNEL, EAST, L.pe(pe(1), PE.CHAN_DONE + EAST), 1);
+  kernelEndBounds(sh, m, floor, ends);
+  t.equal(kernelFlowNow(pe(1)), 6_000_000 - flight, 'a kernel waiting for its send: the held piece\'s end less its flight');
+  // The receive's message published since: the inbound channel still has it to take in, so its clock bounds the kernel.
+  Atomics.store(sh.ctl, L.ring(ring, RING.TAIL), 1);
+  set(in2, ACTOR_STATE.BLOCKED, 3_000_000);
+  kernelEndBounds(sh, m, floor, ends);
+  t.equal(kernelFlowNow(pe(2)), 3_000_000, 'a published message: the receiving channel\'s clock, not the kernel\'s');
 });

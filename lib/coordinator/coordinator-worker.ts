@@ -18,6 +18,9 @@ import { LinkArbiter } from './link-arbiter.js';
 import { EXEC, PE } from '../shm/layout.js';
 import { arbitrateHeld, launchHorizon, othersMayRun, releaseHeld } from '../sync/link-claims.js';
 
+/** Release passes over held pieces before the coordinator waits for its next ring (something kept changing state). */
+const HELD_PASS_TRIES = 3;
+
 /**
  * Pause between detector passes: bounds how late a deadlock is reported (the
  * issue asks for well under 1 s). A pass scans the actors (O(actors), exiting at the
@@ -132,9 +135,16 @@ function runSession(m: Extract<ToCoordinator, { type: 'session' }>): void {
       Atomics.notify(ctl, sh.layout.pe(pe, PE.HOLD + dir));
       wakeExecutor(m.plan.peExecutor[pe]);
     };
-    if (releaseHeld(sh, machine, launchHorizon(sh, machine), wake) > 0) return;
-    const epoch = stateEpoch(sh);
-    if (!othersMayRun(sh) && stateEpoch(sh) === epoch) arbitrateHeld(sh, wake);
+    // Handed to the arbiter only when nothing changed state (a new hold included) since the
+    // horizon was taken: a piece held meanwhile may let the pass release the others.
+    for (let attempt = 0; attempt < HELD_PASS_TRIES; attempt++) {
+      const epoch = stateEpoch(sh);
+      if (releaseHeld(sh, machine, launchHorizon(sh, machine), wake) > 0 || othersMayRun(sh)) return;
+      if (stateEpoch(sh) === epoch) {
+        arbitrateHeld(sh, wake);
+        return;
+      }
+    }
   }
 
   function wakeExecutor(e: number): void {

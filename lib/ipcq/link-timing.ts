@@ -16,11 +16,11 @@
 //               makes final (lib/coordinator/link-arbiter.ts): the answer comes
 //               from another thread, so a send never completes as issued
 import { KernbenchError } from '../errors.js';
-import { FLOW, HEADER, PE, WAIT_KIND } from '../shm/layout.js';
+import { EXEC, FLOW, HEADER, PE, WAIT_KIND } from '../shm/layout.js';
 import type { LinkMode } from '../config/plan.js';
 import type { ThreadEnv } from '../sync/thread-env.js';
 import { NO_ACTOR } from '../sync/scheduler.js';
-import { HOLD, claimedAlone, keptHorizon, launchHorizon, machineLinks, releaseHeld } from '../sync/link-claims.js';
+import { CLAIMED, HOLD, claimedAlone, claimedBy, keptHorizon, launchHorizon, machineLinks, releaseHeld } from '../sync/link-claims.js';
 import { linkReach, unreachedBefore, type LinkReach } from '../sync/link-reach.js';
 import { aloneArrivalPs, aloneRateOf, joinOf, pieceBytes, pieceStartPs } from '../topology/link-share.js';
 
@@ -150,7 +150,8 @@ class ClaimedLinks implements LinkTiming {
       this.env.stats.linkPieces.alone++;
       return this.alone(peer, readyPs, serialPs, flightPs, joinNotBeforePs);
     }
-    if (!claimedAlone(this.env.shared, this.routeTo(peer).links, this.pe, this.dir)) return this.arbiter.cross(peer, readyPs, serialPs, flightPs, joinNotBeforePs);
+    // Held when its links are its channel's alone, or its kernel's two channels' (a 2-rank ring): a pass may release it.
+    if (claimedBy(this.env.shared, this.routeTo(peer).links, this.pe, this.dir) === CLAIMED.OTHERS) return this.arbiter.cross(peer, readyPs, serialPs, flightPs, joinNotBeforePs);
     return this.hold(peer, readyPs, serialPs, flightPs, joinNotBeforePs);
   }
 
@@ -165,12 +166,20 @@ class ClaimedLinks implements LinkTiming {
     const L = sh.layout;
     const startPs = pieceStartPs(readyPs, flightPs, joinNotBeforePs);
     const joinPs = joinOf(startPs, flightPs);
+    // Its request as the link arbiter would read it (a release pass reads its join: lib/sync/link-claims.ts), and its end alone.
+    sh.times[L.flow(pe, dir, FLOW.START_PS)] = readyPs;
+    sh.times[L.flow(pe, dir, FLOW.LATENCY_PS)] = flightPs;
+    sh.times[L.flow(pe, dir, FLOW.JOIN_MIN_PS)] = joinNotBeforePs;
     sh.times[L.flow(pe, dir, FLOW.PEER)] = peer;
     sh.times[L.flow(pe, dir, FLOW.END_PS)] = aloneArrivalPs(joinPs, serialPs);
     sh.times[L.clock(this.actor)] = readyPs;
     const w = L.pe(pe, PE.HOLD + dir);
     Atomics.add(sh.ctl, HEADER.HELD_PENDING, 1);
     Atomics.store(sh.ctl, w, HOLD.HELD);
+    // A change of state for the passes that hand held pieces to the arbiter once nothing else
+    // may run (a holding channel counts as waiting): one that took its horizon before this hold
+    // must look again (lib/coordinator/coordinator-worker.ts).
+    Atomics.add(sh.ctl, L.exec(env.sched.executor, EXEC.STATE_EPOCH), 1);
     // Released by a thread's idle pass, this one's included (Scheduler.onIdle), or by the coordinator's.
     await env.sched.waitUntil(NO_ACTOR, w, HOLD.ALONE, WAIT_KIND.LINK, peer, readyPs);
     const how = Atomics.load(sh.ctl, w);

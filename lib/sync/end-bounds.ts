@@ -44,6 +44,8 @@ class Scratch {
   waitRing = new Int32Array(0);
   /** A kernel or branch blocked on one of its receives: the inbound channel (0..3), else -1. */
   waitIn = new Int8Array(0);
+  /** A kernel or branch blocked on one of its sends: the outbound channel (0..3), else -1. */
+  waitOut = new Int8Array(0);
   /** Per outbound channel: the end alone of its held piece, else -Infinity. */
   held = new Float64Array(0);
   /** Per PE: the earliest any flow of its kernel (main flow or branch) acts again; NaN: none active. */
@@ -56,6 +58,7 @@ class Scratch {
       this.clock = new Float64Array(actors);
       this.waitRing = new Int32Array(actors);
       this.waitIn = new Int8Array(actors);
+      this.waitOut = new Int8Array(actors);
     }
     if (this.flowNow.length < pes) {
       this.held = new Float64Array(pes * DIR_COUNT);
@@ -64,12 +67,18 @@ class Scratch {
     this.state.fill(ACTOR_STATE.IDLE, 0, actors);
     this.waitRing.fill(-1, 0, actors);
     this.waitIn.fill(-1, 0, actors);
+    this.waitOut.fill(-1, 0, actors);
     this.held.fill(-Infinity, 0, pes * DIR_COUNT);
     this.flowNow.fill(NaN, 0, pes);
     this.waits.length = 0;
   }
 }
 const scratch = new Scratch();
+
+/** The earliest any flow of PE `pe`'s kernel acts again, as this thread's last kernelEndBounds found it (NaN: no active kernel). */
+export function kernelFlowNow(pe: number): number {
+  return pe < scratch.flowNow.length ? scratch.flowNow[pe] : NaN;
+}
 
 /**
  * Per PE, a lower bound on the end of its running kernel, written into `out` (NaN for
@@ -86,7 +95,7 @@ export function kernelEndBounds(sh: SharedState, m: Machine, floor: (pe: number)
   const peActors = pes * per;
   const sc = scratch;
   sc.fit(peActors, pes);
-  const { state, clock, waitRing, waitIn, held, flowNow, waits } = sc;
+  const { state, clock, waitRing, waitIn, waitOut, held, flowNow, waits } = sc;
   // Pass 1: states, clocks and waits of the active PE actors (the bitmap names them).
   const active0 = L.activeWord(0);
   for (let wi = 0; wi < L.activeWords && wi * 32 < peActors; wi++) {
@@ -110,6 +119,7 @@ export function kernelEndBounds(sh: SharedState, m: Machine, floor: (pe: number)
       const aux = Atomics.load(ctl, L.actor(a, ACTOR.WAIT_AUX));
       if (i >= IN && i < BRANCH && kind === WAIT_KIND.IPCQ_DATA) waitRing[a] = aux;
       else if ((i === 0 || i >= BRANCH) && kind === WAIT_KIND.CHANNEL && aux >= DIR_COUNT) waitIn[a] = aux - DIR_COUNT;
+      else if ((i === 0 || i >= BRANCH) && kind === WAIT_KIND.CHANNEL && aux >= 0) waitOut[a] = aux;
       else continue;
       waits.push(a, Atomics.load(ctl, L.actor(a, ACTOR.WAIT_WORD)), Atomics.load(ctl, L.actor(a, ACTOR.WAIT_TARGET)));
     }
@@ -119,25 +129,42 @@ export function kernelEndBounds(sh: SharedState, m: Machine, floor: (pe: number)
     if (Atomics.load(ctl, waits[k + 1]) < waits[k + 2]) continue;
     waitRing[waits[k]] = -1;
     waitIn[waits[k]] = -1;
+    waitOut[waits[k]] = -1;
   }
   const cm = costs(m);
   const isActive = (a: number): boolean => state[a] === ACTOR_STATE.RUNNING || state[a] === ACTOR_STATE.BLOCKED;
-  /** The earliest the message inbound channel actor `a` waits for arrives (-Infinity: it waits for none). */
+  /**
+   * The earliest the receive inbound channel actor `a` works on completes: when the message
+   * it waits for arrives; with none awaited (its wait met, or it is copying one in), its
+   * clock (its operations complete in issue order); -Infinity when it is idle.
+   */
   const arrival = (a: number): number => {
     const ring = waitRing[a];
-    if (ring < 0) return -Infinity;
+    if (ring < 0) return isActive(a) ? clock[a] : -Infinity;
     const s = L.senderOfRing(ring);
     const d = ring % DIR_COUNT;
     const flight = cm.flightPs(s, (a - (a % per)) / per);
-    // Sent by a flow of its kernel not yet issued: no earlier than that flow acts again.
-    const byFlow = Number.isNaN(flowNow[s]) ? -Infinity : flowNow[s] + flight;
     const c = L.channelActor(s, d);
-    if (!isActive(c)) return byFlow;
-    // Or by the channel, on its way: no earlier than its clock; a held piece (or one after it) no earlier than the held one's end alone.
+    // The channel idle: sent by a flow of its kernel not yet issued, no earlier than that flow acts again.
+    if (!isActive(c)) return Number.isNaN(flowNow[s]) ? -Infinity : flowNow[s] + flight;
+    // The channel busy: by it, on its way, or by a send issued later, queued behind its work
+    // (its operations run in issue order: lib/ipcq/channel-queue.ts). No earlier than its
+    // clock; a held piece (or one after it) no earlier than the held one's end alone.
     const h = held[s * DIR_COUNT + d];
-    return Math.min(byFlow, Math.max(clock[c] + flight, h - 1));
+    return Math.max(clock[c] + flight, h - 1);
   };
-  const flowActorNow = (a: number): number => (waitIn[a] < 0 ? clock[a] : Math.max(clock[a], arrival(a - (a % per) + IN + waitIn[a])));
+  /**
+   * The earliest the send outbound channel actor `c` works on settles: its last byte left no
+   * earlier than the channel's clock, and for a held piece than its end alone less its
+   * flight (written with it: lib/ipcq/link-timing.ts); -Infinity when the channel is idle.
+   */
+  const sent = (c: number, pe: number, d: number): number => (isActive(c) ? Math.max(clock[c], held[pe * DIR_COUNT + d] - times[L.flow(pe, d, FLOW.LATENCY_PS)]) : -Infinity);
+  const flowActorNow = (a: number): number => {
+    if (waitIn[a] >= 0) return Math.max(clock[a], arrival(a - (a % per) + IN + waitIn[a]));
+    if (waitOut[a] < 0) return clock[a];
+    const pe = (a - (a % per)) / per;
+    return Math.max(clock[a], sent(pe * per + 1 + waitOut[a], pe, waitOut[a]));
+  };
   for (let round = 0; round < ROUNDS; round++) {
     let changed = false;
     for (let pe = 0; pe < pes; pe++) {

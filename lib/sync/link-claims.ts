@@ -47,8 +47,9 @@
 import { ACTOR, ACTOR_STATE, ACTORS_PER_PE, DIR_COUNT, FLOW, HEADER, PE, RECORD, WAIT_KIND } from '../shm/layout.js';
 import { stateEpoch, type SharedState } from '../shm/shared-state.js';
 import { Links } from '../topology/links.js';
-import { kernelEndBounds } from './end-bounds.js';
+import { kernelEndBounds, kernelFlowNow } from './end-bounds.js';
 import { linkReach, peFloor, unreachedBefore } from './link-reach.js';
+import { joinOf, pieceStartPs } from '../topology/link-share.js';
 import type { Machine } from '../topology/machine.js';
 
 /** Snapshot attempts before a horizon is given up as -Infinity (actors kept changing state). */
@@ -63,15 +64,27 @@ export interface ClaimPorts {
   readonly pes?: readonly number[];
 }
 
-/** A kernel's claims: per claimed link, the amount added to its count (1: one channel's; 2: two of its channels cross it). */
+/** A kernel's claims: per claimed link, its claimer's id and the amount added to its count (1: one channel's; 2: two of its channels cross it). */
 export interface Claims {
   readonly links: number[];
+  readonly ids: number[];
   readonly amounts: number[];
 }
 
-/** The outbound channel id stored as a link's owner (never 0, which means none). */
-function ownerOf(pe: number, dir: number): number {
+/**
+ * A claimer's id, added to a link's id sum with each claim: outbound channel (pe, dir)
+ * alone, in [1, 4 * pes]; two channels of PE pe's kernel together, in (4 * pes, 5 * pes].
+ * A claim adds to the count before the sum and a release takes from the sum first, and
+ * claimedBy reads the sum before the count, so the claims its sum holds are among those
+ * its count holds. A piece's own claim is among both. So a count of 1 with sum c is
+ * channel c alone, and a count of 2 with sum 2k is pair k alone: with a single claim of
+ * the piece's channel and one other counted, the sum is at most 8 * pes < 2k.
+ */
+function channelId(pe: number, dir: number): number {
   return pe * DIR_COUNT + dir + 1;
+}
+function pairId(sh: SharedState, pe: number): number {
+  return sh.layout.dims.pes * DIR_COUNT + pe + 1;
 }
 
 /** Per thread: the machine's links (routes are asked once per kernel and channel). */
@@ -90,12 +103,12 @@ export function machineLinks(m: Machine): Links {
  */
 export function claimLinks(sh: SharedState, m: Machine, pe: number, ports: ClaimPorts, peerRing: (k: number) => number): Claims {
   const links = machineLinks(m);
-  const owner = new Map<number, number>(); // link -> owner, or -1: two channels of this kernel
+  const owner = new Map<number, number>(); // link -> channel id, or -1: two channels of this kernel
   const add = (dir: number, to: number): void => {
     if (to === pe) return;
     for (const l of links.route(pe, to)) {
       const o = owner.get(l);
-      const mine = ownerOf(pe, dir);
+      const mine = channelId(pe, dir);
       owner.set(l, o === undefined || o === mine ? mine : -1);
     }
   };
@@ -110,12 +123,16 @@ export function claimLinks(sh: SharedState, m: Machine, pe: number, ports: Claim
   }
   const ctl = sh.ctl;
   const L = sh.layout;
-  const claims: Claims = { links: [], amounts: [] };
+  const claims: Claims = { links: [], ids: [], amounts: [] };
   for (const [l, o] of owner) {
     const w = L.linkClaims(l);
     const amount = o < 0 ? 2 : 1;
-    if (Atomics.add(ctl, w, amount) === 0 && amount === 1) Atomics.store(ctl, w + 1, o);
+    const id = o < 0 ? pairId(sh, pe) : o;
+    // The count before the sum (and dropped after it): what a reader's sum holds, its count holds (claimedBy).
+    Atomics.add(ctl, w, amount);
+    Atomics.add(ctl, w + 1, amount * id);
     claims.links.push(l);
+    claims.ids.push(id);
     claims.amounts.push(amount);
   }
   return claims;
@@ -125,27 +142,48 @@ export function claimLinks(sh: SharedState, m: Machine, pe: number, ports: Claim
 export function releaseLinks(sh: SharedState, claims: Claims): void {
   const ctl = sh.ctl;
   const L = sh.layout;
-  for (let i = 0; i < claims.links.length; i++) Atomics.sub(ctl, L.linkClaims(claims.links[i]), claims.amounts[i]);
+  for (let i = 0; i < claims.links.length; i++) {
+    const w = L.linkClaims(claims.links[i]);
+    Atomics.sub(ctl, w + 1, claims.amounts[i] * claims.ids[i]);
+    Atomics.sub(ctl, w, claims.amounts[i]);
+  }
 }
 
-/**
- * Does every link of `route` hold one claim, outbound channel (pe, dir)'s? Its kernel
- * holds its claim while it sends, so a count of 1 with this owner is that claim (the
- * owner word is stale only when the count is not 1, or names another channel).
- */
+/** Does every link of `route` hold one claim, outbound channel (pe, dir)'s (its kernel holds it while it sends)? */
 export function claimedAlone(sh: SharedState, route: readonly number[], pe: number, dir: number): boolean {
+  return claimedBy(sh, route, pe, dir) === CLAIMED.ALONE;
+}
+
+/** How a piece's route is claimed (claimedBy). */
+export const CLAIMED = { OTHERS: 0, ALONE: 1, OWN_KERNEL: 2 } as const;
+
+/**
+ * Who claims the links of `route`, a piece of outbound channel (pe, dir): ALONE when
+ * every link holds that channel's claim only; OWN_KERNEL when every link holds it only
+ * or the claim of two channels of its kernel only, at least one the latter (a 2-rank
+ * ring: east and west reach the one peer over one link); else OTHERS. The sum is read
+ * before the count (see channelId).
+ */
+export function claimedBy(sh: SharedState, route: readonly number[], pe: number, dir: number): number {
   const ctl = sh.ctl;
   const L = sh.layout;
-  const mine = ownerOf(pe, dir);
+  const mine = channelId(pe, dir);
+  let how: number = CLAIMED.ALONE;
   for (let i = 0; i < route.length; i++) {
     const w = L.linkClaims(route[i]);
-    if (Atomics.load(ctl, w) !== 1 || Atomics.load(ctl, w + 1) !== mine) return false;
+    const sum = Atomics.load(ctl, w + 1);
+    const n = Atomics.load(ctl, w);
+    if (n === 1 && sum === mine) continue;
+    if (n !== 2 || sum !== 2 * pairId(sh, pe)) return CLAIMED.OTHERS;
+    how = CLAIMED.OWN_KERNEL;
   }
-  return true;
+  return how;
 }
 
 /** Per thread: the PEs' end bounds of the last horizon taken. */
 let ends = new Float64Array(0);
+/** Per thread: did the last horizon taken look ahead, and succeed? Then end-bounds' flow bounds are its (freshFlowNow). */
+let flowsFresh = false;
 
 /**
  * The launch horizon now (see the header), raised into the kept maximum; -Infinity when no
@@ -156,6 +194,7 @@ export function launchHorizon(sh: SharedState, m: Machine, lookahead = true): nu
   const L = sh.layout;
   const ctl = sh.ctl;
   const times = sh.times;
+  flowsFresh = false;
   if (ends.length < L.dims.pes) ends = new Float64Array(L.dims.pes);
   // A PE's bound without lookahead: the later of its clock and its sends' arrivals alone.
   const floor = (pe: number): number => {
@@ -187,6 +226,7 @@ export function launchHorizon(sh: SharedState, m: Machine, lookahead = true): nu
     if (stateEpoch(sh) === epoch) {
       // Infinity (nothing active) is not kept: the next launch's actors are not active yet.
       if (h !== Infinity && h > times[L.horizon]) times[L.horizon] = h;
+      flowsFresh = lookahead;
       return Math.max(h, times[L.horizon]);
     }
   }
@@ -211,6 +251,11 @@ function blockedHostBound(sh: SharedState, a: number): number {
   return clock;
 }
 
+/** The earliest any flow of PE `pe`'s kernel acts again, from the last horizon this thread took if it looked ahead and succeeded; else NaN. */
+function freshFlowNow(pe: number): number {
+  return flowsFresh ? kernelFlowNow(pe) : NaN;
+}
+
 /** The kept horizon, one load (a lower bound on the horizon now). */
 export function keptHorizon(sh: SharedState): number {
   return sh.times[sh.layout.horizon];
@@ -219,8 +264,9 @@ export function keptHorizon(sh: SharedState): number {
 /**
  * Release the held pieces that may now go alone (their claims alone on their routes,
  * no flow not claimed yet reaching their links before their end given the horizon `h`:
- * ./link-reach.ts): each goes from HELD to ALONE, and `wake` is called with its PE and
- * direction. Returns how many were released.
+ * ./link-reach.ts; or their kernel's other channels quiet on them: ownKernelQuiet): each
+ * goes from HELD to ALONE, and `wake` is called with its PE and direction. Returns how
+ * many were released.
  */
 export function releaseHeld(sh: SharedState, m: Machine, h: number, wake: (pe: number, dir: number) => void): number {
   const links = machineLinks(m);
@@ -229,9 +275,37 @@ export function releaseHeld(sh: SharedState, m: Machine, h: number, wake: (pe: n
   const L = sh.layout;
   return moveHeld(sh, HOLD.ALONE, wake, (pe, dir) => {
     const route = links.route(pe, times[L.flow(pe, dir, FLOW.PEER)]);
+    const endPs = times[L.flow(pe, dir, FLOW.END_PS)];
     // The floors before the claims, as a piece's own check reads them (lib/ipcq/link-timing.ts).
-    return unreachedBefore(sh, reach, route, pe, times[L.flow(pe, dir, FLOW.END_PS)], h) && claimedAlone(sh, route, pe, dir);
+    if (!unreachedBefore(sh, reach, route, pe, endPs, h)) return false;
+    const how = claimedBy(sh, route, pe, dir);
+    return how === CLAIMED.ALONE || (how === CLAIMED.OWN_KERNEL && ownKernelQuiet(sh, pe, dir, endPs, freshFlowNow(pe) + reach.minLatencyPs(route)));
   });
+}
+
+/**
+ * May a held piece of outbound channel (pe, dir), whose links only its own kernel's
+ * channels claim, go alone? No flow of its kernel issues another send before the flow
+ * bound of the horizon just taken (it acts no earlier: ./end-bounds.ts), so none joins a
+ * link before `nextJoinPs`, which must be past the piece's end; and each other channel of
+ * the PE is idle now with its last piece off the links by the piece's join (a send issued
+ * since the horizon was taken is at or after that bound). A piece waits for this pass: its
+ * own check at send time cannot know the kernel's next send.
+ */
+function ownKernelQuiet(sh: SharedState, pe: number, dir: number, endPs: number, nextJoinPs: number): boolean {
+  if (!(nextJoinPs >= endPs)) return false; // NaN too: no fresh flow bound
+  const L = sh.layout;
+  const times = sh.times;
+  const latencyPs = times[L.flow(pe, dir, FLOW.LATENCY_PS)];
+  const joinPs = joinOf(pieceStartPs(times[L.flow(pe, dir, FLOW.START_PS)], latencyPs, times[L.flow(pe, dir, FLOW.JOIN_MIN_PS)]), latencyPs);
+  for (let d = 0; d < DIR_COUNT; d++) {
+    if (d === dir) continue;
+    if (Atomics.load(sh.ctl, L.actor(L.channelActor(pe, d), ACTOR.STATE)) !== ACTOR_STATE.IDLE) return false;
+    // Its last piece's end: alone, or the link arbiter's sent time plus its latency.
+    const lastEndPs = Math.max(times[L.flow(pe, d, FLOW.ARRIVAL_PS)], times[L.flow(pe, d, FLOW.SENT_PS)] + times[L.flow(pe, d, FLOW.LATENCY_PS)]);
+    if (lastEndPs > joinPs) return false;
+  }
+  return true;
 }
 
 /** Hand every held piece to the link arbiter (nothing left running could raise the horizon); `wake` is called with each one's PE and direction. */

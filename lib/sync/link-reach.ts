@@ -75,16 +75,11 @@ class LinkBands {
   read(sh: SharedState, b: number, h: number): number {
     const lo = 1 << b;
     const hi = lo << 1;
-    const lat = this.latencyPs;
     let best = Infinity;
-    const take = (x0: number, x1: number, level: number): void => {
-      for (let x = x0; x < x1; x++) best = Math.min(best, Math.max(peFloor(sh, x), h) + level * lat);
-    };
-
     const g = this.graph;
     const pesPer = g.pesPer;
     if (g.pesOf === null) {
-      if (b === 0) take(this.from, this.from + 1, 1);
+      if (b === 0) best = this.lowest(sh, this.from, this.from + 1, 1, h, best);
     } else {
       // A breadth-first walk back from v to level hi - 1, over the class's scratch queue.
       const w = g.walk;
@@ -98,7 +93,7 @@ class LinkBands {
         const end = tail;
         for (let i = head; i < end; i++) {
           const v = w.queue[i];
-          if (level >= lo && (g.pesAt === null || v < g.pesAt)) take(v * pesPer, (v + 1) * pesPer, level);
+          if (level >= lo && (g.pesAt === null || v < g.pesAt)) best = this.lowest(sh, v * pesPer, (v + 1) * pesPer, level, h, best);
           const us = g.into.get(v);
           if (us !== undefined) for (const u of us) if (w.seen[u] !== stamp) (w.seen[u] = stamp), (w.queue[tail++] = u);
         }
@@ -108,6 +103,13 @@ class LinkBands {
     }
     if (best > this.bands[b]) this.bands[b] = best;
     return this.bands[b];
+  }
+
+  /** The lowest of `best` and max(floor, h) + level * latency over PEs [x0, x1) (a method, not a closure: read runs on the send path). */
+  private lowest(sh: SharedState, x0: number, x1: number, level: number, h: number, best: number): number {
+    const at = level * this.latencyPs;
+    for (let x = x0; x < x1; x++) best = Math.min(best, Math.max(peFloor(sh, x), h) + at);
+    return best;
   }
 }
 
@@ -139,6 +141,12 @@ export class LinkReach {
   }
   bandsOf(link: number): LinkBands {
     return this.links[link]!;
+  }
+  /** The smallest latency of `route`'s links: a flow crossing one of them joins it no sooner after it starts. */
+  minLatencyPs(route: readonly number[]): number {
+    let m = Infinity;
+    for (const l of route) m = Math.min(m, this.links[l]!.latencyPs);
+    return m;
   }
 }
 
