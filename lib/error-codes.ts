@@ -133,6 +133,8 @@ export const ERROR_CODES = {
   ERR_CHANNEL_SETS_EXHAUSTED: 'a process group needs more IPCQ channel sets than ccl.channel_sets provides',
   ERR_NO_BIAS: 'a bias was loaded into a tensor-parallel layer built with bias: false',
   ERR_NO_NEIGHBOUR: "a kernel sent or received in a direction in which its collective's world gives it no neighbour",
+  ERR_UNKNOWN_DIRECTION: 'a direction named is not one of east, west, north, south (a send, a receive, a launch\'s declared sends)',
+  ERR_SEND_UNDECLARED: "a kernel sent in a direction its launch did not declare it sends on (launchCollective's sends, an algorithm's meta.sends)",
   ERR_WRONG_WORLD: 'a collective algorithm was launched on a world it does not run on (its kind or size)',
   ERR_NO_PEER_CHANNELS: 'a kernel addressed a peer by rank in a run whose ccl.peer_ranks does not cover its world',
   ERR_INVALID_PEER: 'a kernel or a point-to-point call addressed a peer that is not another rank of its world or group',

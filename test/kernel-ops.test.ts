@@ -127,7 +127,7 @@ t.test('tl refuses a bad axis, direction, tl.parallel argument or a tensor with 
       t.equal(e?.code, 'ERR_KERNEL', `${what}: a kernel error`);
       codes[what] = e?.cause?.code;
     }
-    t.same(codes, { programId: 'ERR_INVALID_ARG_VALUE', direction: 'ERR_INVALID_ARG_VALUE', parallel: 'ERR_INVALID_ARG_TYPE', shard: 'ERR_TENSOR_PLACEMENT' });
+    t.same(codes, { programId: 'ERR_INVALID_ARG_VALUE', direction: 'ERR_UNKNOWN_DIRECTION', parallel: 'ERR_INVALID_ARG_TYPE', shard: 'ERR_TENSOR_PLACEMENT' });
   });
 });
 

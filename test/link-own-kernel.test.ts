@@ -3,13 +3,17 @@
 // west are both the other SIP, over the one link between them, so a kernel's two
 // channels claim that link together. A ring all-reduce sends east only: its pieces are
 // held and released alone once its kernel cannot send again before their end, never
-// handed to the link arbiter (all 512 were before). A kernel that sends east and west at
-// once really shares the link: its pieces must still get the arbiter's times.
+// handed to the link arbiter (all 512 were before); and since the ring declares it sends
+// east only (decision 0188), most go alone at once. A kernel that sends east and west at
+// once really shares the link: its pieces must still get the arbiter's times. A launch that
+// declares east only and sends west is refused.
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import { kernbench } from './helpers/cli.js';
 import { TestRuntime } from './helpers/run.js';
 import { worker } from '../benches/ccl_allreduce.js';
+import { bothWaysRank } from './fixtures/both-ways.js';
+import type { SpawnError } from '../lib/public/index.js';
 
 const rt = new TestRuntime({ modules: [new URL('../benches/ccl_allreduce.js', import.meta.url).href] });
 t.teardown(() => rt.close());
@@ -39,6 +43,39 @@ t.test('a 2-rank ring all-reduce on a ring of two SIPs sends no piece to the lin
     t.equal(r.critNs, ref.critNs, `${what}: the arbitrated crit_ns (${ref.critNs} ns)`);
     t.equal(r.pieces.arbitrated, 0, `${what}: none through the arbiter (${r.pieces.alone} alone at once, ${r.pieces.released} held then alone)`);
     t.equal(r.pieces.alone + r.pieces.released, r.messages, `${what}: every piece timed alone`);
+    // Declared east only, the kernel's claim of the link is its east channel's alone: no wait for its next send.
+    t.ok(r.pieces.alone * 2 > r.messages, `${what}: most alone at once, on the send (${r.pieces.alone} of ${r.messages})`);
+  }
+});
+
+const user = new TestRuntime({ modules: [new URL('./fixtures/both-ways.js', import.meta.url).href] });
+t.teardown(() => user.close());
+
+t.test('a user launch that declares it sends east only: alone on the link at once; a send west is refused, naming the direction', async (t) => {
+  const go = (both: boolean, sends: ('east' | 'west')[] | null, threads: 1 | 'rank' = 1) =>
+    user.session({ topology: 'ideal', threads, sets: ['system.sips.count=2'] }, (torch) => torch.multiprocessing.spawn(bothWaysRank, { args: [8192, 3, both, sends], nprocs: 2 }));
+  for (const threads of [1, 'rank'] as const) {
+    const declared = await go(false, ['east'], threads);
+    const any = await go(false, null, threads);
+    const n = declared.report.linkPieces;
+    t.equal(n.alone, declared.report.messages, `--threads ${threads}: every piece alone at once (${n.alone} of ${declared.report.messages}; undeclared: ${any.report.linkPieces.alone} at once, ${any.report.linkPieces.released} held)`);
+    t.same(declared.value.map((r) => [r.wrong, r.critNs]), any.value.map((r) => [r.wrong, r.critNs]), `--threads ${threads}: the same values and crit_ns as undeclared`);
+  }
+  const refused = await go(true, ['east']).then(
+    () => null,
+    (e: unknown) => e as SpawnError,
+  );
+  t.ok(refused !== null, 'bothWays declared east only: the spawn fails');
+  if (refused !== null) t.same([...refused.errors.values()].map((e) => [(e as { code?: string }).code, (e as { cause?: { code?: string } }).cause?.code]), [['ERR_KERNEL', 'ERR_SEND_UNDECLARED'], ['ERR_KERNEL', 'ERR_SEND_UNDECLARED']], 'each rank\'s kernel: ERR_SEND_UNDECLARED');
+  for (const [sends, code] of [
+    [[], 'ERR_INVALID_ARG_TYPE'],
+    [['up'], 'ERR_UNKNOWN_DIRECTION'],
+  ] as const) {
+    const bad = await go(false, sends as unknown as ('east' | 'west')[]).then(
+      () => null,
+      (e: unknown) => e as SpawnError,
+    );
+    t.same(bad === null ? null : [...bad.errors.values()].map((e) => (e as { code?: string }).code), [code, code], `sends ${JSON.stringify(sends)}: ${code} on each rank`);
   }
 });
 

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { KernbenchError } from '../errors.js';
 import { isKernel, type Kernel } from '../kernel/define.js';
 import { checkExports, importModule, type ExportRule } from '../loader/user-module.js';
+import { DIRECTIONS } from '../shm/layout.js';
 import type { TensorDesc } from '../shm/tensor-desc.js';
 import type { ResolvedCcl } from '../config/ccl-schema.js';
 import { isAlgorithmMeta, KERNEL_EXPORTS, type AlgorithmMeta, type CollectiveName } from './define-algorithm.js';
@@ -124,6 +125,8 @@ export interface AllReduceAlgorithm {
   arrangement: Arrangement;
   /** The entry's parsed params: the kernel's last argument. */
   params: Readonly<Record<string, unknown>>;
+  /** The directions its kernel sends on (DIRECTIONS indices), when its module declares them (meta.sends). */
+  sends?: readonly number[];
 }
 
 /**
@@ -137,7 +140,8 @@ export async function loadAllReduce(ccl: Pick<ResolvedCcl, 'module' | 'module_ur
     const choices = (await algorithmCatalog()).filter((a) => a.meta.provides === 'all_reduce').map((a) => a.name);
     throw new KernbenchError('ERR_WRONG_ALGORITHM', `CCL module '${ccl.module}' is not an all-reduce (${mod.meta.summary}); choose one of ${choices.join(', ')}, got '${ccl.module}'`);
   }
-  return { module: ccl.module, allReduce: mod.allReduce, arrangement: arrangementFor(mod.meta, ccl.module, ccl.topology, ccl.params), params: ccl.params };
+  const sends = mod.meta.sends?.map((d) => DIRECTIONS.indexOf(d));
+  return { module: ccl.module, allReduce: mod.allReduce, arrangement: arrangementFor(mod.meta, ccl.module, ccl.topology, ccl.params), params: ccl.params, sends };
 }
 
 /** What a rank needs to run a collective other than all-reduce with a module (ccl.yaml `collectives:`, or the default). */

@@ -5,7 +5,7 @@
 //
 // An algorithm module (shipped in lib/ccl/algorithms/, or a user's file named
 // by a ccl.yaml `module:` path) exports:
-//   meta       = defineAlgorithm({ provides, arrangement, topologies, summary, params?, peers?, splits? })
+//   meta       = defineAlgorithm({ provides, arrangement, topologies, summary, params?, peers?, splits?, sends? })
 //   and the kernel of what it provides (KERNEL_EXPORTS), made with defineKernel:
 //   allReduce  (tl, t, op, shape, params)                          all_reduce
 //   allToAll   (tl, out, input, inSplits, outSplits, params)       all_to_all
@@ -18,6 +18,7 @@
 // an algorithm (another root, another chunking) is a parameter, not a module.
 import { z } from 'zod';
 import { KernbenchError } from '../errors.js';
+import { DIRECTIONS, type Direction } from '../shm/layout.js';
 import { SIP_TOPOLOGIES, type SipTopologyKind } from '../config/topology-schema.js';
 
 /** What a module provides: a collective's kernel, or a point-to-point smoke test with its own kernels. */
@@ -71,6 +72,8 @@ const AlgorithmMetaSchema = z.strictObject({
   peers: z.boolean().optional(),
   /** all_to_all only: the split sizes it takes (default even: p equal blocks). */
   splits: z.enum(SPLITS).optional(),
+  /** The directions its kernels send on (default: any); a send elsewhere is refused (decision 0188). Used by all-reduce modules. */
+  sends: z.array(z.enum(DIRECTIONS)).min(1).optional(),
 }).refine((m) => m.splits === undefined || m.provides === 'all_to_all', { path: ['splits'], message: 'only an all_to_all module says which splits it takes' });
 
 /** The metadata an algorithm module exports as `meta`. */
@@ -82,6 +85,7 @@ export interface AlgorithmMeta<P extends ParamsSchema = ParamsSchema> {
   readonly params?: P;
   readonly peers?: boolean;
   readonly splits?: (typeof SPLITS)[number];
+  readonly sends?: readonly Direction[];
 }
 
 /** Check and freeze an algorithm module's metadata; a bad one is ERR_MODULE_DEFINITION naming each field. */

@@ -3,6 +3,7 @@
 // split sizes, and the root's list of a gather or scatter.
 import type { ProcessGroup } from '../ccl/process-group.js';
 import { KernbenchError } from '../errors.js';
+import { DIRECTIONS, type Direction } from '../shm/layout.js';
 import type { Tensor } from './tensor.js';
 
 /** allGather / reduceScatter: one shard each, same PE, same dtype, and sizes that fit. */
@@ -47,6 +48,15 @@ export function checkOnePe(name: string, ts: readonly Tensor[]): void {
   };
   const found = descs.map(problem).find((x) => x !== undefined);
   if (found !== undefined) throw placementError(name, `${found}`);
+}
+
+/** A launch's declared `sends` (directions its kernels send on) as DIRECTIONS indices; undefined: every direction. */
+export function checkSends(name: string, sends: readonly Direction[] | undefined): number[] | undefined {
+  if (sends === undefined) return undefined;
+  if (!Array.isArray(sends) || sends.length === 0) throw new KernbenchError('ERR_INVALID_ARG_TYPE', `${name}: sends must be a non-empty array of directions (${DIRECTIONS.join(', ')}), got ${Array.isArray(sends) ? 'an empty array' : typeof sends}`);
+  const bad = sends.find((d) => !DIRECTIONS.includes(d));
+  if (bad !== undefined) throw new KernbenchError('ERR_UNKNOWN_DIRECTION', `${name}: sends takes directions (${DIRECTIONS.join(', ')}), got '${String(bad)}'`);
+  return DIRECTIONS.flatMap((d, i) => (sends.includes(d) ? [i] : []));
 }
 
 /** A tensor of a collective or point-to-point call is not where the call needs it. */

@@ -23,7 +23,8 @@ import { KernbenchError } from '../errors.js';
 import type { Kernel } from '../kernel/define.js';
 import type { HostRuntime, LaunchHandle } from './host-runtime.js';
 import type { Tensor } from './tensor.js';
-import { checkEvenSplits, checkOnePe, checkPair, placementError, rootList } from './call-checks.js';
+import { checkEvenSplits, checkOnePe, checkPair, checkSends, placementError, rootList } from './call-checks.js';
+import type { Direction } from '../shm/layout.js';
 import { P2POp, checkPeerChannels, p2pKind, peerGroupRank, type RecvOptions, type SendOptions } from './p2p.js';
 
 export const BACKENDS = ['ahbm'] as const;
@@ -153,7 +154,7 @@ export class Distributed {
       if (sizes.size > 1) throw new KernbenchError('ERR_UNEVEN_SPLIT', `allReduce (${algo.module}): every shard is one participant and must have the same size, got shard sizes ${[...sizes].join(', ')} bytes`);
     }
     const place = this.place('all_reduce', t, algo.arrangement, opts.group);
-    return this.run(this.launchPlaced('all_reduce', algo.allReduce, place, [desc, op, place.shape, algo.params]), opts);
+    return this.run(this.launchPlaced('all_reduce', algo.allReduce, place, [desc, op, place.shape, algo.params], algo.sends), opts);
   }
 
   /** Broadcast `t` from global rank `src` to every rank of the group, in place (ring, lib/ccl/collectives/broadcast.ts). */
@@ -401,10 +402,13 @@ export class Distributed {
    * on every member's SIP; see lib/ccl/placement.ts). The kernel's arguments
    * are `[t, ...extra]`, or `extra` alone with `leadingTensor: false`. Every
    * member must call it with a tensor of the same layout (the collective contract).
+   * `sends` declares the directions the kernel sends on (default: any): a send in another
+   * is refused, and a kernel that sends one way on a ring of two is alone on its link.
    */
-  launchCollective<A extends unknown[]>(name: string, kernel: Kernel<A>, t: Tensor, extra: unknown[], opts: { group?: ProcessGroup; arrangement?: Arrangement; leadingTensor?: boolean } = {}): LaunchHandle {
+  launchCollective<A extends unknown[]>(name: string, kernel: Kernel<A>, t: Tensor, extra: unknown[], opts: { group?: ProcessGroup; arrangement?: Arrangement; leadingTensor?: boolean; sends?: readonly Direction[] } = {}): LaunchHandle {
+    const sends = checkSends(name, opts.sends);
     const place = this.place(name, t, opts.arrangement ?? { kind: 'ring' }, opts.group);
-    return this.launchPlaced(name, kernel, place, opts.leadingTensor === false ? extra : [t.toDesc(), ...extra]);
+    return this.launchPlaced(name, kernel, place, opts.leadingTensor === false ? extra : [t.toDesc(), ...extra], sends);
   }
 
   private place(name: string, t: Tensor, arrangement: Arrangement, group = this.requireWorld().group): CollectivePlacement {
@@ -420,8 +424,8 @@ export class Distributed {
     return placeCollective(this.host.env.machine, name, desc.shards, group, me, arrangement);
   }
 
-  private launchPlaced<A extends unknown[]>(name: string, kernel: Kernel<A>, place: CollectivePlacement, args: unknown[]): LaunchHandle {
-    return this.host.launch(name, kernel, args, { pes: place.pes, world: place.worlds, ranks: place.ranks, tag: this.collectives++, collective: true });
+  private launchPlaced<A extends unknown[]>(name: string, kernel: Kernel<A>, place: CollectivePlacement, args: unknown[], sends?: readonly number[]): LaunchHandle {
+    return this.host.launch(name, kernel, args, { pes: place.pes, world: place.worlds, ranks: place.ranks, tag: this.collectives++, collective: true, sends });
   }
 
   private async run(handle: LaunchHandle, opts: { asyncOp?: boolean }): Promise<Work> {

@@ -6,7 +6,7 @@ import { KernelError, KernbenchError, reviveError } from '../errors.js';
 import type { Kernel } from '../kernel/define.js';
 import { portsOf, type World } from '../ccl/world.js';
 import type { Ports } from '../kernel/ports.js';
-import { HEADER, PE, RECORD, WAIT_KIND } from '../shm/layout.js';
+import { DIRECTIONS, HEADER, PE, RECORD, WAIT_KIND } from '../shm/layout.js';
 import { postCommand } from '../pe/commands.js';
 import type { BroadcastListener } from '../sync/scheduler.js';
 import type { ThreadEnv } from '../sync/thread-env.js';
@@ -74,6 +74,12 @@ export interface LaunchOptions {
   ranks?: number[];
   tag?: number;
   collective?: boolean;
+  /**
+   * The directions (DIRECTIONS indices) its kernels send on, when the launch declares them:
+   * a send in another is refused (ERR_SEND_UNDECLARED), and shared links are claimed for
+   * these only, so a ring of two that sends east only is alone on its link (decision 0188).
+   */
+  sends?: readonly number[];
 }
 
 export class HostRuntime implements BroadcastListener {
@@ -128,7 +134,7 @@ export class HostRuntime implements BroadcastListener {
           kernel: kernel.ref,
           name,
           args,
-          ports: this.portsFor(Array.isArray(opts.world) ? opts.world[i] : opts.world, opts.ranks ? opts.ranks[i] : i),
+          ports: this.portsFor(name, Array.isArray(opts.world) ? opts.world[i] : opts.world, opts.ranks ? opts.ranks[i] : i, opts.sends),
           rank: opts.ranks ? opts.ranks[i] : i,
           startPs: this.clockPs,
           tag: opts.tag ?? -1,
@@ -302,9 +308,21 @@ export class HostRuntime implements BroadcastListener {
    * this host's previous kernel on a PE ends before the next starts); launches by
    * two hosts on one PE are not ordered (their queue order is wall-clock order).
    */
-  /** The port table of `rank` in `world`, with the world's PEs when the run lets kernels address peers (ccl.peer_ranks). */
-  private portsFor(world: World, rank: number): Ports {
+  /**
+   * The port table of `rank` in `world`, with the world's PEs when the run lets kernels
+   * address peers (ccl.peer_ranks); a direction the launch did not declare among its `sends`
+   * holds the error a send there raises (its receive port stays).
+   */
+  private portsFor(name: string, world: World, rank: number, sends: readonly number[] | undefined): Ports {
     const ports = portsOf(world, rank);
+    if (sends !== undefined) {
+      const declared = sends.map((d) => DIRECTIONS[d]).join(', ');
+      ports.send = ports.send.map((p, d) =>
+        sends.includes(d) || 'code' in p
+          ? p
+          : { code: 'ERR_SEND_UNDECLARED', message: `kernel '${name}' sent ${DIRECTIONS[d]}, but its launch declared it sends ${declared} only (launchCollective's sends, or its algorithm's meta.sends); declare ${DIRECTIONS[d]} too, got a send to '${DIRECTIONS[d]}'` },
+      );
+    }
     return (this.env.plan.ccl.peer_ranks ?? 0) > 0 ? { ...ports, pes: world.pes } : ports;
   }
 

@@ -379,7 +379,7 @@ export class KernelContext extends MemoryOps implements SendWaiter {
 
   private dir(d: Direction): number {
     const i = DIRECTIONS.indexOf(d);
-    if (i < 0) throw this.error('ERR_INVALID_ARG_VALUE', `direction must be one of ${DIRECTIONS.join('|')}, got '${String(d)}'`);
+    if (i < 0) throw this.error('ERR_UNKNOWN_DIRECTION', `direction must be one of ${DIRECTIONS.join('|')}, got '${String(d)}'`);
     return i;
   }
 

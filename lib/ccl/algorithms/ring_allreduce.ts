@@ -22,6 +22,8 @@ export const meta = defineAlgorithm({
   arrangement: 'logical',
   topologies: ['ring_1d'],
   summary: 'ring reduce-scatter + all-gather (docs/algorithms/ring_allreduce.md)',
+  // East only: on a ring of two, east and west are one link, and it is this kernel's alone (decision 0188).
+  sends: ['east'],
 });
 
 export const allReduce = defineKernel(import.meta.url, 'allReduce', async (tl, t: TensorDesc, op: ReduceOp, _shape: WorldShape, _params: Record<string, unknown>) => {
