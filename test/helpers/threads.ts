@@ -21,6 +21,10 @@ import { Machine } from '../../lib/topology/machine.js';
 let shared: ThreadResources | undefined;
 let closed = false;
 t.teardown(async () => {
+  if (reserved > 0 && largest !== reserved) {
+    process.stderr.write(`# the group reserved ${reserved} executors (reserveExecutors), its largest run needed ${largest}: set the reserve to ${largest}\n`);
+    process.exitCode = 1;
+  }
   const closing = shared;
   if (closing === undefined) return;
   closed = true;
@@ -60,9 +64,37 @@ const onAlarm = (): void => {
 };
 process.on('SIGALRM', onAlarm);
 
+/**
+ * How many executors the shared pool starts with: the most that one run of the group
+ * needs (reserveExecutors), or none until the first run asks. A pool that grows stops
+ * its threads and starts the larger set (ThreadResources.executorPool), so a group whose
+ * runs need 1, then 2, then 8 executors started 11 where 8 serve them all.
+ */
+let reserved = 0;
+/** The most executors any run of this process asked for (checked against the reserve at the end). */
+let largest = 0;
+
+/**
+ * Start the shared pool at `n` executors, the size of the group's largest run. Called by
+ * a group file before it imports its test files (test/groups/*.ts); a run that needs more
+ * still gets them, and the process fails at the end if `n` is not the largest run's size,
+ * so a reserve cannot go stale as the group's tests change.
+ */
+export function reserveExecutors(n: number): void {
+  reserved = n;
+}
+
 /** The process's shared threads, started on first use (again after dropSharedThreads). */
 export function sharedThreads(): ThreadResources {
-  return (shared ??= new ThreadResources());
+  if (shared !== undefined) return shared;
+  const resources = new ThreadResources();
+  const grow = resources.executorPool.bind(resources);
+  resources.executorPool = (n: number) => {
+    largest = Math.max(largest, n);
+    return grow(n);
+  };
+  if (reserved > 0) grow(reserved);
+  return (shared = resources);
 }
 
 /** Stop the shared threads after a run that did not answer: the next run gets a fresh set. */
