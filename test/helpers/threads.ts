@@ -17,10 +17,12 @@ import t from 'tap';
 import { actorStates } from '../../lib/coordinator/actor-states.js';
 import { ThreadResources } from '../../lib/session/thread-resources.js';
 import { Machine } from '../../lib/topology/machine.js';
+import { reservedExecutors } from './reserve.js';
 
 let shared: ThreadResources | undefined;
 let closed = false;
 t.teardown(async () => {
+  const reserved = reservedExecutors();
   if (reserved > 0 && largest !== reserved) {
     process.stderr.write(`# the group reserved ${reserved} executors (reserveExecutors), its largest run needed ${largest}: set the reserve to ${largest}\n`);
     process.exitCode = 1;
@@ -64,25 +66,8 @@ const onAlarm = (): void => {
 };
 process.on('SIGALRM', onAlarm);
 
-/**
- * How many executors the shared pool starts with: the most that one run of the group
- * needs (reserveExecutors), or none until the first run asks. A pool that grows stops
- * its threads and starts the larger set (ThreadResources.executorPool), so a group whose
- * runs need 1, then 2, then 8 executors started 11 where 8 serve them all.
- */
-let reserved = 0;
-/** The most executors any run of this process asked for (checked against the reserve at the end). */
+/** The most executors any run on the shared threads asked for (checked against the reserve at the end). */
 let largest = 0;
-
-/**
- * Start the shared pool at `n` executors, the size of the group's largest run. Called by
- * a group file before it imports its test files (test/groups/*.ts); a run that needs more
- * still gets them, and the process fails at the end if `n` is not the largest run's size,
- * so a reserve cannot go stale as the group's tests change.
- */
-export function reserveExecutors(n: number): void {
-  reserved = n;
-}
 
 /** The process's shared threads, started on first use (again after dropSharedThreads). */
 export function sharedThreads(): ThreadResources {
@@ -93,7 +78,7 @@ export function sharedThreads(): ThreadResources {
     largest = Math.max(largest, n);
     return grow(n);
   };
-  if (reserved > 0) grow(reserved);
+  if (reservedExecutors() > 0) grow(reservedExecutors());
   return (shared = resources);
 }
 
