@@ -6,5 +6,7 @@
 // Each file in turn, awaited: a file whose tests register only after an async module
 // (the kind catalog's top-level await) would otherwise be evaluated after tap ended.
 export {};
+// Its largest run's executors, started once: a pool that grows restarts its threads (test/helpers/reserve.ts).
+(await import('../helpers/reserve.js')).reserveExecutors(6);
 await import('../cli-run.test.js');
 await import('../report.test.js');

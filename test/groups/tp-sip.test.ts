@@ -7,6 +7,8 @@
 // Awaited, as every group does: a file whose tests register only after an async module
 // (the kind catalog's top-level await) would otherwise be evaluated after tap ended.
 export {};
+// Its largest run's executors, started once: a pool that grows restarts its threads (test/helpers/reserve.ts).
+(await import('../helpers/reserve.js')).reserveExecutors(8);
 await import('../tp-sip-gemm.test.js');
 await import('../tp-sweep.test.js');
 await import('../tp-overlap-trace.test.js');

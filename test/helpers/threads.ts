@@ -17,10 +17,16 @@ import t from 'tap';
 import { actorStates } from '../../lib/coordinator/actor-states.js';
 import { ThreadResources } from '../../lib/session/thread-resources.js';
 import { Machine } from '../../lib/topology/machine.js';
+import { reservedExecutors } from './reserve.js';
 
 let shared: ThreadResources | undefined;
 let closed = false;
 t.teardown(async () => {
+  const reserved = reservedExecutors();
+  if (reserved > 0 && largest !== reserved) {
+    process.stderr.write(`# the group reserved ${reserved} executors (reserveExecutors), its largest run needed ${largest}: set the reserve to ${largest}\n`);
+    process.exitCode = 1;
+  }
   const closing = shared;
   if (closing === undefined) return;
   closed = true;
@@ -60,9 +66,20 @@ const onAlarm = (): void => {
 };
 process.on('SIGALRM', onAlarm);
 
+/** The most executors any run on the shared threads asked for (checked against the reserve at the end). */
+let largest = 0;
+
 /** The process's shared threads, started on first use (again after dropSharedThreads). */
 export function sharedThreads(): ThreadResources {
-  return (shared ??= new ThreadResources());
+  if (shared !== undefined) return shared;
+  const resources = new ThreadResources();
+  const grow = resources.executorPool.bind(resources);
+  resources.executorPool = (n: number) => {
+    largest = Math.max(largest, n);
+    return grow(n);
+  };
+  if (reservedExecutors() > 0) grow(reservedExecutors());
+  return (shared = resources);
 }
 
 /** Stop the shared threads after a run that did not answer: the next run gets a fresh set. */
