@@ -43,7 +43,7 @@ export class LinkArbiter {
   private readonly links: Links;
   private readonly model: LinkShare;
   /** GB/s of each link id's class. */
-  private readonly gbPerS: Float64Array;
+  private readonly gbPerS: ArrayLike<number>;
   /** Flows added per outbound channel (pe * 4 + dir). */
   private readonly added: Int32Array;
   private readonly channels: number;

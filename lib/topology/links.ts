@@ -64,12 +64,19 @@ export class Links {
     this.count = this.peBase + m.sips * m.cubesPerSip * this.P * this.P;
   }
 
-  /** GB/s of every link id: the link model's capacities (bandwidthOf each). */
-  bandwidths(): Float64Array {
-    const gb = new Float64Array(this.count);
-    for (let l = 0; l < this.count; l++) gb[l] = this.bandwidthOf(l);
-    return gb;
+  /**
+   * GB/s of every link id: the link model's capacities (bandwidthOf each), made once: a
+   * channel asks for it when its kernel's peer changes (lib/ipcq/link-timing.ts), at p = 1024
+   * once a kernel over a thousand links. Shared, so read only.
+   */
+  bandwidths(): ArrayLike<number> {
+    if (this.gb === undefined) {
+      this.gb = new Float64Array(this.count);
+      for (let l = 0; l < this.count; l++) this.gb[l] = this.bandwidthOf(l);
+    }
+    return this.gb;
   }
+  private gb: Float64Array | undefined;
 
   /** GB/s of link `id`: its class's timing.links bandwidth, times the fabric's scale for a SIP link that has one. */
   bandwidthOf(id: number): number {
