@@ -9,7 +9,7 @@
 // what that actor last published. A running actor's virtual time is its clock
 // as last published (at kernel start, when it last waited, or with shared links
 // proved alone when it last sent): a lower bound.
-import { ACTOR, ACTOR_STATE, ACTORS_PER_PE, RING } from '../shm/layout.js';
+import { ACTOR, ACTOR_STATE, ACTORS_PER_PE, HEADER, RING } from '../shm/layout.js';
 import { readKernelName, type SharedState } from '../shm/shared-state.js';
 import type { Machine } from '../topology/machine.js';
 import { formatPs, type ActorStateReport } from '../errors.js';
@@ -65,7 +65,23 @@ export function actorStates(sh: SharedState, m: Machine): ActorStates {
   if (blocked.length > 0) summary.push(...summarizeDeadlock(sh, m, blocked).slice(0, -1));
   else summary.push('no actor waits');
   summary.push(`${messagesSent(sh)} IPCQ messages sent before the stop (every ring's tail): how far the run got`);
+  summary.push(...pendingLines(sh, m, blocked));
   return { summary, actors };
+}
+
+/**
+ * What the arbiters still owe and which waits are already met: a run that stopped with
+ * every actor waiting and no deadlock reported was kept from one by these (a waiter whose
+ * condition holds bounds both arbiters until its thread resumes it).
+ */
+function pendingLines(sh: SharedState, m: Machine, blocked: readonly number[]): string[] {
+  const L = sh.layout;
+  const ctl = sh.ctl;
+  const n = (w: number): number => Atomics.load(ctl, w);
+  const lines = [`pending: ${n(HEADER.FLOWS_PENDING)} link flows, ${n(HEADER.GRANTS_PENDING)} memory grants, ${n(HEADER.HELD_PENDING)} held pieces, ${n(HEADER.COMMANDS_IN_FLIGHT)} launch commands in flight`];
+  const met = blocked.filter((a) => n(n(L.actor(a, ACTOR.WAIT_WORD))) >= n(L.actor(a, ACTOR.WAIT_TARGET)));
+  if (met.length > 0) lines.push(`waits already met, not yet resumed: ${met.slice(0, MAX_RUNNING_LINES).map((a) => describeActor(sh, m, a)).join('; ')}${met.length > MAX_RUNNING_LINES ? `; and ${met.length - MAX_RUNNING_LINES} more` : ''}`);
+  return lines;
 }
 
 /** The IPCQ messages (pieces) published so far: the sum of every ring's tail, which only goes up. */
