@@ -9,7 +9,7 @@
 // what that actor last published. A running actor's virtual time is its clock
 // as last published (at kernel start, when it last waited, or with shared links
 // proved alone when it last sent): a lower bound.
-import { ACTOR, ACTOR_STATE, ACTORS_PER_PE, HEADER, RING } from '../shm/layout.js';
+import { ACTOR, ACTOR_STATE, ACTORS_PER_PE, EXEC, HEADER, RING } from '../shm/layout.js';
 import { readKernelName, type SharedState } from '../shm/shared-state.js';
 import type { Machine } from '../topology/machine.js';
 import { formatPs, type ActorStateReport } from '../errors.js';
@@ -79,6 +79,10 @@ function pendingLines(sh: SharedState, m: Machine, blocked: readonly number[]): 
   const ctl = sh.ctl;
   const n = (w: number): number => Atomics.load(ctl, w);
   const lines = [`pending: ${n(HEADER.FLOWS_PENDING)} link flows, ${n(HEADER.GRANTS_PENDING)} memory grants, ${n(HEADER.HELD_PENDING)} held pieces, ${n(HEADER.COMMANDS_IN_FLIGHT)} launch commands in flight`];
+  // Each executor thread: parked (odd SLEEP_GEN) or not, and its doorbell: a thread parked with a met waiter missed its ring.
+  const threads: string[] = [];
+  for (let e = 0; e < L.dims.executors; e++) threads.push(`${e}: ${n(L.exec(e, EXEC.SLEEP_GEN)) % 2 === 1 ? 'parked' : 'awake'}, doorbell ${n(L.exec(e, EXEC.DOORBELL))}`);
+  lines.push(`executor threads: ${threads.slice(0, 8).join('; ')}${threads.length > 8 ? `; and ${threads.length - 8} more` : ''}`);
   const met = blocked.filter((a) => n(n(L.actor(a, ACTOR.WAIT_WORD))) >= n(L.actor(a, ACTOR.WAIT_TARGET)));
   if (met.length > 0) lines.push(`waits already met, not yet resumed: ${met.slice(0, MAX_RUNNING_LINES).map((a) => describeActor(sh, m, a)).join('; ')}${met.length > MAX_RUNNING_LINES ? `; and ${met.length - MAX_RUNNING_LINES} more` : ''}`);
   return lines;
