@@ -15,3 +15,4 @@ await import('../link-reach.test.js');
 await import('../run-once.test.js');
 await import('../link-own-kernel.test.js');
 await import('../coordinator-fault.test.js');
+await import('../actors-bound.test.js');
