@@ -18,6 +18,8 @@
 // for all actors: stateEpoch (../shm/shared-state.ts), the sum of every thread's EXEC.STATE_EPOCH (each
 // bumped on every state change of an actor the thread runs, and never lowered),
 // is read before and after by the caller, and equal means nobody changed state in between.
+// A running actor may raise its clock word with no change of state, so the running
+// actors' clocks are read before the blocked actors' conditions (actorsBound).
 import { ACTOR, ACTOR_STATE, HEADER } from '../shm/layout.js';
 import type { SharedState } from '../shm/shared-state.js';
 
