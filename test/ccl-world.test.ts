@@ -61,6 +61,15 @@ for (const c of configErrors) {
   });
 }
 
+t.test('initProcessGroup with no options joins with the one backend, as PyTorch picks a default; an unknown backend is refused', async (t) => {
+  await rt.session({ threads: 1 }, async (torch) => {
+    await t.rejects(torch.distributed.initProcessGroup({ backend: 'nccl' }), { code: 'ERR_INVALID_ARG_VALUE' });
+    await torch.distributed.initProcessGroup();
+    t.ok(torch.distributed.isInitialized(), 'initialised');
+    await t.rejects(torch.distributed.initProcessGroup(), { code: 'ERR_ALREADY_INITIALIZED', message: /backend 'ahbm'/ });
+  });
+});
+
 t.test("every rank of a thread places a flat world on one list of PEs, not a list each (p^2 numbers a thread; decision 0127)", async (t) => {
   const m = new Machine(loadTopology(topologyPath('ideal'), ['system.sips.count=8']));
   const world = new ProcessGroup([0, 1, 2, 3, 4, 5, 6, 7], 8);

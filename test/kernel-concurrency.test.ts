@@ -79,3 +79,24 @@ t.test('two tl.parallel branches that both store to HBM: the refusal reads the s
   }
   for (let i = 1; i < messages.length; i++) t.equal(messages[i], messages[0], `run ${i + 1}: the same message as run 1`);
 });
+
+/** Every error code on `e`'s cause chain, and its ranks' (a SpawnError's). */
+function codesIn(e: unknown, seen = new Set<unknown>()): string[] {
+  if (typeof e !== 'object' || e === null || seen.has(e)) return [];
+  seen.add(e);
+  const x = e as { code?: unknown; cause?: unknown };
+  const own = typeof x.code === 'string' ? [x.code] : [];
+  const ranks = e instanceof SpawnError ? [...e.errors.values()].flatMap((r) => codesIn(r, seen)) : [];
+  return [...own, ...codesIn(x.cause, seen), ...ranks];
+}
+
+t.test('a flow the kernel left running after it returned is refused with ERR_KERNEL_ENDED in every layout, not run with the PE idle', async (t) => {
+  for (const threads of [1, 'rank', 2] as const) {
+    const e = await run('orphanFlow', { threads }, [], 64).then(
+      (v) => new Error(`the run ended with crit_ns ${v.map((r) => r.critNs).join(', ')}`),
+      (x: unknown) => x,
+    );
+    t.ok(codesIn(e).includes('ERR_KERNEL_ENDED'), `--threads ${threads}: ${codesIn(e).join(', ') || String(e)}`);
+  }
+});
+

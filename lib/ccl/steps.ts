@@ -236,35 +236,30 @@ abstract class RingPass<T> {
 }
 
 /**
- * Reduce-scatter `seg` of `data` around `ring`: p - 1 steps; in step s send
- * chunk (pos - s + shift), receive chunk (pos - s - 1 + shift) and reduce it
- * into the local copy. Returns the chunk this rank then owns fully reduced,
- * (pos + 1 + shift) mod p. Each step issues the send, waits for the receive,
- * reduces, then waits for the send (RingPass).
- *
- * As the all-gather's, a chunk is received into one of two scratch tiles in
- * turn; the local chunk is added into it (tl.reduceAt: no view of the chunk),
- * the sum copied into place, and sent on from the scratch the next step. One
- * chunk view a pass (its first send), not one a step (decision 0195).
+ * The chunk passes of a ring all-reduce over `seg` of `data`, this rank at ring
+ * position pos: step s sends chunk (pos + shift + lead - s) and receives chunk
+ * (pos + shift + lead - 1 - s) into one of two scratch tiles in turn, combines
+ * it with the local copy (the reduce-scatter) or not (the all-gather), copies it
+ * into place and sends it on from the scratch the next step. A pass cuts one
+ * chunk view, its first send, not one a step (a view is a Tile, a shape and a
+ * typed array; decisions 0176, 0195). The other scratch's send was waited for at
+ * the end of the step before.
  */
-export function ringReduceScatter(tl: KernelContext, data: Tile, seg: Chunks, ring: RingLinks, op: Reduction, shift = 0): Promise<number> {
-  return new ReduceScatter(tl, data, seg, ring, op, shift).run();
-}
-
-class ReduceScatter extends RingPass<number> {
+abstract class ChunkPass<T> extends RingPass<T> {
   private readonly scratch: [ScratchTiles, ScratchTiles];
-  private readonly p: number;
-  private readonly pos: number;
-  /** What step s sends: chunk (pos + shift), then the scratch step s - 1 reduced into. */
+  protected readonly p: number;
+  protected readonly pos: number;
+  /** What step s sends: chunk (pos + shift + lead), then the scratch step s - 1 received into. */
   private sending: Tile | undefined;
 
   constructor(
     tl: KernelContext,
-    private readonly data: Tile,
+    protected readonly data: Tile,
     private readonly seg: Chunks,
     ring: RingLinks,
-    private readonly op: Reduction,
-    private readonly shift: number,
+    protected readonly shift: number,
+    /** 0 for the reduce-scatter, 1 for the all-gather: the chunk a rank sends first is its position's plus this. */
+    private readonly lead: 0 | 1,
   ) {
     super(tl, ring);
     this.p = ring.p;
@@ -272,13 +267,16 @@ class ReduceScatter extends RingPass<number> {
     this.scratch = scratchPair(tl, data.dtype);
   }
 
-  /** The chunk step s receives and reduces. */
+  /** Combine the local copy of chunk elements [lo, lo + incoming.size) into `incoming` (the reduce-scatter), or not. */
+  protected abstract combine(lo: number, incoming: Tile): void;
+
+  /** The chunk step s receives. */
   private chunk(s: number): number {
-    return mod(this.pos - s - 1 + this.shift, this.p);
+    return mod(this.pos + this.shift + this.lead - 1 - s, this.p);
   }
 
   protected outgoing(s: number): Tile {
-    if (s === 0) this.sending = this.seg.of(this.data, mod(this.pos + this.shift, this.p));
+    if (s === 0) this.sending = this.seg.of(this.data, mod(this.pos + this.shift + this.lead, this.p));
     return this.sending as Tile;
   }
 
@@ -288,9 +286,38 @@ class ReduceScatter extends RingPass<number> {
 
   protected landed(s: number, incoming: Tile): void {
     const lo = this.seg.lo(this.chunk(s));
-    this.tl.reduceAt(this.op, this.data, lo, incoming);
+    this.combine(lo, incoming);
     if (!this.data.blank) this.data.data.set(incoming.data, lo);
     this.sending = incoming;
+  }
+}
+
+/**
+ * Reduce-scatter `seg` of `data` around `ring`: p - 1 steps; in step s send
+ * chunk (pos - s + shift), receive chunk (pos - s - 1 + shift) and reduce it
+ * into the local copy (the local chunk is added into the scratch it landed in:
+ * tl.reduceAt, no view of the chunk). Returns the chunk this rank then owns
+ * fully reduced, (pos + 1 + shift) mod p. Each step issues the send, waits for
+ * the receive, reduces, then waits for the send (RingPass).
+ */
+export function ringReduceScatter(tl: KernelContext, data: Tile, seg: Chunks, ring: RingLinks, op: Reduction, shift = 0): Promise<number> {
+  return new ReduceScatter(tl, data, seg, ring, op, shift).run();
+}
+
+class ReduceScatter extends ChunkPass<number> {
+  constructor(
+    tl: KernelContext,
+    data: Tile,
+    seg: Chunks,
+    ring: RingLinks,
+    private readonly op: Reduction,
+    shift: number,
+  ) {
+    super(tl, data, seg, ring, shift, 0);
+  }
+
+  protected combine(lo: number, incoming: Tile): void {
+    this.tl.reduceAt(this.op, this.data, lo, incoming);
   }
 
   protected result(): number {
@@ -302,48 +329,18 @@ class ReduceScatter extends RingPass<number> {
  * All-gather `seg` of `data` around `ring`, this rank owning chunk
  * (pos + 1 + shift): p - 1 steps; in step s send chunk (pos + 1 + shift - s),
  * receive chunk (pos + shift - s) and keep it. Steps as ringReduceScatter's.
- *
- * A chunk is received into one of two scratch tiles in turn, copied into place,
- * and sent on from the scratch the next step: no chunk view a step (a view is a
- * Tile, a shape and a typed array; decision 0176). The other scratch's send was
- * waited for at the end of the step before.
  */
 export function ringAllGather(tl: KernelContext, data: Tile, seg: Chunks, ring: RingLinks, shift = 0): Promise<void> {
   return new AllGather(tl, data, seg, ring, shift).run();
 }
 
-class AllGather extends RingPass<void> {
-  private readonly scratch: [ScratchTiles, ScratchTiles];
-  private readonly p: number;
-  private readonly pos: number;
-  /** What step s sends: the owned chunk, then the scratch step s - 1 received into. */
-  private sending: Tile | undefined;
-
-  constructor(
-    tl: KernelContext,
-    private readonly data: Tile,
-    private readonly seg: Chunks,
-    ring: RingLinks,
-    private readonly shift: number,
-  ) {
-    super(tl, ring);
-    this.p = ring.p;
-    this.pos = ring.pos;
-    this.scratch = scratchPair(tl, data.dtype);
+class AllGather extends ChunkPass<void> {
+  constructor(tl: KernelContext, data: Tile, seg: Chunks, ring: RingLinks, shift: number) {
+    super(tl, data, seg, ring, shift, 1);
   }
 
-  protected outgoing(s: number): Tile {
-    if (s === 0) this.sending = this.seg.of(this.data, mod(this.pos + 1 + this.shift, this.p));
-    return this.sending as Tile;
-  }
-
-  protected incoming(s: number): Tile {
-    return this.scratch[s & 1].of(this.seg.count(mod(this.pos + this.shift - s, this.p)));
-  }
-
-  protected landed(s: number, incoming: Tile): void {
-    if (!this.data.blank) this.data.data.set(incoming.data, this.seg.lo(mod(this.pos + this.shift - s, this.p)));
-    this.sending = incoming;
+  protected combine(): void {
+    // Kept as received.
   }
 
   protected result(): void {}

@@ -43,13 +43,13 @@ port.on('message', (m: ToCoordinator) => {
         try {
           runSession(m);
         } catch (e) {
-          post({ type: 'fatal', error: serializeError(e) });
+          fail(m, e);
         }
       };
       // A user's kind module (decision 0050) is imported first; a shipped kind starts at once.
       const kind = sipKindToLoad(m.plan.topology);
       if (kind === undefined) run();
-      else loadSipKindModule(kind).then(run, (e: unknown) => post({ type: 'fatal', error: serializeError(e) }));
+      else loadSipKindModule(kind).then(run, (e: unknown) => fail(m, e));
       break;
     }
     case 'shutdown':
@@ -59,6 +59,21 @@ port.on('message', (m: ToCoordinator) => {
       unreachable(m);
   }
 });
+
+/**
+ * The coordinator cannot serve session `m` (`e` was thrown): abort the session with
+ * `e` as its report, so that every waiter ends now and the run fails with it, then
+ * tell main. Without the abort, actors waiting for a grant or a link flow would wait
+ * for passes that never come: a silent stall.
+ */
+function fail(m: Extract<ToCoordinator, { type: 'session' }>, e: unknown): void {
+  const report = serializeError(e);
+  try {
+    abortSession(SharedState.attach(m.plan.dims, m.buffers), ABORT_KIND.FAULT, report);
+  } finally {
+    post({ type: 'fatal', error: report });
+  }
+}
 
 function runSession(m: Extract<ToCoordinator, { type: 'session' }>): void {
   const sh = SharedState.attach(m.plan.dims, m.buffers);

@@ -18,6 +18,8 @@
 // for all actors: stateEpoch (../shm/shared-state.ts), the sum of every thread's EXEC.STATE_EPOCH (each
 // bumped on every state change of an actor the thread runs, and never lowered),
 // is read before and after by the caller, and equal means nobody changed state in between.
+// A running actor may raise its clock word with no change of state, so the running
+// actors' clocks are read before the blocked actors' conditions (actorsBound).
 import { ACTOR, ACTOR_STATE, HEADER } from '../shm/layout.js';
 import type { SharedState } from '../shm/shared-state.js';
 
@@ -32,6 +34,17 @@ export function commandInFlight(sh: SharedState): boolean {
  * or Infinity. Stops at the first bound <= `stopAt`: a pass only asks whether
  * one is that low (the memory arbiter), or wants the lowest (stopAt -Infinity,
  * the link arbiter). Take it inside an epoch snapshot.
+ *
+ * In two sweeps: every RUNNING actor's clock word first, then every BLOCKED
+ * actor's condition. A running actor may publish (making a blocked actor's
+ * condition true) and then raise its own clock word without a change of state
+ * (a send's fresher bound, a self-granted access's done time), so the epoch does
+ * not see it. Read in actor order, the blocked actor could be read before the
+ * publish and the publisher after the raise: a bound past the time the woken
+ * actor acts at (the link arbiter then made final what a flow it started joined
+ * before: ERR_INTERNAL). With the clocks read first, a publish before a blocked
+ * actor's read shows it as ready, and one after it comes from an actor whose
+ * clock was read before it published, so at or before the publish.
  */
 export function actorsBound(sh: SharedState, self: number, stopAt: number): number {
   const L = sh.layout;
@@ -46,19 +59,22 @@ export function actorsBound(sh: SharedState, self: number, stopAt: number): numb
   const active0 = L.activeWord(0);
   let bound = Infinity;
   // Only active actors (RUNNING or BLOCKED) can bound anything: read the bitmap, then those.
-  for (let wi = 0; wi < L.activeWords; wi++) {
-    let bits = Atomics.load(ctl, active0 + wi);
-    while (bits !== 0) {
-      const low = bits & -bits;
-      bits ^= low;
-      const a = wi * 32 + (31 - Math.clz32(low));
-      if (a === self) continue;
-      const o = a * stride;
-      const s = Atomics.load(ctl, state0 + o);
-      const ready = s === ACTOR_STATE.RUNNING || (s === ACTOR_STATE.BLOCKED && Atomics.load(ctl, Atomics.load(ctl, word0 + o)) >= Atomics.load(ctl, target0 + o));
-      if (ready && times[clock0 + a] < bound) {
-        bound = times[clock0 + a];
-        if (bound <= stopAt) return bound;
+  for (let sweep = 0; sweep < 2; sweep++) {
+    const want = sweep === 0 ? ACTOR_STATE.RUNNING : ACTOR_STATE.BLOCKED;
+    for (let wi = 0; wi < L.activeWords; wi++) {
+      let bits = Atomics.load(ctl, active0 + wi);
+      while (bits !== 0) {
+        const low = bits & -bits;
+        bits ^= low;
+        const a = wi * 32 + (31 - Math.clz32(low));
+        if (a === self) continue;
+        const o = a * stride;
+        if (Atomics.load(ctl, state0 + o) !== want) continue;
+        if (want === ACTOR_STATE.BLOCKED && Atomics.load(ctl, Atomics.load(ctl, word0 + o)) < Atomics.load(ctl, target0 + o)) continue;
+        if (times[clock0 + a] < bound) {
+          bound = times[clock0 + a];
+          if (bound <= stopAt) return bound;
+        }
       }
     }
   }

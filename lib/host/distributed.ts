@@ -72,15 +72,16 @@ export class Distributed {
     private readonly ccl: ResolvedCcl,
   ) {}
 
-  /** Join the process group (a barrier across the ranks). IPCQ rings are preallocated per (channel set, PE, direction); the world's collectives use set 0. */
-  async initProcessGroup(opts: { backend: string; worldSize?: number }): Promise<void> {
-    if (!BACKENDS.includes(opts.backend as (typeof BACKENDS)[number])) {
-      throw new KernbenchError('ERR_INVALID_ARG_VALUE', `initProcessGroup: backend must be one of ${BACKENDS.join('|')}, got '${opts.backend}'`);
+  /** Join the process group (a barrier across the ranks); the backend defaults to the one there is, as PyTorch picks one. IPCQ rings are preallocated per (channel set, PE, direction); the world's collectives use set 0. */
+  async initProcessGroup(opts: { backend?: string; worldSize?: number } = {}): Promise<void> {
+    const backend = opts.backend ?? BACKENDS[0];
+    if (!BACKENDS.includes(backend as (typeof BACKENDS)[number])) {
+      throw new KernbenchError('ERR_INVALID_ARG_VALUE', `initProcessGroup: backend must be one of ${BACKENDS.join('|')}, got '${backend}'`);
     }
-    if (this.world) throw new KernbenchError('ERR_ALREADY_INITIALIZED', `initProcessGroup: already initialised with backend '${this.world.backend}', got a second call with backend '${opts.backend}'`);
+    if (this.world) throw new KernbenchError('ERR_ALREADY_INITIALIZED', `initProcessGroup: already initialised with backend '${this.world.backend}', got a second call with backend '${backend}'`);
     const ws = opts.worldSize ?? this.rankInfo.nprocs;
     if (ws !== this.rankInfo.nprocs) throw new KernbenchError('ERR_WORLD_SIZE_MISMATCH', `initProcessGroup: worldSize must equal the spawned ranks (${this.rankInfo.nprocs}), got ${ws}`);
-    this.world = { backend: opts.backend, group: ProcessGroup.world(ws) };
+    this.world = { backend, group: ProcessGroup.world(ws) };
     this.groups.push(this.world.group);
     await this.barrier();
   }

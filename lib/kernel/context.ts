@@ -58,6 +58,8 @@ export class KernelContext extends MemoryOps implements SendWaiter {
     /** This kernel run's identity: the tile memory it makes is its own (lib/tile/slab.ts). */
     run?: KernelRun,
     flow?: Flow,
+    /** Shared with its tl.parallel branches: ended once the kernel returned and drained, or failed. */
+    private readonly life = { ended: false },
   ) {
     super(pe, run, flow);
     const { env } = pe;
@@ -325,9 +327,16 @@ export class KernelContext extends MemoryOps implements SendWaiter {
     );
   }
 
-  /** @internal Wait for every transfer this flow started (the runtime does this when the kernel returns; tl.parallel when a branch does). */
+  /** @internal Wait for every transfer this flow started (tl.parallel does this when a branch returns). */
   drain(): Promise<void> {
     return this.transfers.drain();
+  }
+
+  /** @internal The kernel returned (drained first, and again for what a flow issued meanwhile) or failed: later operations are refused (ERR_KERNEL_ENDED). */
+  async end(failed: boolean): Promise<void> {
+    if (!failed) await this.transfers.drain();
+    this.life.ended = true;
+    if (!failed) await this.transfers.drain();
   }
 
   /**
@@ -348,7 +357,7 @@ export class KernelContext extends MemoryOps implements SendWaiter {
     const L = this.pe.env.shared.layout;
     const start = this.clock.nowPs;
     const region = new Region(start);
-    const kids = branches.map((_, i) => new KernelContext(this.pe, this.name, this.ports, this.rank, this.run, Flow.branch(start, L.branchActor(this.pe.id, i), region, i, this.pe.env.plan.maxVirtualTimePs)));
+    const kids = branches.map((_, i) => new KernelContext(this.pe, this.name, this.ports, this.rank, this.run, Flow.branch(start, L.branchActor(this.pe.id, i), region, i, this.pe.env.plan.maxVirtualTimePs), this.life));
     // A branch's pieces, like this flow's, enter their links after the sends it waited for arrived.
     for (const k of kids) k.transfers.inherit(this.transfers);
     return runBranches(this.pe.env.sched, this.flow, kids, branches);
@@ -397,6 +406,7 @@ export class KernelContext extends MemoryOps implements SendWaiter {
 
   /** Refuse `op` while another tl operation of this flow is in flight (lib/kernel/flow.ts). */
   protected enter(op: string): void {
+    if (this.life.ended) throw this.error('ERR_KERNEL_ENDED', `${op} after the kernel ended: a flow of tl operations outlived it (an async function called without await, or a promise of tl not awaited); it would run with the PE idle and the kernel's tiles reused. Await every flow before the kernel returns, or run concurrent flows as tl.parallel([...]), got '${op}' after the end`);
     const busy = this.flow.busy();
     if (busy !== null) {
       throw this.error(

@@ -148,10 +148,11 @@ export class PeRuntime {
       await owner.run(async () => {
         const kernel = await importKernel(cmd);
         await owner.callAs(() => kernel.fn(tl, ...cmd.args));
-        await tl.drain();
+        await tl.end(false);
       });
     } catch (thrown) {
       status = 1;
+      void tl.end(true);
       const e = isVirtualTimeLimit(thrown) ? this.stopAtLimit(cmd.name, thrown) : thrown;
       // A deadlock's report is the session's (the report slot), read by whoever needs it: not
       // serialized again into every PE's slot (at a thousand ranks, most of the wait; issue 23 item 4).

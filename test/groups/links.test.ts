@@ -14,3 +14,5 @@ await import('../link-claims-unit.test.js');
 await import('../link-reach.test.js');
 await import('../run-once.test.js');
 await import('../link-own-kernel.test.js');
+await import('../coordinator-fault.test.js');
+await import('../actors-bound.test.js');
