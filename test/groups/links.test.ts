@@ -14,3 +14,4 @@ await import('../link-claims-unit.test.js');
 await import('../link-reach.test.js');
 await import('../run-once.test.js');
 await import('../link-own-kernel.test.js');
+await import('../link-one-way-collectives.test.js');

@@ -1,0 +1,42 @@
+// Runs on: main thread (tap), sessions on real threads. Covers: the shipped collectives
+// whose kernels send east only declare it (decision 0188): broadcast, allGather,
+// reduceScatter and the ring allToAllSingle (by default, and as the ring_alltoall module).
+// On the default machine's ring of two SIPs east and west are the one link to the other
+// SIP; declared east only, a kernel's claim of that link is its east channel's alone, so
+// most of its pieces go alone at once, on the send, instead of being held for a release
+// pass (decision 0187). The times must be the link arbiter's all the same.
+import t from 'tap';
+import { CCL_FIXTURES, collectiveWorker, type CollectiveCase } from './fixtures/ccl.js';
+import { TestRuntime } from './helpers/run.js';
+
+const rt = new TestRuntime({ modules: [CCL_FIXTURES] });
+t.teardown(() => rt.close());
+
+const CLAIMED = ['timing.link_sharing=max_min'];
+const ARBITRATED = ['timing.link_sharing=max_min', 'timing.link_fast_path=false'];
+
+/** Each collective, with the --set that picks its kernel (none: the default). */
+const CASES: { what: string; c: CollectiveCase; sets: string[] }[] = [
+  { what: 'broadcast', c: { kind: 'broadcast', nElem: 4096, dtype: 'f32', src: 1 }, sets: [] },
+  { what: 'allGather', c: { kind: 'allGather', nElem: 2048, dtype: 'f32' }, sets: [] },
+  { what: 'reduceScatter', c: { kind: 'reduceScatter', nElem: 2048, dtype: 'f32', op: 'sum' }, sets: [] },
+  { what: 'allToAllSingle (the ring)', c: { kind: 'allToAllSingle', nElem: 2048, dtype: 'f32' }, sets: [] },
+  { what: 'allToAllSingle (module ring_alltoall)', c: { kind: 'allToAllSingle', nElem: 2048, dtype: 'f32' }, sets: ['ccl.collectives.all_to_all.module=ring_alltoall'] },
+];
+
+for (const { what, c, sets } of CASES) {
+  t.test(`${what} on the default machine's two ranks: most pieces alone at once, with the arbitrated values and crit_ns`, async (t) => {
+    const go = async (threads: 1 | 'rank', links: string[]) => {
+      const run = await rt.session({ topology: 'default', threads, sets: [...links, ...sets] }, (torch) => torch.multiprocessing.spawn(collectiveWorker, { args: [c], nprocs: 2 }));
+      return { views: run.value, pieces: run.report.linkPieces, messages: run.report.messages };
+    };
+    const ref = await go(1, ARBITRATED);
+    t.equal(ref.pieces.arbitrated, ref.messages, `arbitrated from the start: every piece through the arbiter (${ref.messages})`);
+    for (const threads of [1, 'rank'] as const) {
+      const r = await go(threads, CLAIMED);
+      t.same(r.views, ref.views, `--threads ${threads}: the arbitrated values and crit_ns (${JSON.stringify(ref.views.map((v) => v?.critNs))} ns)`);
+      const { alone, released, arbitrated } = r.pieces;
+      t.ok(alone * 2 > r.messages, `--threads ${threads}: most pieces alone at once, on the send (${alone} of ${r.messages}; ${released} held then alone, ${arbitrated} arbitrated)`);
+    }
+  });
+}
