@@ -6,7 +6,7 @@
 // most of its pieces go alone at once, on the send, instead of being held for a release
 // pass (decision 0187). The times must be the link arbiter's all the same.
 import t from 'tap';
-import { CCL_FIXTURES, collectiveWorker, type CollectiveCase } from './fixtures/ccl.js';
+import { CCL_FIXTURES, collectiveWorker, lateBarrierWorker, type CollectiveCase } from './fixtures/ccl.js';
 import { TestRuntime } from './helpers/run.js';
 
 const rt = new TestRuntime({ modules: [CCL_FIXTURES] });
@@ -40,3 +40,22 @@ for (const { what, c, sets } of CASES) {
     }
   });
 }
+
+// A subgroup of the whole world is the host barrier, so the barrier kernel needs more SIPs: ranks 0 and 1 of four,
+// neighbours on the ring, where east and west of each are again the one link to the other. It declares east too,
+// but its one-element pieces leave at its launch, before the launch horizon has passed their end, so the reach of
+// the link holds them all, declared or not (decision 0170): checked here is that the declaration is the kernel's
+// direction (a wrong one fails the spawn with ERR_SEND_UNDECLARED) and keeps the arbitrated times.
+t.test('a barrier of ranks 0 and 1 of four on the default ring, declared east: the arbitrated host clocks, no piece through the arbiter', async (t) => {
+  const go = async (threads: 1 | 'rank', links: string[]) => {
+    const run = await rt.session({ topology: 'default', threads, sets: [...links, 'system.sips.count=4'] }, (torch) => torch.multiprocessing.spawn(lateBarrierWorker, { args: [[0, 1], -1, 0], nprocs: 4 }));
+    return { clocks: run.value, pieces: run.report.linkPieces, messages: run.report.messages };
+  };
+  const ref = await go(1, ARBITRATED);
+  t.equal(ref.pieces.arbitrated, ref.messages, `arbitrated from the start: every piece through the arbiter (${ref.messages})`);
+  for (const threads of [1, 'rank'] as const) {
+    const r = await go(threads, CLAIMED);
+    t.same(r.clocks, ref.clocks, `--threads ${threads}: the arbitrated host clocks after the barrier (${JSON.stringify(ref.clocks)} ns)`);
+    t.equal(r.pieces.alone + r.pieces.released, r.messages, `--threads ${threads}: every piece timed alone (${r.pieces.alone} at once, ${r.pieces.released} held then alone, of ${r.messages})`);
+  }
+});
