@@ -4,10 +4,12 @@
 // On the default machine's ring of two SIPs east and west are the one link to the other
 // SIP; declared east only, a kernel's claim of that link is its east channel's alone, so
 // most of its pieces go alone at once, on the send, instead of being held for a release
-// pass (decision 0187). The times must be the link arbiter's all the same.
+// pass (decision 0187). The times must be the link arbiter's all the same. The subgroup
+// barrier and the transformer layer's fused collective-matmul kernels declare east too.
 import t from 'tap';
 import { CCL_FIXTURES, collectiveWorker, lateBarrierWorker, type CollectiveCase } from './fixtures/ccl.js';
 import { TestRuntime } from './helpers/run.js';
+import { layerWorker, presetConfig } from '../benches/transformer_layer.js';
 
 const rt = new TestRuntime({ modules: [CCL_FIXTURES] });
 t.teardown(() => rt.close());
@@ -57,5 +59,26 @@ t.test('a barrier of ranks 0 and 1 of four on the default ring, declared east: t
     const r = await go(threads, CLAIMED);
     t.same(r.clocks, ref.clocks, `--threads ${threads}: the arbitrated host clocks after the barrier (${JSON.stringify(ref.clocks)} ns)`);
     t.equal(r.pieces.alone + r.pieces.released, r.messages, `--threads ${threads}: every piece timed alone (${r.pieces.alone} at once, ${r.pieces.released} held then alone, of ${r.messages})`);
+  }
+});
+
+const layers = new TestRuntime({ modules: [new URL('../benches/transformer_layer.js', import.meta.url).href] });
+t.teardown(() => layers.close());
+
+// The fused kernels send at once and then multiply, so their kernel is not quiet while its piece flies: undeclared,
+// the pieces its two channels claim together wait for the arbiter (4 of 8 here); declared, the east channel's own.
+t.test('the overlapped layer at TP = 2 on the default machine: no piece through the arbiter, with the arbitrated rows and spans', async (t) => {
+  const config = presetConfig('tiny', 1, 'f16', 'tp+sp+overlap');
+  const go = async (threads: 1 | 'rank', links: string[]) => {
+    const run = await layers.session({ topology: 'default', threads, sets: [...links, 'sip.cube_mesh.w=1', 'sip.cube_mesh.h=1'] }, (torch) => torch.multiprocessing.spawn(layerWorker, { args: [config, false], nprocs: 2 }));
+    return { ranks: run.value.map((r) => ({ y: Array.from(r.y), spans: r.spans })), pieces: run.report.linkPieces, messages: run.report.messages };
+  };
+  const ref = await go(1, ARBITRATED);
+  t.equal(ref.pieces.arbitrated, ref.messages, `arbitrated from the start: every piece through the arbiter (${ref.messages})`);
+  for (const threads of [1, 'rank'] as const) {
+    const r = await go(threads, CLAIMED);
+    t.same(r.ranks, ref.ranks, `--threads ${threads}: the arbitrated rows and spans`);
+    const { alone, released, arbitrated } = r.pieces;
+    t.equal(arbitrated, 0, `--threads ${threads}: none through the arbiter (${alone} alone at once, ${released} held then alone, of ${r.messages})`);
   }
 });
