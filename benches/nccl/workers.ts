@@ -17,8 +17,8 @@
 //                           output, so the call is safe in place; no host copy.
 // The last two launch the collective's kernel with a descriptor of that block
 // (blockOf): the host API has no tensor views.
-import { allGather } from '../../lib/ccl/collectives/all_gather.js';
-import { reduceScatter } from '../../lib/ccl/collectives/reduce_scatter.js';
+import { ALL_GATHER_SENDS, allGather } from '../../lib/ccl/collectives/all_gather.js';
+import { REDUCE_SCATTER_SENDS, reduceScatter } from '../../lib/ccl/collectives/reduce_scatter.js';
 import type { ReduceOp } from '../../lib/ccl/reduce-op.js';
 import { bytesPerElement, type DType } from '../../lib/dtype/index.js';
 import { Work } from '../../lib/host/distributed.js';
@@ -162,7 +162,7 @@ export async function perfWorker(rank: number, plan: PerfPlan, torch: Torch): Pr
         // In place: this rank's input is block `rank` of the receive buffer, the other blocks zero.
         await put(recv, () => tabulateF32(n * ws, (i) => (Math.floor(i / n) === rank ? input(rank, i % n) : 0)));
         const desc = recv.toDesc();
-        const w2 = new Work(torch.distributed.launchCollective('all_gather', allGather, recv, [desc, blockOf(desc, rank, n)], { leadingTensor: false }));
+        const w2 = new Work(torch.distributed.launchCollective('all_gather', allGather, recv, [desc, blockOf(desc, rank, n)], { leadingTensor: false, sends: ALL_GATHER_SENDS }));
         await w2.wait();
         const c = await check(recv, gathered);
         ip = { critNs: w2.critNs, wrong: c.wrong };
@@ -178,7 +178,7 @@ export async function perfWorker(rank: number, plan: PerfPlan, torch: Torch): Pr
         await torch.distributed.barrier();
         // In place: the result is block `rank` of the send buffer (which still holds the input).
         const desc = send.toDesc();
-        const w2 = new Work(torch.distributed.launchCollective('reduce_scatter', reduceScatter, send, [blockOf(desc, rank, n), desc, plan.op], { leadingTensor: false }));
+        const w2 = new Work(torch.distributed.launchCollective('reduce_scatter', reduceScatter, send, [blockOf(desc, rank, n), desc, plan.op], { leadingTensor: false, sends: REDUCE_SCATTER_SENDS }));
         await w2.wait();
         // Only block `rank` is the result; the other blocks keep the input (nccl-tests checks the result block).
         const c = await check(send, (i) => (Math.floor(i / n) === rank ? mine(i % n) : input(rank, i)));

@@ -72,7 +72,7 @@ const AlgorithmMetaSchema = z.strictObject({
   peers: z.boolean().optional(),
   /** all_to_all only: the split sizes it takes (default even: p equal blocks). */
   splits: z.enum(SPLITS).optional(),
-  /** The directions its kernels send on (default: any); a send elsewhere is refused (decision 0188). Used by all-reduce modules. */
+  /** The directions its kernels send on (default: any); a send elsewhere is refused (decision 0188). Declared at the launch of every kind but point_to_point. */
   sends: z.array(z.enum(DIRECTIONS)).min(1).optional(),
 }).refine((m) => m.splits === undefined || m.provides === 'all_to_all', { path: ['splits'], message: 'only an all_to_all module says which splits it takes' });
 

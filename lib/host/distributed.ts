@@ -7,13 +7,13 @@
 // unless `asyncOp` is set. Every member of a group must call the same
 // collectives in the same order with tensors of the same layout.
 import type { ResolvedCcl } from '../config/ccl-schema.js';
-import { groupBarrier } from '../ccl/collectives/barrier.js';
-import { allGather } from '../ccl/collectives/all_gather.js';
-import { allToAll } from '../ccl/collectives/all_to_all.js';
+import { BARRIER_SENDS, groupBarrier } from '../ccl/collectives/barrier.js';
+import { ALL_GATHER_SENDS, allGather } from '../ccl/collectives/all_gather.js';
+import { ALL_TO_ALL_SENDS, allToAll } from '../ccl/collectives/all_to_all.js';
 import { allToAllPairwise, allToAllPairwiseList } from '../ccl/collectives/all_to_all_pairwise.js';
 import { p2pBatch, type P2PKernelOp } from '../ccl/collectives/p2p.js';
-import { broadcast } from '../ccl/collectives/broadcast.js';
-import { reduceScatter } from '../ccl/collectives/reduce_scatter.js';
+import { BROADCAST_SENDS, broadcast } from '../ccl/collectives/broadcast.js';
+import { REDUCE_SCATTER_SENDS, reduceScatter } from '../ccl/collectives/reduce_scatter.js';
 import { placeCollective, type Arrangement, type CollectivePlacement } from '../ccl/placement.js';
 import { ProcessGroup, nextChannelSet } from '../ccl/process-group.js';
 import { checkReduceOp, type ReduceOp } from '../ccl/reduce-op.js';
@@ -138,7 +138,7 @@ export class Distributed {
     const m = this.host.env.machine;
     const pes = group.ranks.map((q) => m.peId({ sip: q, cube: 0, pe: 0 }));
     const world = { kind: 'ring_1d' as const, w: group.size, h: 1, pes, set: group.set };
-    await this.host.launch('barrier', groupBarrier, [], { pes: [pes[me]], world, ranks: [me], tag: this.collectives++, collective: true }).wait();
+    await this.host.launch('barrier', groupBarrier, [], { pes: [pes[me]], world, ranks: [me], tag: this.collectives++, collective: true, sends: checkSends('barrier', BARRIER_SENDS) }).wait();
   }
 
   /** All-reduce `t` in place on every rank of the group with the configured algorithm (ccl.yaml `module`, `topology` and `params`). */
@@ -163,7 +163,7 @@ export class Distributed {
     const group = opts.group ?? this.requireWorld().group;
     const src = group.groupRank(opts.src);
     if (src < 0) throw new KernbenchError('ERR_INVALID_RANK', `broadcast: src must be a global rank in ${group}, got ${opts.src}`);
-    return this.run(this.launchCollective('broadcast', broadcast, t, [src], { group }), opts);
+    return this.run(this.launchCollective('broadcast', broadcast, t, [src], { group, sends: BROADCAST_SENDS }), opts);
   }
 
   /**
@@ -174,7 +174,7 @@ export class Distributed {
   async allGather(out: Tensor, t: Tensor, opts: CollectiveOptions = {}): Promise<Work> {
     const group = opts.group ?? this.requireWorld().group;
     checkPair('allGather', out, t, out.numel === group.size * t.numel, `out must have ${group.size} x ${t.numel} = ${group.size * t.numel} elements (world size x input)`);
-    return this.run(this.launchCollective('all_gather', allGather, t, [out.toDesc(), t.toDesc()], { group, leadingTensor: false }), opts);
+    return this.run(this.launchCollective('all_gather', allGather, t, [out.toDesc(), t.toDesc()], { group, leadingTensor: false, sends: ALL_GATHER_SENDS }), opts);
   }
 
   /**
@@ -186,7 +186,7 @@ export class Distributed {
     const op = checkReduceOp(opts.op ?? 'sum');
     const group = opts.group ?? this.requireWorld().group;
     checkPair('reduceScatter', out, t, t.numel === group.size * out.numel, `the input must have ${group.size} x ${out.numel} = ${group.size * out.numel} elements (world size x out)`);
-    return this.run(this.launchCollective('reduce_scatter', reduceScatter, t, [out.toDesc(), t.toDesc(), op], { group, leadingTensor: false }), opts);
+    return this.run(this.launchCollective('reduce_scatter', reduceScatter, t, [out.toDesc(), t.toDesc(), op], { group, leadingTensor: false, sends: REDUCE_SCATTER_SENDS }), opts);
   }
 
   /**
@@ -210,7 +210,7 @@ export class Distributed {
     if (this.ccl.collective_modules?.all_to_all !== undefined) return this.allToAllWithModule(group, out, t, inSplits, outSplits, opts);
     if (p > 1 && (this.ccl.peer_ranks ?? 0) >= p) return this.run(this.launchCollective('all_to_all', allToAllPairwise, t, [...args, inSplits, outSplits], { group, leadingTensor: false }), opts);
     checkEvenSplits(group, out, t, inSplits, outSplits, `without peer channels the ring all-to-all takes ${p} equal blocks only; run with ccl.peer_ranks >= ${p} (--set ccl.peer_ranks=${p}) for the pairwise exchange`);
-    return this.run(this.launchCollective('all_to_all', allToAll, t, args, { group, leadingTensor: false }), opts);
+    return this.run(this.launchCollective('all_to_all', allToAll, t, args, { group, leadingTensor: false, sends: ALL_TO_ALL_SENDS }), opts);
   }
 
   /** Split sizes of a tensor of `numel` elements over `p` ranks: `given` checked, or p equal blocks. */
@@ -232,7 +232,7 @@ export class Distributed {
   private async allToAllWithModule(group: ProcessGroup, out: Tensor, t: Tensor, inSplits: number[], outSplits: number[], opts: CollectiveOptions): Promise<Work> {
     const algo = await this.collectiveModule('all_to_all', '', group);
     if (algo.meta.splits !== 'uneven') checkEvenSplits(group, out, t, inSplits, outSplits, `all_to_all module '${algo.module}' takes ${group.size} equal blocks only (its meta.splits is 'even')`);
-    return this.run(this.launchCollective('all_to_all', algo.kernel, t, [out.toDesc(), t.toDesc(), inSplits, outSplits, algo.params], { group, leadingTensor: false }), opts);
+    return this.run(this.launchCollective('all_to_all', algo.kernel, t, [out.toDesc(), t.toDesc(), inSplits, outSplits, algo.params], { group, leadingTensor: false, sends: algo.meta.sends }), opts);
   }
 
   /**
@@ -245,7 +245,7 @@ export class Distributed {
     const group = opts.group ?? this.requireWorld().group;
     const dst = this.rootRank('reduce', 'dst', opts.dst, group);
     const algo = await this.collectiveModule('reduce', 'binomial_reduce', group);
-    return this.run(this.launchCollective('reduce', algo.kernel, t, [op, dst, algo.params], { group }), opts);
+    return this.run(this.launchCollective('reduce', algo.kernel, t, [op, dst, algo.params], { group, sends: algo.meta.sends }), opts);
   }
 
   /**
@@ -260,7 +260,7 @@ export class Distributed {
     const dst = this.rootRank('gather', 'dst', opts.dst ?? 0, group);
     const outs = group.groupRank(this.rankInfo.rank) === dst ? rootList('gather', 'gatherList', t, opts.gatherList, group) : [];
     const algo = await this.collectiveModule('gather', 'binomial_gather', group);
-    return this.run(this.launchCollective('gather', algo.kernel, t, [outs, t.toDesc(), dst, algo.params], { group, leadingTensor: false }), opts);
+    return this.run(this.launchCollective('gather', algo.kernel, t, [outs, t.toDesc(), dst, algo.params], { group, leadingTensor: false, sends: algo.meta.sends }), opts);
   }
 
   /**
@@ -275,7 +275,7 @@ export class Distributed {
     const src = this.rootRank('scatter', 'src', opts.src ?? 0, group);
     const ins = group.groupRank(this.rankInfo.rank) === src ? rootList('scatter', 'scatterList', t, opts.scatterList, group) : [];
     const algo = await this.collectiveModule('scatter', 'binomial_scatter', group);
-    return this.run(this.launchCollective('scatter', algo.kernel, t, [t.toDesc(), ins, src, algo.params], { group, leadingTensor: false }), opts);
+    return this.run(this.launchCollective('scatter', algo.kernel, t, [t.toDesc(), ins, src, algo.params], { group, leadingTensor: false, sends: algo.meta.sends }), opts);
   }
 
   /** The group rank of global rank `global`, the root of collective `name`. */

@@ -31,6 +31,10 @@ import { defineKernel } from '../kernel/define.js';
 import type { TensorDesc } from '../shm/tensor-desc.js';
 import type { Tile } from '../tile/tile.js';
 import { broadcastRow, reshape } from './tile-ops.js';
+import type { Direction } from '../shm/layout.js';
+
+/** Where both kernels send, declared at their launch (decision 0188). */
+export const COLLECTIVE_MATMUL_SENDS: readonly Direction[] = ['east'];
 
 const mod = (a: number, p: number): number => ((a % p) + p) % p;
 

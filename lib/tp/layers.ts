@@ -31,7 +31,7 @@ import { formatConfigProblem, KernbenchError } from '../errors.js';
 import type { Tensor } from '../host/tensor.js';
 import type { LaunchHandle } from '../host/host-runtime.js';
 import type { Torch } from '../host/torch.js';
-import { allGatherGemm, gemmReduceScatter } from './collective-matmul.js';
+import { COLLECTIVE_MATMUL_SENDS, allGatherGemm, gemmReduceScatter } from './collective-matmul.js';
 import { addBias, gemm } from './gemm-kernel.js';
 import { cubePes, rowBlocks, wholeOn } from './pe-split.js';
 import { getTensorModelParallelRank, getTensorModelParallelWorldSize } from './parallel-state.js';
@@ -128,7 +128,7 @@ export class ColumnParallelLinear {
     if (this.overlap) {
       const m = rows * this.ws;
       const y = this.torch.empty([m, this.outputSizePerPartition], { dtype: this.dtype, name: 'column_parallel_out' });
-      const h = this.torch.distributed.launchCollective('all_gather_gemm', allGatherGemm, x, [x.toDesc(), this.weight.toDesc(), y.toDesc(), this.bias ? this.bias.toDesc() : null], { leadingTensor: false });
+      const h = this.torch.distributed.launchCollective('all_gather_gemm', allGatherGemm, x, [x.toDesc(), this.weight.toDesc(), y.toDesc(), this.bias ? this.bias.toDesc() : null], { leadingTensor: false, sends: COLLECTIVE_MATMUL_SENDS });
       await h;
       timeline?.record(h, 'overlapped', { bytes: m * this.inFeatures * elementBytes(this.dtype), flops: 2 * m * this.inFeatures * this.outputSizePerPartition });
       return y;
@@ -238,7 +238,7 @@ export class RowParallelLinear {
   private async forwardOverlapped(x: Tensor, m: number, timeline?: LayerTimeline): Promise<Tensor> {
     requireDivisible('RowParallelLinear.forward', 'the rows of x (sequenceParallel)', m, this.ws);
     const y = this.torch.empty([m / this.ws, this.outFeatures], { dtype: this.dtype, name: 'sequence_parallel_scattered' });
-    const h = this.torch.distributed.launchCollective('gemm_reduce_scatter', gemmReduceScatter, x, [x.toDesc(), this.weight.toDesc(), y.toDesc()], { leadingTensor: false });
+    const h = this.torch.distributed.launchCollective('gemm_reduce_scatter', gemmReduceScatter, x, [x.toDesc(), this.weight.toDesc(), y.toDesc()], { leadingTensor: false, sends: COLLECTIVE_MATMUL_SENDS });
     await h;
     timeline?.record(h, 'overlapped', { bytes: m * this.outFeatures * elementBytes(this.dtype), flops: 2 * m * this.inputSizePerPartition * this.outFeatures });
     await this.addBiasTo(y, timeline);

@@ -5,12 +5,15 @@
 // splits only. Steps and cost law: docs/algorithms/all_to_all.md.
 //   T = (p - 1) a + p (p - 1)/2 (N/p) b for N input bytes per rank.
 import { defineAlgorithm } from '../define-algorithm.js';
+import { ALL_TO_ALL_SENDS } from '../collectives/all_to_all.js';
 
 export const meta = defineAlgorithm({
   provides: 'all_to_all',
   arrangement: 'logical',
   topologies: ['ring_1d'],
   splits: 'even',
+  // East only, as allToAllSingle's own launch of this kernel declares (decision 0188).
+  sends: ALL_TO_ALL_SENDS,
   summary: 'ring store-and-forward: p - 1 steps east, each bundle one block shorter (docs/algorithms/all_to_all.md)',
 });
 

@@ -7,6 +7,10 @@
 import { defineKernel } from '../../kernel/define.js';
 import type { TensorDesc } from '../../shm/tensor-desc.js';
 import { Chunks, ringAllGather } from '../steps.js';
+import type { Direction } from '../../shm/layout.js';
+
+/** Where `allGather` sends, declared at its launch (decision 0188). */
+export const ALL_GATHER_SENDS: readonly Direction[] = ['east'];
 
 export const allGather = defineKernel(import.meta.url, 'allGather', async (tl, out: TensorDesc, input: TensorDesc) => {
   const p = tl.worldSize;

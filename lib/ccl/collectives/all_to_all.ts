@@ -10,6 +10,10 @@
 import { defineKernel } from '../../kernel/define.js';
 import type { TensorDesc } from '../../shm/tensor-desc.js';
 import { mod } from '../steps.js';
+import type { Direction } from '../../shm/layout.js';
+
+/** Where `allToAll` sends, declared at its launch (decision 0188). */
+export const ALL_TO_ALL_SENDS: readonly Direction[] = ['east'];
 
 export const allToAll = defineKernel(import.meta.url, 'allToAll', async (tl, out: TensorDesc, input: TensorDesc) => {
   const p = tl.worldSize;

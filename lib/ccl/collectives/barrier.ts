@@ -7,6 +7,10 @@
 // before every rank has started it. Cost: 2(p - 1)(alpha + 4 B/beta).
 import { defineKernel } from '../../kernel/define.js';
 import { Chunks, ringAllReduce } from '../steps.js';
+import type { Direction } from '../../shm/layout.js';
+
+/** Where `groupBarrier` sends, declared at its launch (decision 0188). */
+export const BARRIER_SENDS: readonly Direction[] = ['east'];
 
 export const groupBarrier = defineKernel(import.meta.url, 'groupBarrier', async (tl) => {
   const p = tl.worldSize;

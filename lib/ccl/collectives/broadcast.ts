@@ -8,6 +8,10 @@
 import { defineKernel } from '../../kernel/define.js';
 import type { TensorDesc } from '../../shm/tensor-desc.js';
 import { Chunks, mod } from '../steps.js';
+import type { Direction } from '../../shm/layout.js';
+
+/** Where `broadcast` sends, declared at its launch (decision 0188). */
+export const BROADCAST_SENDS: readonly Direction[] = ['east'];
 
 export const broadcast = defineKernel(import.meta.url, 'broadcast', async (tl, t: TensorDesc, src: number) => {
   const p = tl.worldSize;

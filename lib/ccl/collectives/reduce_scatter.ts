@@ -10,6 +10,10 @@ import { defineKernel } from '../../kernel/define.js';
 import type { TensorDesc } from '../../shm/tensor-desc.js';
 import type { ReduceOp } from '../reduce-op.js';
 import { Chunks, reductionOf, ringReduceScatter, scaleChunk } from '../steps.js';
+import type { Direction } from '../../shm/layout.js';
+
+/** Where `reduceScatter` sends, declared at its launch (decision 0188). */
+export const REDUCE_SCATTER_SENDS: readonly Direction[] = ['east'];
 
 export const reduceScatter = defineKernel(import.meta.url, 'reduceScatter', async (tl, out: TensorDesc, input: TensorDesc, op: ReduceOp) => {
   const p = tl.worldSize;
