@@ -12,8 +12,7 @@ import type { Flow } from './flow.js';
 /** What the engine needs of a branch's `tl`. */
 export interface Branch {
   readonly flow: Flow;
-  /** The branch returned (drain, then refuse later operations) or failed (refuse them). */
-  end(failed: boolean): Promise<void>;
+  drain(): Promise<void>;
 }
 
 /**
@@ -41,11 +40,8 @@ export async function runBranches<K extends Branch, T>(sched: Scheduler, parent:
       kids.map(async (k, i) => {
         try {
           const v = await branches[i](k);
-          await k.end(false);
+          await k.drain();
           return v;
-        } catch (e) {
-          void k.end(true);
-          throw e;
         } finally {
           // The last branch to end makes the main flow RUNNING before it goes idle itself.
           if (--live === 0) resume();
