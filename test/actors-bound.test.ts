@@ -77,3 +77,33 @@ t.test('a publish and then a raise of the publisher\'s clock between the reads d
   t.ok(played, 'the interleaving was played');
   t.ok(bound <= 200, `the bound is at most the publisher's time when it published (200), got ${bound}`);
 });
+
+t.test('an actor unblocked between the reads (its state stored before its epoch bump) is still counted', async (t) => {
+  const sh = fresh();
+  const L = sh.layout;
+  const word = L.pe(3, PE.DONE_SEQ);
+  const waking = L.peActor(0);
+  // Ready to run: its condition holds, it resumes at its block time, 100.
+  put(sh, waking, ACTOR_STATE.BLOCKED, 100, { word, target: 1 });
+  Atomics.store(sh.ctl, word, 1);
+  put(sh, L.peActor(1), ACTOR_STATE.RUNNING, 5_000);
+  const load = Atomics.load;
+  t.teardown(() => {
+    Atomics.load = load;
+  });
+  const stateWord = L.actor(waking, ACTOR.STATE);
+  let played = false;
+  // Its thread resumes it right after the bound first reads its state as BLOCKED.
+  Atomics.load = ((a: Int32Array, i: number): number => {
+    const v = load(a, i);
+    if (a === sh.ctl && i === stateWord && v === ACTOR_STATE.BLOCKED && !played) {
+      played = true;
+      Atomics.store(sh.ctl, stateWord, ACTOR_STATE.RUNNING);
+    }
+    return v;
+  }) as typeof Atomics.load;
+  const bound = actorsBound(sh, -1, -Infinity);
+  Atomics.load = load;
+  t.ok(played, 'the interleaving was played');
+  t.equal(bound, 100, 'the resumed actor bounds it at its clock');
+});

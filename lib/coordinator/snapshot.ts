@@ -35,8 +35,8 @@ export function commandInFlight(sh: SharedState): boolean {
  * one is that low (the memory arbiter), or wants the lowest (stopAt -Infinity,
  * the link arbiter). Take it inside an epoch snapshot.
  *
- * In two sweeps: every RUNNING actor's clock word first, then every BLOCKED
- * actor's condition. A running actor may publish (making a blocked actor's
+ * In two sweeps: every RUNNING actor's clock word first, then every active
+ * actor as it is then (a RUNNING one again, a BLOCKED one by its condition). A running actor may publish (making a blocked actor's
  * condition true) and then raise its own clock word without a change of state
  * (a send's fresher bound, a self-granted access's done time), so the epoch does
  * not see it. Read in actor order, the blocked actor could be read before the
@@ -60,7 +60,6 @@ export function actorsBound(sh: SharedState, self: number, stopAt: number): numb
   let bound = Infinity;
   // Only active actors (RUNNING or BLOCKED) can bound anything: read the bitmap, then those.
   for (let sweep = 0; sweep < 2; sweep++) {
-    const want = sweep === 0 ? ACTOR_STATE.RUNNING : ACTOR_STATE.BLOCKED;
     for (let wi = 0; wi < L.activeWords; wi++) {
       let bits = Atomics.load(ctl, active0 + wi);
       while (bits !== 0) {
@@ -69,9 +68,11 @@ export function actorsBound(sh: SharedState, self: number, stopAt: number): numb
         const a = wi * 32 + (31 - Math.clz32(low));
         if (a === self) continue;
         const o = a * stride;
-        if (Atomics.load(ctl, state0 + o) !== want) continue;
-        if (want === ACTOR_STATE.BLOCKED && Atomics.load(ctl, Atomics.load(ctl, word0 + o)) < Atomics.load(ctl, target0 + o)) continue;
-        if (times[clock0 + a] < bound) {
+        const s = Atomics.load(ctl, state0 + o);
+        // The second sweep takes running actors again: one unblocked between the sweeps
+        // (its state stored before its epoch bump) would otherwise be in neither.
+        const counts = s === ACTOR_STATE.RUNNING || (sweep === 1 && s === ACTOR_STATE.BLOCKED && Atomics.load(ctl, Atomics.load(ctl, word0 + o)) >= Atomics.load(ctl, target0 + o));
+        if (counts && times[clock0 + a] < bound) {
           bound = times[clock0 + a];
           if (bound <= stopAt) return bound;
         }
