@@ -83,8 +83,9 @@ export function collectIfIdle(): boolean {
   pending = false;
   for (const s of v8.getHeapSpaceStatistics()) {
     if (s.space_name !== 'new_space') continue;
-    // space_size covers both semi-spaces: a quarter of one is an eighth of it.
-    if (s.space_used_size < Math.max(MIN_BYTES, s.space_size / 8)) return false;
+    // A semi-space's capacity now is what is used plus what is left (space_size is what is
+    // committed: one semi-space or both, and V8 may shrink the capacity below it).
+    if (s.space_used_size < Math.max(MIN_BYTES, (s.space_used_size + s.space_available_size) / 4)) return false;
     gc({ type: 'minor' });
     collections++;
     return true;
