@@ -63,7 +63,7 @@ export const ERROR_CODES = {
   ERR_ABORTED: 'the run was aborted because another rank or PE failed',
   ERR_KERNEL: 'a kernel threw on a PE',
   ERR_KERNEL_CONCURRENCY: 'a kernel ran two flows of control on one clock, or two tl.parallel branches on one direction (its timing would depend on wall-clock order)',
-  ERR_KERNEL_ENDED: "a tl operation came after its kernel had ended (a flow the kernel did not await): it would run with the PE idle, on the kernel's dead tiles",
+  ERR_KERNEL_ENDED: "a tl operation came after its kernel or tl.parallel branch had ended (a flow it did not await): it would run with no actor to account for it, on the kernel's dead tiles",
   ERR_SPAWN: 'one or more spawned ranks threw',
   ERR_OUT_OF_MEMORY: 'an allocation does not fit its memory space',
   ERR_OUT_OF_BOUNDS: 'a load or store touches bytes outside its tensor shard',

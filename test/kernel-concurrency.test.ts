@@ -90,13 +90,13 @@ function codesIn(e: unknown, seen = new Set<unknown>()): string[] {
   return [...own, ...codesIn(x.cause, seen), ...ranks];
 }
 
-t.test('a flow the kernel left running after it returned is refused with ERR_KERNEL_ENDED in every layout, not run with the PE idle', async (t) => {
-  for (const threads of [1, 'rank', 2] as const) {
-    const e = await run('orphanFlow', { threads }, [], 64).then(
+t.test('a flow the kernel, or a tl.parallel branch, left running after it returned is refused with ERR_KERNEL_ENDED in every layout, not run with no actor to account for it', async (t) => {
+  for (const [kernel, threads] of [['orphanFlow', 1], ['orphanFlow', 'rank'], ['orphanFlow', 2], ['branchOrphan', 1], ['branchOrphan', 'rank'], ['branchOrphan', 2]] as const) {
+    const e = await run(kernel, { threads }, [], 64).then(
       (v) => new Error(`the run ended with crit_ns ${v.map((r) => r.critNs).join(', ')}`),
       (x: unknown) => x,
     );
-    t.ok(codesIn(e).includes('ERR_KERNEL_ENDED'), `--threads ${threads}: ${codesIn(e).join(', ') || String(e)}`);
+    t.ok(codesIn(e).includes('ERR_KERNEL_ENDED'), `${kernel}, --threads ${threads}: ${codesIn(e).join(', ') || String(e)}`);
   }
 });
 

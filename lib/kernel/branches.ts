@@ -12,7 +12,8 @@ import type { Flow } from './flow.js';
 /** What the engine needs of a branch's `tl`. */
 export interface Branch {
   readonly flow: Flow;
-  drain(): Promise<void>;
+  /** The branch returned (drain, then refuse later operations) or failed (refuse them). */
+  end(failed: boolean): Promise<void>;
 }
 
 /**
@@ -40,8 +41,11 @@ export async function runBranches<K extends Branch, T>(sched: Scheduler, parent:
       kids.map(async (k, i) => {
         try {
           const v = await branches[i](k);
-          await k.drain();
+          await k.end(false);
           return v;
+        } catch (e) {
+          void k.end(true);
+          throw e;
         } finally {
           // The last branch to end makes the main flow RUNNING before it goes idle itself.
           if (--live === 0) resume();

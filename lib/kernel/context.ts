@@ -59,7 +59,7 @@ export class KernelContext extends MemoryOps implements SendWaiter {
     run?: KernelRun,
     flow?: Flow,
     /** Shared with its tl.parallel branches: ended once the kernel returned and drained, or failed. */
-    private readonly life = { ended: false },
+    private readonly kernelLife = { ended: false },
   ) {
     super(pe, run, flow);
     const { env } = pe;
@@ -327,15 +327,13 @@ export class KernelContext extends MemoryOps implements SendWaiter {
     );
   }
 
-  /** @internal Wait for every transfer this flow started (tl.parallel does this when a branch returns). */
-  drain(): Promise<void> {
-    return this.transfers.drain();
-  }
+  /** This flow returned and drained, or failed (a branch's end; the kernel's ends kernelLife too). */
+  private ended = false;
 
-  /** @internal The kernel returned (drained first, and again for what a flow issued meanwhile) or failed: later operations are refused (ERR_KERNEL_ENDED). */
+  /** @internal The kernel or branch returned or failed: any later operation is refused (ERR_KERNEL_ENDED); then what it issued is drained. */
   async end(failed: boolean): Promise<void> {
-    if (!failed) await this.transfers.drain();
-    this.life.ended = true;
+    this.ended = true;
+    if (this.flow.region === null) this.kernelLife.ended = true;
     if (!failed) await this.transfers.drain();
   }
 
@@ -357,7 +355,7 @@ export class KernelContext extends MemoryOps implements SendWaiter {
     const L = this.pe.env.shared.layout;
     const start = this.clock.nowPs;
     const region = new Region(start);
-    const kids = branches.map((_, i) => new KernelContext(this.pe, this.name, this.ports, this.rank, this.run, Flow.branch(start, L.branchActor(this.pe.id, i), region, i, this.pe.env.plan.maxVirtualTimePs), this.life));
+    const kids = branches.map((_, i) => new KernelContext(this.pe, this.name, this.ports, this.rank, this.run, Flow.branch(start, L.branchActor(this.pe.id, i), region, i, this.pe.env.plan.maxVirtualTimePs), this.kernelLife));
     // A branch's pieces, like this flow's, enter their links after the sends it waited for arrived.
     for (const k of kids) k.transfers.inherit(this.transfers);
     return runBranches(this.pe.env.sched, this.flow, kids, branches);
@@ -406,7 +404,7 @@ export class KernelContext extends MemoryOps implements SendWaiter {
 
   /** Refuse `op` while another tl operation of this flow is in flight (lib/kernel/flow.ts). */
   protected enter(op: string): void {
-    if (this.life.ended) throw this.error('ERR_KERNEL_ENDED', `${op} after the kernel ended: a flow of tl operations outlived it (an async function called without await, or a promise of tl not awaited); it would run with the PE idle and the kernel's tiles reused. Await every flow before the kernel returns, or run concurrent flows as tl.parallel([...]), got '${op}' after the end`);
+    if (this.ended || this.kernelLife.ended) throw this.error('ERR_KERNEL_ENDED', `${op} after ${this.kernelLife.ended ? 'the kernel' : 'its tl.parallel branch'} ended: a flow of tl operations outlived it (an async function called without await, or a promise of tl not awaited); it would run with no actor of the PE to account for it, on reused tiles. Await every flow before the kernel or branch returns, got '${op}' after the end`);
     const busy = this.flow.busy();
     if (busy !== null) {
       throw this.error(
