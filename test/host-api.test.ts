@@ -27,9 +27,10 @@ t.test('awaiting a launch is worker-wait: it completes, is idempotent, and a com
 });
 
 t.test('numpy() drains pending launches first (the host-read barrier)', async (t) => {
-  // One SIP: its 16 PEs run the launches on 16 threads; a second SIP's 16 would only sit idle.
-  await rt.session({ threads: 'pe', sets: ['system.sips.count=1'] }, async (torch) => {
-    const x = torch.zeros([1, 16], { dp: new DPPolicy({ cube: 'column_wise', pe: 'column_wise', numCubes: 4, numPes: 4 }) });
+  // One SIP of one cube: its 4 PEs run the launches on 4 threads (decision 0160: more PEs,
+  // idle or each holding a slice, would add threads to start and nothing to the claim).
+  await rt.session({ threads: 'pe', sets: ['system.sips.count=1', 'sip.cube_mesh.w=1', 'sip.cube_mesh.h=1'] }, async (torch) => {
+    const x = torch.zeros([1, 16], { dp: new DPPolicy({ pe: 'column_wise', numPes: 4 }) });
     torch.launch('add_one', addOne, x);
     torch.launch('add_one', addOne, x);
     t.same(Array.from((await x.numpy()).data), new Array(16).fill(2), 'both launches are visible');

@@ -1,4 +1,4 @@
-// Runs on: main thread (tap). One tap process for hierarchical all-reduce, the topology kinds and a user's own kind:
+// Runs on: main thread (tap). One tap process for hierarchical all-reduce, the topology kinds and a user's own kind, faults, error slots and root causes:
 // tap starts one process per group file, and the files below share its start-up
 // and its loading of the library (decision 0028). Each file still runs alone:
 // `npx tap dist/test/NAME.test.js`.
@@ -11,3 +11,8 @@ export {};
 await import('../ccl-hierarchical.test.js');
 await import('../topology-kinds.test.js');
 await import('../topology-user-kind.test.js');
+await import('../faults.test.js');
+await import('../fault-owner-tags.test.js');
+await import('../error-slots.test.js');
+await import('../root-causes.test.js');
+await import('../late-timers.test.js');

@@ -6,6 +6,5 @@
 // Each file in turn, awaited: a file whose tests register only after an async module
 // (the kind catalog's top-level await) would otherwise be evaluated after tap ended.
 export {};
-// Its largest run's executors, started once: a pool that grows restarts its threads (test/helpers/reserve.ts).
-(await import('../helpers/reserve.js')).reserveExecutors(6);
+// Every run is --threads 1: one executor, no reserve (test/helpers/reserve.ts).
 await import('../ccl-matrix.test.js');

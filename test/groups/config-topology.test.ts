@@ -1,4 +1,5 @@
-// Runs on: main thread (tap). One tap process for configuration, topologies, the SIP fabrics, links and layering:
+// Runs on: main thread (tap). One tap process for configuration, topologies, the SIP fabrics, links and layering,
+// and the CLI's usage, configuration and validation:
 // tap starts one process per group file, and the files below share its start-up
 // and its loading of the library (decision 0028). Each file still runs alone:
 // `npx tap dist/test/NAME.test.js`.
@@ -18,3 +19,12 @@ await import('../link-share.test.js');
 await import('../arbiter.test.js');
 await import('../issue23-small.test.js');
 await import('../topology-fabrics.test.js');
+await import('../cli-usage.test.js');
+await import('../cli-config.test.js');
+await import('../cli-input-files.test.js');
+await import('../cli-validate.test.js');
+await import('../cli-bench-options.test.js');
+await import('../config-limits.test.js');
+await import('../readme.test.js');
+await import('../cli-help.test.js');
+await import('../usage-errors.test.js');

@@ -9,8 +9,6 @@ export {};
 // Its largest run's executors, started once: a pool that grows restarts its threads (test/helpers/reserve.ts).
 (await import('../helpers/reserve.js')).reserveExecutors(8);
 await import('../link-sharing.test.js');
-await import('../link-claims.test.js');
-await import('../link-claims-unit.test.js');
 await import('../link-reach.test.js');
 await import('../run-once.test.js');
 await import('../link-own-kernel.test.js');

@@ -1,4 +1,5 @@
-// Runs on: main thread (tap). One tap process for unit tests of the pure modules (no threads):
+// Runs on: main thread (tap). One tap process for unit tests of the pure modules (no threads)
+// and the SimGrid oracle's program generator (scripts/simgrid/gen.mjs; no SimGrid needed):
 // tap starts one process per group file, and the files below share its start-up
 // and its loading of the library (decision 0028). Each file still runs alone:
 // `npx tap dist/test/NAME.test.js`.
@@ -16,3 +17,4 @@ await import('../tabulate.test.js');
 await import('../virtual-clock.test.js');
 await import('../suite-groups.test.js');
 await import('../ring-lines.test.js');
+await import('../simgrid-gen.test.js');
