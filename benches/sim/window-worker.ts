@@ -4,6 +4,7 @@
 // CPU time of every thread of the process and the thread it runs on.
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Torch } from '../../lib/host/torch.js';
+import { rankSetUp } from '../sim_throughput.js';
 
 /** Every thread's CPU time (ns, /proc/self/task/T/schedstat) and the reading thread's id. */
 export interface ThreadCpu {
@@ -28,12 +29,7 @@ function threadCpu(): ThreadCpu {
 
 /** As sim_throughput's worker (one all-reduce of `nElem` f32), reading every thread's CPU at the window's two ends. */
 export async function windowWorker(rank: number, nElem: number, torch: Torch): Promise<{ ok: boolean; start: ThreadCpu | null; end: ThreadCpu | null }> {
-  torch.ahbm.setDevice(rank);
-  await torch.distributed.initProcessGroup({ backend: 'ahbm' });
-  const t = torch.zeros([nElem], { dtype: 'f32' });
-  await t.copy_(torch.fromArray(new Float32Array(nElem).fill(1)));
-  await torch.distributed.barrier();
-  const ws = torch.distributed.getWorldSize();
+  const { t, ws } = await rankSetUp(rank, nElem, torch);
   const start = rank === 0 ? threadCpu() : null;
   await torch.distributed.allReduce(t, { op: 'sum' });
   const end = rank === ws - 1 ? threadCpu() : null;
