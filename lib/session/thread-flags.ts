@@ -53,8 +53,8 @@ const HEAP_FLAGS: [string, number][] = [
  * mostly the runtime itself (its modules and compiled code), whatever its share of
  * the ranks, and --heap-growing-percent sets the next full collection a fixed
  * fraction above it: so each executor of two ran as many full collections as one
- * executor does for every rank, and their concurrent marking and marking write
- * barriers were most of what a second thread added to a message's process CPU.
+ * executor does for every rank, and their concurrent marking was about half of
+ * what a second thread added to a message's process CPU.
  * V8 skips full collections below an embedder-set initial old generation
  * (`--initial-old-space-size`): a floor on the limit, not a cap; a live set above
  * it (large p) grows by the percentage as before. The pool's isolates share
