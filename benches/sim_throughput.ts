@@ -15,6 +15,7 @@ import type { BenchContext, BenchResult } from '../lib/bench/contract.js';
 import { defineBench, z } from '../lib/bench/define.js';
 import { intList } from '../lib/bench/options.js';
 import { median } from '../lib/bench/stats.js';
+import type { Tensor } from '../lib/host/tensor.js';
 import type { Torch } from '../lib/host/torch.js';
 import type { ThreadLayout } from '../lib/config/plan.js';
 import { bareRing } from './sim/bare-ring.js';
@@ -74,17 +75,25 @@ export function worker(rank: number, nElem: number, torch: Torch): Promise<RankR
 }
 
 /**
- * The worker with its all-reduce run `rounds` times in a row (every element ends
- * as p^rounds: exact in f32 while that is at most 2^24). ./sim/instructions.ts
- * counts the all-reduce alone as the difference of two round counts.
+ * A rank's set-up before its timed all-reduce: its device, the world group, a
+ * tensor of `nElem` f32 ones, and a barrier. Also ./sim/window-worker.ts's.
  */
-export async function workerRounds(rank: number, nElem: number, rounds: number, torch: Torch): Promise<RankRun> {
+export async function rankSetUp(rank: number, nElem: number, torch: Torch): Promise<{ t: Tensor; ws: number }> {
   torch.ahbm.setDevice(rank);
   await torch.distributed.initProcessGroup({ backend: 'ahbm' });
   const t = torch.zeros([nElem], { dtype: 'f32' });
   await t.copy_(torch.fromArray(new Float32Array(nElem).fill(1)));
   await torch.distributed.barrier();
-  const ws = torch.distributed.getWorldSize();
+  return { t, ws: torch.distributed.getWorldSize() };
+}
+
+/**
+ * The worker with its all-reduce run `rounds` times in a row (every element ends
+ * as p^rounds: exact in f32 while that is at most 2^24). ./sim/instructions.ts
+ * counts the all-reduce alone as the difference of two round counts.
+ */
+export async function workerRounds(rank: number, nElem: number, rounds: number, torch: Torch): Promise<RankRun> {
+  const { t, ws } = await rankSetUp(rank, nElem, torch);
   const t0 = performance.timeOrigin + performance.now();
   const start = rank === 0 ? usageNow() : null;
   let work = await torch.distributed.allReduce(t, { op: 'sum' });

@@ -40,13 +40,51 @@ let threadFlags: string[] | undefined;
  * they are.
  */
 function setHeapFlags(): void {
-  const given = process.execArgv.join(' ');
-  for (const [name, value] of HEAP_FLAGS) if (!given.includes(name) && !given.includes(name.replace(/-/g, '_'))) v8.setFlagsFromString(`${name}=${value}`);
+  for (const [name, value] of HEAP_FLAGS) if (!givenOnCommandLine(name)) v8.setFlagsFromString(`${name}=${value}`);
 }
 const HEAP_FLAGS: [string, number][] = [
   ['--heap-growing-percent', 30],
   ['--max-semi-space-size', 4],
 ];
+
+/**
+ * Old space an executor isolate may fill before its first full collection (MiB),
+ * for a pool of `executors` threads (decision 0215). Each isolate's live set is
+ * mostly the runtime itself (its modules and compiled code), whatever its share of
+ * the ranks, and --heap-growing-percent sets the next full collection a fixed
+ * fraction above it: so each executor of two ran as many full collections as one
+ * executor does for every rank, and their concurrent marking was about half of
+ * what a second thread added to a message's process CPU.
+ * V8 skips full collections below an embedder-set initial old generation
+ * (`--initial-old-space-size`): a floor on the limit, not a cap; a live set above
+ * it (large p) grows by the percentage as before. The pool's isolates share
+ * POOL_OLD_SPACE_FLOOR_MB, so only pools of a few threads get a floor, never
+ * --threads rank's many isolates.
+ */
+export function oldSpaceFloorMb(executors: number): number {
+  const floor = Math.min(ISOLATE_OLD_SPACE_FLOOR_MB, Math.floor(POOL_OLD_SPACE_FLOOR_MB / Math.max(1, executors)));
+  return floor >= MIN_USEFUL_FLOOR_MB ? floor : 0;
+}
+const ISOLATE_OLD_SPACE_FLOOR_MB = 32;
+const POOL_OLD_SPACE_FLOOR_MB = 64;
+/** A floor near the runtime's own live set saves nothing: below this, V8's own limit is kept. */
+const MIN_USEFUL_FLOOR_MB = 16;
+
+/**
+ * Before a pool of `executors` threads starts: the isolates created from now on get
+ * oldSpaceFloorMb (0: V8's own limit). Process-wide, read as each isolate starts, as
+ * setHeapFlags' are; main's isolate exists already and keeps its own. A value given
+ * on node's command line wins.
+ */
+export function setOldSpaceFloor(executors: number): void {
+  if (givenOnCommandLine('--initial-old-space-size')) return;
+  v8.setFlagsFromString(`--initial-old-space-size=${oldSpaceFloorMb(executors)}`);
+}
+
+function givenOnCommandLine(name: string): boolean {
+  const given = process.execArgv.join(' ');
+  return given.includes(name) || given.includes(name.replace(/-/g, '_'));
+}
 
 /**
  * The environment for our threads: this one's, with NODE_OPTIONS less its

@@ -1,0 +1,58 @@
+// Runs on: main (a script, not a bench: `kernbench list` does not show it).
+// Owns: splitting bench sim_throughput's "process CPU a message" by thread.
+//
+//   node dist/benches/sim/window-cpu.js [spawns] [threads]     # default 9, 2
+//
+// runs `spawns` spawns of sim_throughput's ring all-reduce (p = 64, 64 KiB f32 a
+// rank, idle-time collections on, as the bench runs) and prints, as the median
+// over the spawns after two warm-ups, the bench's figure (process CPU over its
+// window, rank 0's all-reduce start to the last rank's end, per message) and its
+// split: the executors (the threads of rank 0 and the last rank) and every other
+// thread (V8's platform threads: concurrent marking, parallel scavenges,
+// compilation; the coordinator; main). Linux only (/proc). Wall-time noise moves
+// these figures; compare builds run in alternation (docs/benchmarks.md).
+import { resolveRunConfig, withSession } from '../../lib/bench/runner.js';
+import { parseThreadLayout } from '../../lib/config/plan.js';
+import { ThreadResources } from '../../lib/session/thread-resources.js';
+import { ringMessages } from '../sim_throughput.js';
+import { positive } from './args.js';
+import { windowWorker, type ThreadCpu } from './window-worker.js';
+
+const P = 64;
+const N_ELEM = (64 * 1024) / 4;
+const WARM_UP = 2;
+
+const [spawnsArg, threadsArg] = process.argv.slice(2);
+const spawns = positive('window-cpu', spawnsArg, 9, 'spawns');
+const threads = parseThreadLayout(threadsArg ?? '2');
+const resources = new ThreadResources();
+const worker = new URL('./window-worker.js', import.meta.url).href;
+const rows: { processUs: number; executorsUs: number; othersUs: number }[] = [];
+const config = { topology: 'ideal', ccl: 'default', threads, sets: [`system.sips.count=${P}`], algorithm: undefined, dtype: undefined, jitterSeed: null };
+const pieceElems = Math.floor((await resolveRunConfig(config)).ccl.vc_chunk_size / 4);
+const run = await withSession(resources, config, [worker], async (torch) => {
+  let ok = true;
+  for (let i = 0; i < spawns; i++) {
+    const ranks = (await torch.multiprocessing.spawn(windowWorker, { args: [N_ELEM], nprocs: P })) as Awaited<ReturnType<typeof windowWorker>>[];
+    ok &&= ranks.every((r) => r.ok);
+    const a = ranks[0].start as ThreadCpu;
+    const b = ranks[P - 1].end as ThreadCpu;
+    let executors = 0;
+    let others = 0;
+    for (const [t, ns] of Object.entries(b.ns)) {
+      const us = (ns - (a.ns[t] ?? 0)) / 1e3;
+      if (t === a.self || t === b.self) executors += us;
+      else others += us;
+    }
+    rows.push({ processUs: b.processUs - a.processUs, executorsUs: executors, othersUs: others });
+  }
+  return ok;
+});
+await resources.close();
+const messages = ringMessages(P, N_ELEM, pieceElems);
+const median = (k: keyof (typeof rows)[number]): number => {
+  const v = rows.slice(WARM_UP).map((r) => r[k] / messages).sort((x, y) => x - y);
+  return v[Math.floor(v.length / 2)];
+};
+console.log(`--threads ${String(threads)}, p = ${P}, ${messages} messages: median over ${rows.length - WARM_UP} spawns, us of CPU a message in the window: process ${median('processUs').toFixed(1)} (executors ${median('executorsUs').toFixed(1)}, other threads ${median('othersUs').toFixed(1)})${run.value ? '' : ' -- FAILED CHECK'}`);
+if (!run.value) process.exitCode = 1;
