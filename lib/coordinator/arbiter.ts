@@ -101,6 +101,23 @@ export class Arbiter {
     }
   }
 
+  /**
+   * The earliest time PE `pe`'s pending request can complete: its own time plus
+   * the access alone on a free channel (a launch's admission: its own time). The
+   * PE does nothing before it, so the link arbiter bounds it there
+   * (./link-arbiter.ts): flows whose sender resumes before this request are
+   * made final, and their senders' accesses served, before it is granted.
+   */
+  earliestDonePs(pe: number): number {
+    const L = this.sh.layout;
+    const t = this.sh.times;
+    const at = t[L.grant(pe, GRANT.AT_PS)];
+    const space = t[L.grant(pe, GRANT.SPACE)];
+    if (space === GRANT_LAUNCH) return at;
+    const ch = space as 0 | 1;
+    return at + this.latencyPs[ch] + transferPs(t[L.grant(pe, GRANT.BYTES)], this.bandwidth[ch]);
+  }
+
   /** Serve PE `pe`'s pending request on its channel (an admission: at its own time); returns its done time. */
   private grant(pe: number): number {
     const { sh } = this;
