@@ -18,6 +18,8 @@ import { ACTOR, ACTOR_STATE, DIR_COUNT, FLOW, GRANT, HEADER, PE } from '../lib/s
 import { SharedState } from '../lib/shm/shared-state.js';
 import { CostModel } from '../lib/topology/cost-model.js';
 import { Machine } from '../lib/topology/machine.js';
+import { TestRuntime } from './helpers/run.js';
+import { memoryAfterSendRank } from './fixtures/memory-after-send.js';
 
 /** Bytes of each HBM access: its channel stays busy past the later request. */
 const BYTES = 65_536;
@@ -94,4 +96,29 @@ t.test('an HBM access at t after an arbitrated send\'s last byte X < t waits for
   const senderDone = sh.times[L.grant(sender, GRANT.DONE_PS)];
   t.equal(senderDone, lastBytePs + costs.memoryPs('hbm', BYTES), 'the sender\'s access finds the channel free');
   t.ok(sh.times[L.grant(other, GRANT.DONE_PS)] > otherAtPs + costs.memoryPs('hbm', BYTES), 'the later access queues behind it');
+});
+
+const user = new TestRuntime({ modules: [new URL('./fixtures/memory-after-send.js', import.meta.url).href] });
+t.teardown(() => user.close());
+
+t.test('a user program: a load after an arbitrated send, another PE\'s load between its last byte and its arrival: the fast path\'s times in every layout', async (t) => {
+  const go = async (delay: number, fast: boolean, threads: 1 | 'rank' | 'pe', jitterSeed: number | null = null) => {
+    const run = await user.session({ topology: 'default', threads, jitterSeed, sets: ['sip.cube_mesh.w=1', 'sip.cube_mesh.h=1', 'timing.link_sharing=max_min', `timing.link_fast_path=${fast}`] }, (torch) =>
+      torch.multiprocessing.spawn(memoryAfterSendRank, { args: [4096, delay], nprocs: 2 }),
+    );
+    return run.value[0];
+  };
+  // PE 1 then asks HBM about 5 436 ns in: after the sender's last byte (4 768 ns), 32 ns before its arrival.
+  const delay = 8150;
+  const ref = await go(delay, true, 1);
+  for (const [threads, jitter] of [
+    [1, null],
+    ['rank', null],
+    ['pe', null],
+    [1, 3],
+    ['rank', 5],
+  ] as const) {
+    const r = await go(delay, false, threads, jitter);
+    t.same(r, ref, `--threads ${threads}${jitter === null ? '' : `, jitter ${jitter}`}: arbitrated, the fast path's times (sender ${ref.senderNs} ns, other ${ref.otherNs} ns)`);
+  }
 });
