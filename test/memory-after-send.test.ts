@@ -1,4 +1,5 @@
-// Runs on: main thread (tap). Covers: a memory access right after a wait for a send
+// Runs on: main thread (tap); the second test's sessions on real threads. Covers: a
+// memory access right after a wait for a send
 // the link arbiter times (decision 0204). The sender resumes at the send's last byte X,
 // its route's latency before the arrival the link model must reach to make the flow
 // final. Another PE of its cube asking its HBM at t in (X, arrival) was granted while the
@@ -7,7 +8,8 @@
 // model's safe time. The sender's own access at X then queued behind the one at t. A PE
 // waiting for a grant now bounds the link model by its access's earliest completion, so
 // the flow is made final first and the access at X is served first. Both arbiters are
-// driven through shared memory as their threads drive them, with no threads.
+// driven through shared memory as their threads drive them, with no threads; then a user
+// program (./fixtures/memory-after-send.ts) must get the fast path's times when arbitrated.
 import t from 'tap';
 import { loadCcl, loadTopology } from '../lib/config/load.js';
 import { DEFAULT_CCL_FILE, topologyPath } from '../lib/config/paths.js';
