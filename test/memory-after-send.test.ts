@@ -1,6 +1,6 @@
 // Runs on: main thread (tap); the second test's sessions on real threads. Covers: a
-// memory access right after a wait for a send
-// the link arbiter times (decision 0204). The sender resumes at the send's last byte X,
+// memory access right after a wait for a send the link arbiter times (decision 0204).
+// The sender resumes at the send's last byte X,
 // its route's latency before the arrival the link model must reach to make the flow
 // final. Another PE of its cube asking its HBM at t in (X, arrival) was granted while the
 // flow was pending: the link model stopped at t (that PE bounded it by its request
