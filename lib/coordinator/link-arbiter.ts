@@ -35,7 +35,7 @@ import type { Machine } from '../topology/machine.js';
 import { Links } from '../topology/links.js';
 import { EPSILON_PS, LinkShare, aloneRateOf, pieceBytes, pieceStartPs } from '../topology/link-share.js';
 import { actorsBound, commandInFlight } from './snapshot.js';
-import { Arbiter } from './arbiter.js';
+import { earliestDonePs, memoryTiming, type MemoryTiming } from './arbiter.js';
 
 /** Snapshot attempts before a pass gives up (actors kept changing state; a later ring retries). */
 const SNAPSHOT_TRIES = 3;
@@ -48,8 +48,8 @@ export class LinkArbiter {
   /** Flows added per outbound channel (pe * 4 + dir). */
   private readonly added: Int32Array;
   private readonly channels: number;
-  /** This thread's memory arbiter of the session: when a PE waiting for a grant can resume. */
-  private readonly memory: Arbiter;
+  /** The shared memories' latency and bandwidth: when a PE waiting for a grant can resume. */
+  private readonly memory: MemoryTiming;
 
   constructor(
     private readonly sh: SharedState,
@@ -60,7 +60,7 @@ export class LinkArbiter {
     this.model = new LinkShare(this.gbPerS);
     this.channels = sh.layout.dims.pes * DIR_COUNT;
     this.added = new Int32Array(this.channels);
-    this.memory = Arbiter.of(sh, m);
+    this.memory = memoryTiming(m);
   }
 
   /**
@@ -125,13 +125,13 @@ export class LinkArbiter {
       }
       let bound = Infinity;
       // A PE waiting for a memory grant resumes no earlier than its access alone can complete
-      // (Arbiter.earliestDonePs: past its request, so the memory arbiter's link bound passes the
+      // (earliestDonePs, ./arbiter.ts: past its request, so the memory arbiter's link bound passes the
       // request). Not its request time: a flow ending before that completion is made final first,
       // and its sender's own access, at its last byte, is served before the request
       // (docs/decisions/0204). Its flows join at or after that whole ps, so ends up to EPSILON_PS
       // later (reported as that ps) may be made final.
       for (let pe = 0; pe < L.dims.pes; pe++) {
-        if (Atomics.load(ctl, L.pe(pe, PE.REQ_SEQ)) > Atomics.load(ctl, L.pe(pe, PE.GRANT_SEQ))) bound = Math.min(bound, this.memory.earliestDonePs(pe) + EPSILON_PS);
+        if (Atomics.load(ctl, L.pe(pe, PE.REQ_SEQ)) > Atomics.load(ctl, L.pe(pe, PE.GRANT_SEQ))) bound = Math.min(bound, earliestDonePs(sh, this.memory, pe) + EPSILON_PS);
       }
       bound = Math.min(bound, actorsBound(sh, -1, -Infinity));
       if (stateEpoch(sh) === epoch) return { fresh, bound };
