@@ -33,6 +33,34 @@ import { latencyPs, transferPs } from '../time/virtual-time.js';
 /** Snapshot attempts before a pass gives up (actors kept changing state; a later ring retries). */
 const SNAPSHOT_TRIES = 3;
 
+/** SRAM's and HBM's access latency (ps) and bandwidth (GB/s), indexed by GRANT.SPACE. */
+export interface MemoryTiming {
+  latencyPs: [number, number];
+  bandwidth: [number, number];
+}
+
+export function memoryTiming(m: Machine): MemoryTiming {
+  const mem = m.topology.timing.memory;
+  return { latencyPs: [latencyPs(mem.sram.latency_ns), latencyPs(mem.hbm.latency_ns)], bandwidth: [mem.sram.bandwidth_gb_s, mem.hbm.bandwidth_gb_s] };
+}
+
+/**
+ * The earliest time PE `pe`'s pending request can complete: its own time plus the
+ * access alone on a free channel (a launch's admission: its own time). The PE does
+ * nothing before it, so the link arbiter bounds it there (./link-arbiter.ts): flows
+ * whose sender resumes before this request are made final, and their senders'
+ * accesses served, before it is granted (docs/decisions/0204).
+ */
+export function earliestDonePs(sh: SharedState, timing: MemoryTiming, pe: number): number {
+  const L = sh.layout;
+  const t = sh.times;
+  const at = t[L.grant(pe, GRANT.AT_PS)];
+  const space = t[L.grant(pe, GRANT.SPACE)];
+  if (space === GRANT_LAUNCH) return at;
+  const ch = space as 0 | 1;
+  return at + timing.latencyPs[ch] + transferPs(t[L.grant(pe, GRANT.BYTES)], timing.bandwidth[ch]);
+}
+
 /** One arbiter per session and thread (its snapshot array is as long as the session's actors). */
 const perSession = new WeakMap<SharedState, Arbiter>();
 
@@ -54,9 +82,7 @@ export class Arbiter {
     private readonly sh: SharedState,
     m: Machine,
   ) {
-    const mem = m.topology.timing.memory;
-    this.latencyPs = [latencyPs(mem.sram.latency_ns), latencyPs(mem.hbm.latency_ns)];
-    this.bandwidth = [mem.sram.bandwidth_gb_s, mem.hbm.bandwidth_gb_s];
+    ({ latencyPs: this.latencyPs, bandwidth: this.bandwidth } = memoryTiming(m));
   }
 
   /** Take the lock if it is free (executor threads never wait for it). */

@@ -12,7 +12,7 @@
 //      reads) of the new requests and of every actor's lower bound B on the
 //      virtual time of anything it will still do (RUNNING or blocked with a
 //      true condition: its clock word; a PE waiting for a memory grant: its
-//      request time; blocked on a false condition, idle, done: none);
+//      access's earliest completion; blocked on a false condition, idle, done: none);
 //   2. adds the new requests to the model, each a flow on Links.route(sender,
 //      receiver) that pays the route's latency (hops * alpha) first, then
 //      shares its links until its last byte arrives (SimGrid's CM02 order);
@@ -29,12 +29,13 @@
 // costs exactly what the
 // channel computes without sharing: its bytes are given as its serialisation
 // time times the link bandwidth, so the model gives back that time.
-import { DIR_COUNT, FLOW, HEADER, PE, GRANT } from '../shm/layout.js';
+import { DIR_COUNT, FLOW, HEADER, PE } from '../shm/layout.js';
 import { stateEpoch, type SharedState } from '../shm/shared-state.js';
 import type { Machine } from '../topology/machine.js';
 import { Links } from '../topology/links.js';
 import { EPSILON_PS, LinkShare, aloneRateOf, pieceBytes, pieceStartPs } from '../topology/link-share.js';
 import { actorsBound, commandInFlight } from './snapshot.js';
+import { earliestDonePs, memoryTiming, type MemoryTiming } from './arbiter.js';
 
 /** Snapshot attempts before a pass gives up (actors kept changing state; a later ring retries). */
 const SNAPSHOT_TRIES = 3;
@@ -47,6 +48,8 @@ export class LinkArbiter {
   /** Flows added per outbound channel (pe * 4 + dir). */
   private readonly added: Int32Array;
   private readonly channels: number;
+  /** The shared memories' latency and bandwidth: when a PE waiting for a grant can resume. */
+  private readonly memory: MemoryTiming;
 
   constructor(
     private readonly sh: SharedState,
@@ -57,6 +60,7 @@ export class LinkArbiter {
     this.model = new LinkShare(this.gbPerS);
     this.channels = sh.layout.dims.pes * DIR_COUNT;
     this.added = new Int32Array(this.channels);
+    this.memory = memoryTiming(m);
   }
 
   /**
@@ -120,11 +124,14 @@ export class LinkArbiter {
         if (Atomics.load(ctl, L.pe(pe, PE.FLOW_REQ + dir)) > this.added[c]) fresh.push(c);
       }
       let bound = Infinity;
-      // A PE waiting for a memory grant resumes no earlier than its request; the flows it then
-      // starts join at or after that whole ps, so ends up to EPSILON_PS later (reported as that ps)
-      // may be made final: the memory arbiter waits for them (its link bound must pass the request).
+      // A PE waiting for a memory grant resumes no earlier than its access alone can complete
+      // (earliestDonePs, ./arbiter.ts: past its request, so the memory arbiter's link bound passes the
+      // request). Not its request time: a flow ending before that completion is made final first,
+      // and its sender's own access, at its last byte, is served before the request
+      // (docs/decisions/0204). Its flows join at or after that whole ps, so ends up to EPSILON_PS
+      // later (reported as that ps) may be made final.
       for (let pe = 0; pe < L.dims.pes; pe++) {
-        if (Atomics.load(ctl, L.pe(pe, PE.REQ_SEQ)) > Atomics.load(ctl, L.pe(pe, PE.GRANT_SEQ))) bound = Math.min(bound, times[L.grant(pe, GRANT.AT_PS)] + EPSILON_PS);
+        if (Atomics.load(ctl, L.pe(pe, PE.REQ_SEQ)) > Atomics.load(ctl, L.pe(pe, PE.GRANT_SEQ))) bound = Math.min(bound, earliestDonePs(sh, this.memory, pe) + EPSILON_PS);
       }
       bound = Math.min(bound, actorsBound(sh, -1, -Infinity));
       if (stateEpoch(sh) === epoch) return { fresh, bound };

@@ -14,4 +14,5 @@ await import('../run-once.test.js');
 await import('../link-own-kernel.test.js');
 await import('../coordinator-fault.test.js');
 await import('../actors-bound.test.js');
+await import('../memory-after-send.test.js');
 await import('../link-one-way-collectives.test.js');
