@@ -2,9 +2,9 @@
 // checkout the way `npm publish` would (the build already ran: the tests run
 // from dist/), install the tarball into a fresh project with npm, and run
 // commands there as a user would.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 
@@ -64,4 +64,34 @@ export async function npmInstall(project: string, ...specs: string[]): Promise<v
 export async function run(cwd: string, command: string, args: string[], env: Record<string, string> = {}): Promise<Ran> {
   const r = await execa(command, args, { cwd, reject: false, env: userEnv(env), extendEnv: false });
   return { exitCode: r.exitCode, stdout: String(r.stdout), stderr: String(r.stderr) };
+}
+
+/** examples/custom-allreduce in this checkout: the project a user copies. */
+export const EXAMPLE = join(ROOT, 'examples', 'custom-allreduce');
+
+/**
+ * The example as a user gets it, in `dir`/custom-allreduce: its own files
+ * copied out of the repository (none of a local install of it), this checkout
+ * packed into it (the tarball its package.json names), `userFiles` written
+ * beside its own, and `npm install`. Its devDependencies (tap, typescript,
+ * @types/node) are dropped from the copy's package.json rather than installed
+ * from the registry, which would take most of a minute (`linkTap` gives the
+ * copy this checkout's tap instead).
+ */
+export async function exampleProject(dir: string, userFiles: Record<string, string> = {}): Promise<{ project: string; packed: Packed }> {
+  const project = join(dir, 'custom-allreduce');
+  cpSync(EXAMPLE, project, { recursive: true, filter: (src) => !['node_modules', '.tap'].includes(basename(src)) && !src.endsWith('.tgz') });
+  const packed = await pack(project);
+  const manifestFile = join(project, 'package.json');
+  const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as { devDependencies?: Record<string, string> };
+  delete manifest.devDependencies;
+  writeFileSync(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`);
+  for (const [name, text] of Object.entries(userFiles)) writeFileSync(join(project, name), text);
+  await npmInstall(project);
+  return { project, packed };
+}
+
+/** Link this checkout's tap into `project`'s node_modules, so the example's own tests can run there. */
+export function linkTap(project: string): void {
+  symlinkSync(join(ROOT, 'node_modules', 'tap'), join(project, 'node_modules', 'tap'), 'dir');
 }
