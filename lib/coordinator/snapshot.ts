@@ -36,8 +36,9 @@ export function commandInFlight(sh: SharedState): boolean {
  * the link arbiter). Take it inside an epoch snapshot.
  *
  * In two sweeps: every RUNNING actor's clock word first, then every active
- * actor as it is then (a RUNNING one again, a BLOCKED one by its condition). A running actor may publish (making a blocked actor's
- * condition true) and then raise its own clock word without a change of state
+ * actor as it is then (a RUNNING one again, a BLOCKED one by its condition).
+ * A running actor may publish (making a blocked actor's condition true) and
+ * then raise its own clock word without a change of state
  * (a send's fresher bound, a self-granted access's done time), so the epoch does
  * not see it. Read in actor order, the blocked actor could be read before the
  * publish and the publisher after the raise: a bound past the time the woken
