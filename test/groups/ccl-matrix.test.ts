@@ -1,4 +1,4 @@
-// Runs on: main thread (tap). One tap process for the all-reduce correctness matrix:
+// Runs on: main thread (tap). One tap process for the all-reduce correctness matrix on ring_1d_6, and the buffer kinds' order:
 // tap starts one process per group file, and the files below share its start-up
 // and its loading of the library (decision 0028). Each file still runs alone:
 // `npx tap dist/test/NAME.test.js`.
