@@ -1,7 +1,7 @@
 // Runs on: main thread (tap). Covers: a few points of the all-reduce correctness
 // matrix (test/ccl-matrix.test.ts and ccl-matrix-2d.test.ts: every algorithm x params x
-// topology x world size x buffer kind x dtype under --threads 1) also run under --threads rank and pe and
-// under jitter, and give the --threads 1 digest and crit_ns. Split from the matrix's
+// topology x world size x buffer kind x dtype under --threads 1) also run under
+// --threads rank and pe and under jitter, and give the --threads 1 digest and crit_ns. Split from the matrix's
 // file so that each of the two groups stays within its time budget.
 import t from 'tap';
 import { TestRuntime } from './helpers/run.js';
