@@ -46,7 +46,7 @@ port.on('message', (m: ToCoordinator) => {
           fail(m, e);
         }
       };
-      // A user's kind module (decision 0050) is imported first; a shipped kind starts at once.
+      // The session's kind module (a user's, decision 0050; or a shipped one, decision 0205) is imported first; a loaded kind starts at once.
       const kind = sipKindToLoad(m.plan.topology);
       if (kind === undefined) run();
       else loadSipKindModule(kind).then(run, (e: unknown) => fail(m, e));

@@ -7,7 +7,9 @@
 // decision 0018 left this open).
 //
 // A loaded topology carries the module's file URL (lib/config/load.ts); every
-// thread that builds a Machine from it first awaits `ensureSipKind`. Executors
+// thread that builds a Machine from it first awaits `ensureSipKind`. A shipped
+// kind is loaded the same way on a thread that has not loaded the kind catalog
+// (the coordinator: decision 0205), by its module's URL in lib/topology/kinds/. Executors
 // import this module at start, and only main reads topology files: the file
 // loader (and with it the YAML parser and the CCL schema) is imported when
 // `loadTopologyWithKind` first runs, never on an executor (decision 0130).
@@ -15,14 +17,16 @@ import { fileURLToPath } from 'node:url';
 import type { Topology } from '../config/topology-schema.js';
 import { KernbenchError } from '../errors.js';
 import { isSipTopology, type SipTopology } from '../topology/define-kind.js';
-import { findSipKind, registerSipKind, type KindModuleUrl } from '../topology/kind-catalog.js';
+import { findSipKind, loadShippedKind, registerSipKind, shippedKindAt, shippedKindUrl, type KindModuleUrl } from '../topology/kind-registry.js';
 import { importModule } from './user-module.js';
 
 /** One import per module per thread, however many sessions ask. */
 const loading = new Map<string, Promise<SipTopology>>();
 
-/** Import, check and register the kind module at file URL `url` on this thread. Its ERR_MODULE_* errors name the file. */
+/** Import, check and register the kind module at file URL `url` on this thread (a shipped kind's, or a user's). Its ERR_MODULE_* errors name the file. */
 export function loadSipKindModule(url: KindModuleUrl): Promise<SipTopology> {
+  const shipped = shippedKindAt(url);
+  if (shipped !== undefined) return loadShippedKind(shipped);
   let p = loading.get(url);
   if (p === undefined) {
     p = importModule(url).then((mod) => {
@@ -38,13 +42,14 @@ export function loadSipKindModule(url: KindModuleUrl): Promise<SipTopology> {
   return p;
 }
 
-/** The URL of the user's kind module `topology` names and this thread has not loaded, or undefined (a shipped kind, or loaded). */
+/** The URL of the kind module `topology` names and this thread has not loaded (a user's, or a shipped kind's), or undefined (loaded, or no kind of that name). */
 export function sipKindToLoad(topology: Topology): KindModuleUrl | undefined {
   const k = topology.system.sips.topology;
-  return k.startsWith('file:') && findSipKind(k) === undefined ? (k as KindModuleUrl) : undefined;
+  if (findSipKind(k) !== undefined) return undefined;
+  return k.startsWith('file:') ? (k as KindModuleUrl) : shippedKindUrl(k);
 }
 
-/** Load `topology`'s kind on this thread if it is a user's module (at once for a shipped kind). */
+/** Load `topology`'s kind on this thread if it has not (at once when it has). */
 export async function ensureSipKind(topology: Topology): Promise<void> {
   const url = sipKindToLoad(topology);
   if (url !== undefined) await loadSipKindModule(url);

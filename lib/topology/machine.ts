@@ -10,7 +10,7 @@
 import { KernbenchError, type PeAddress } from '../errors.js';
 import { gridOrProblem, type SipGrid, type SipTopology } from './define-kind.js';
 import { directionFabric, fabricOrProblem, type SipFabric } from './fabric.js';
-import { sipKind } from './kind-catalog.js';
+import { sipKind } from './kind-registry.js';
 import type { LinkClassName, Topology } from './schema.js';
 
 export type PeCoord = PeAddress;
