@@ -10,23 +10,25 @@
 import { KernbenchError, printable as printableText, RunStoppedError, shortenEchoes } from '../lib/errors.js';
 import type { ThreadResources } from '../lib/session/thread-resources.js';
 import { modulesLoading } from '../lib/loader/user-module.js';
-import { commandHelp, globalHelp, versionText } from './cli/help.js';
-import { cmdList, cmdValidate } from './cli/info.js';
-import { cmdRun } from './cli/run.js';
-import { cmdStress } from './cli/stress.js';
-import { cmdMerge, cmdSweep } from './cli/sweep.js';
-import { cmdReport } from './cli/report.js';
 import { COMMANDS, isCommand, type CommandName } from './cli/table.js';
 
-/** Each command of the table and the function that runs it (the type makes the list exhaustive). */
-const HANDLERS: Record<CommandName, (args: string[], threads: ThreadResources | undefined) => Promise<number> | number> = {
-  run: cmdRun,
-  sweep: cmdSweep,
-  stress: cmdStress,
-  merge: cmdMerge,
-  report: cmdReport,
-  list: cmdList,
-  validate: cmdValidate,
+type Handler = (args: string[], threads: ThreadResources | undefined) => Promise<number> | number;
+
+/**
+ * Each command of the table and the function that runs it (the type makes the
+ * list exhaustive), imported when its command runs: a `run` does not load what
+ * only sweep, stress, report, list or the help text use (plots, the report
+ * page, the merge of CSVs; decision 0205). Each module is still one file of
+ * dist/, loaded once.
+ */
+const HANDLERS: Record<CommandName, () => Promise<Handler>> = {
+  run: async () => (await import('./cli/run.js')).cmdRun,
+  sweep: async () => (await import('./cli/sweep.js')).cmdSweep,
+  stress: async () => (await import('./cli/stress.js')).cmdStress,
+  merge: async () => (await import('./cli/sweep.js')).cmdMerge,
+  report: async () => (await import('./cli/report.js')).cmdReport,
+  list: async () => (await import('./cli/info.js')).cmdList,
+  validate: async () => (await import('./cli/info.js')).cmdValidate,
 };
 
 /**
@@ -37,6 +39,16 @@ const HANDLERS: Record<CommandName, (args: string[], threads: ThreadResources | 
  */
 export async function main(argv: string[], threads?: ThreadResources): Promise<number> {
   const [command, ...rest] = argv;
+  if (command === undefined || HELP_WORDS.has(command)) return answerHelp(command, rest);
+  if (!isCommand(command)) throw unknownCommand(command);
+  return (await HANDLERS[command]())(rest, threads);
+}
+
+const HELP_WORDS = new Set(['--help', '-h', '--version', '-V', 'help']);
+
+/** --help, --version, `help [command]`, or no command at all: the help text, imported only for these. */
+async function answerHelp(command: string | undefined, rest: string[]): Promise<number> {
+  const { commandHelp, globalHelp, versionText } = await import('./cli/help.js');
   if (command === undefined || command === '--help' || command === '-h') {
     process.stdout.write(globalHelp());
     return command === undefined ? 2 : 0;
@@ -51,10 +63,8 @@ export async function main(argv: string[], threads?: ThreadResources): Promise<n
     if (about !== undefined && isCommand(about)) process.stdout.write(commandHelp(about));
     else if (about === undefined) process.stdout.write(globalHelp());
     else throw unknownCommand(about);
-    return 0;
   }
-  if (!isCommand(command)) throw unknownCommand(command);
-  return HANDLERS[command](rest, threads);
+  return 0;
 }
 
 function unknownCommand(got: string): KernbenchError {

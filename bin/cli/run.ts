@@ -9,7 +9,6 @@ import { Watchdog } from '../../lib/session/watchdog.js';
 import { parseSeconds } from '../../lib/bench/stress.js';
 import { ThreadResources } from '../../lib/session/thread-resources.js';
 import { statsTable } from '../../lib/trace/stats.js';
-import { commandHelp, benchHelp } from './help.js';
 import { configFrom, preflight } from './inputs.js';
 import { printResult, statusLine, writeCsv } from './output.js';
 import { parseBenchArgs, prescan, type BenchArgs } from './parse.js';
@@ -39,6 +38,7 @@ export async function cmdRun(args: string[], threads: ThreadResources | undefine
   try {
     const b = await Promise.race([parseBenchArgs('run', args), watchdog.stopped]);
     if (b === 'help' || b.values.help === true) {
+      const { commandHelp, benchHelp } = await import('./help.js'); // the help text only when asked (decision 0205)
       process.stdout.write(b === 'help' ? commandHelp('run') : benchHelp('run', b.loaded));
       return 0;
     }

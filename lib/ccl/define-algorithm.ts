@@ -19,7 +19,8 @@
 import { z } from 'zod';
 import { KernbenchError } from '../errors.js';
 import { DIRECTIONS, type Direction } from '../shm/layout.js';
-import { SIP_TOPOLOGIES, type SipTopologyKind } from '../config/topology-schema.js';
+import { SIP_TOPOLOGIES } from '../topology/kind-registry.js';
+import type { SipTopologyKind } from '../topology/define-kind.js';
 
 /** What a module provides: a collective's kernel, or a point-to-point smoke test with its own kernels. */
 export const PROVIDES = ['all_reduce', 'all_to_all', 'reduce', 'gather', 'scatter', 'point_to_point'] as const;

@@ -27,6 +27,14 @@ export function shippedKindNames(): SipTopologyKind[] {
 }
 let shippedNames: SipTopologyKind[] | undefined;
 
+/**
+ * The SIP topology kinds a topology file or a CCL algorithm may name: the modules
+ * of lib/topology/kinds/. The topology schema (./schema.ts) re-exports it; an
+ * algorithm's definition (lib/ccl/define-algorithm.ts) reads it here, so an
+ * executor does not build the topology file's schema to know the names.
+ */
+export const SIP_TOPOLOGIES: readonly SipTopologyKind[] = Object.freeze([...shippedKindNames()]);
+
 /** A user's kind module is keyed by its file URL, so two users' kinds of one name cannot meet. */
 export type KindModuleUrl = `file:${string}`;
 const SHIPPED = new Map<string, SipTopology>();

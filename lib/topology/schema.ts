@@ -7,7 +7,8 @@
 import { z } from 'zod';
 import { gridOrProblem, type SipTopologyKind } from './define-kind.js';
 import { fabricOrProblem } from './fabric.js';
-import { findSipKind, sipKindNames, sipKinds, type KindModuleUrl } from './kind-catalog.js';
+import { findSipKind, sipKinds, type KindModuleUrl } from './kind-catalog.js';
+import { SIP_TOPOLOGIES } from './kind-registry.js';
 
 /** A throughput or bandwidth: a positive number, or `.inf` in YAML for "free" (ideal topologies). */
 export const throughput = z.union([z.number().positive(), z.literal(Infinity)], {
@@ -16,8 +17,7 @@ export const throughput = z.union([z.number().positive(), z.literal(Infinity)], 
 const latencyNs = z.number().nonnegative();
 const positiveInt = z.number().int().positive();
 
-/** The SIP topology kinds a file may name: the modules of lib/topology/kinds/ (./kind-catalog.ts). */
-export const SIP_TOPOLOGIES: readonly SipTopologyKind[] = Object.freeze(sipKindNames());
+export { SIP_TOPOLOGIES };
 export const CORNERS = ['nw', 'ne', 'sw', 'se'] as const;
 
 /**

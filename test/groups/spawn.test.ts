@@ -10,3 +10,4 @@ await import('../spawn.test.js');
 await import('../moved-results.test.js');
 await import('../cli-node-flags.test.js');
 await import('../executor-startup.test.js');
+await import('../isolate-startup.test.js');
