@@ -5,7 +5,9 @@
 // thread resolves (Node's module loader stats every file it resolves on the
 // thread that imports it; its reads go to the libuv pool) are that isolate's
 // modules. A thread is named by the entry point it resolves: main (the command's
-// own), the coordinator (coordinator-worker.js), an executor (executor-worker.js).
+// own), the coordinator (coordinator-worker.js), an executor (executor-worker.js),
+// the watchdog of a run with a timeout (watchdog-thread.js); any other thread that
+// loads JavaScript is listed as another thread.
 // Decision 0205 and docs/benchmarks.md "What a thread costs to start" use it.
 //
 //   node scripts/isolate-modules.mjs [--list] -- node bin/kernbench.js run --bench ccl_allreduce ...
@@ -48,13 +50,13 @@ try {
   const roleOf = (set) => {
     for (const f of set) if (f.endsWith('/coordinator/coordinator-worker.js')) return 'coordinator';
     for (const f of set) if (f.endsWith('/executor/executor-worker.js')) return 'executor';
+    for (const f of set) if (f.endsWith('/session/watchdog-thread.js')) return 'watchdog';
     return undefined;
   };
   // Node's main thread is the process's first: its thread id is the process id, the smallest of its threads.
   const firstTid = Math.min(...files.keys());
   for (const [tid, set] of files) {
-    const role = roleOf(set) ?? (tid === firstTid ? 'main' : undefined);
-    if (role === undefined) continue;
+    const role = tid === firstTid ? 'main' : (roleOf(set) ?? 'another thread');
     const groups = {};
     let bytes = 0;
     for (const f of set) {
