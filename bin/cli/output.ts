@@ -3,7 +3,6 @@
 // keeps on a terminal's stderr.
 import { writeFileSync } from 'node:fs';
 import type { BenchResult } from '../../lib/bench/contract.js';
-import { toCsv, withVersion } from '../../lib/bench/sweep.js';
 import { KernbenchError } from '../../lib/errors.js';
 import type { RunStats } from '../../lib/trace/stats.js';
 import { runResultLine } from './json-result.js';
@@ -20,11 +19,12 @@ export function printResult(r: BenchResult & { digest: string }, json: boolean, 
   (r.verbatim === true ? process.stderr : process.stdout).write(`${extra}  crit_ns: ${r.critNs.toFixed(3)}  (topology ${r.topology}, ws=${r.worldSize}, n_elem=${r.nElem}, ${r.dtype}, digest ${r.digest})\n`);
 }
 
-/** The tables of a run as one CSV (results of one bench share their columns), with the version column. */
-export function writeCsv(file: string, bench: string, results: BenchResult[]): void {
+/** The tables of a run as one CSV (results of one bench share their columns), with the version column. The CSV writer is sweep's, imported for --csv only (decision 0205). */
+export async function writeCsv(file: string, bench: string, results: BenchResult[]): Promise<void> {
   const tables = results.flatMap((r) => (r.table ? [r.table] : []));
   // The bench declared a table (checked before the run) and returned none: its contract, not the user's flags.
   if (tables.length === 0) throw new KernbenchError('ERR_BENCH_TABLE_MISSING', `--csv: bench '${bench}' declares a table (defineBench({ table: true })) but its results carry none, got ${results.length} result(s) without one`);
+  const { toCsv, withVersion } = await import('../../lib/bench/sweep.js');
   const table = withVersion({ columns: tables[0].columns, rows: tables.flatMap((t) => t.rows) });
   writeFileSync(file, toCsv(table.columns, table.rows));
 }

@@ -95,7 +95,7 @@ async function runParsed(b: BenchArgs, resources: ThreadResources, watchdog: Wat
       .finally(() => status?.clear());
     for (const r of outcome.results) printResult(r, json, outcome.stats);
     if (!json && v.stats === true && outcome.stats) for (const line of statsTable(outcome.stats)) process.stdout.write(`${line}\n`);
-    if (typeof v.csv === 'string') writeCsv(v.csv, b.loaded.name, outcome.results);
+    if (typeof v.csv === 'string') await writeCsv(v.csv, b.loaded.name, outcome.results);
     return outcome.results.every((r) => r.ok) ? 0 : 1;
   }
 }
