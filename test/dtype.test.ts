@@ -1,7 +1,7 @@
 // Runs on: main thread (tap). Covers: lib/dtype — known f16 and bf16 bit
 // patterns, the f16 codec against @petamoriken/float16 bit for bit, f32 and i32
-// round trips, unaligned SharedArrayBuffer views, roundTo/roundArray agreeing
-// with encode -> decode, typed views and argument errors.
+// round trips, unaligned SharedArrayBuffer views, roundTo/roundArray and
+// encodeDecode agreeing with encode -> decode, typed views and argument errors.
 import { Float16Array } from '@petamoriken/float16';
 import t from 'tap';
 import { prng } from './helpers/prng.js';
@@ -12,6 +12,7 @@ import {
   DTYPES,
   type DType,
   encode,
+  encodeDecode,
   isDType,
   roundArray,
   roundTo,
@@ -404,6 +405,33 @@ t.test('roundArray rounds in place exactly like roundTo on each element', async 
     }
   }
   t.same(diffs, []);
+});
+
+t.test('encodeDecode stores the bits encode then decode give, from plain numbers and from a Float32Array, for every dtype', async (t) => {
+  const specials = [65520, 2 ** 200, -(2 ** -200), NaN, -0, 2049, 2051, 2 ** -25, 1e-40];
+  const doubles = [...randomDoubles(20_000, 11), ...specials];
+  // Built as bits: NaN payloads (a signaling one among them) reach encodeDecode as they are.
+  const f32s = new Float32Array(Uint32Array.from([...new Uint32Array(randomF32BitPatterns(20_000, 12).buffer), 0x7f800001, 0xff800abc, 0x80000000]).buffer);
+  const next = prng(13);
+  const ints = [...Array.from({ length: 10_000 }, () => Math.floor(next() * 2 ** 32) - 2 ** 31), -0, 2 ** 31 - 1, -(2 ** 31), 2 ** 24 + 1];
+  const diffs: string[] = [];
+  for (const dt of DTYPES) {
+    for (const [what, values] of dt === 'i32' ? [['integers', ints] as const] : [['doubles', doubles] as const, ['f32s', f32s] as const]) {
+      const bytes = new Uint8Array(values.length * bytesPerElement(dt));
+      encode(dt, values, bytes);
+      const want = new Uint32Array(decode(dt, bytes).buffer);
+      const got = new Uint32Array(encodeDecode(dt, values, new Float32Array(values.length)).buffer);
+      for (let i = 0; i < want.length && diffs.length < 5; i++) if (got[i] !== want[i]) diffs.push(`${dt} ${what}[${i}] = ${values[i]}: bits ${got[i]} vs ${want[i]}`);
+    }
+  }
+  t.same(diffs, []);
+});
+
+t.test('encodeDecode refuses a bad i32 with ERR_OUT_OF_RANGE and an out of the wrong length with ERR_INVALID_BUFFER_SIZE, writing nothing', async (t) => {
+  const out = new Float32Array(2).fill(7);
+  t.throws(() => encodeDecode('i32', [1, 1.5], out), refused('ERR_OUT_OF_RANGE'));
+  t.same(out, Float32Array.of(7, 7));
+  t.throws(() => encodeDecode('f16', [1, 2], new Float32Array(3)), refused('ERR_INVALID_BUFFER_SIZE'));
 });
 
 // ---------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 // Runs on: any thread. Owns: moving tensor elements between raw little-endian
 // bytes (often a view on a SharedArrayBuffer) and JS numbers: `decode`,
-// `decodeToNumbers`, `encode`. Validates its arguments; the per-format work is
+// `decodeToNumbers`, `encode`, and `encodeDecode` (the round trip, with no
+// bytes between). Validates its arguments; the per-format work is
 // in f16.ts and bf16.ts.
 //
 // Bytes are read and written with plain typed-array accesses, not Atomics: a
@@ -12,9 +13,10 @@
 // scratch buffer owned by this module (grown on demand, never shrunk; the
 // calls are synchronous, so one scratch per thread is enough).
 import { KernbenchError } from '../errors.js';
-import { decodeBf16, encodeBf16 } from './bf16.js';
+import { decodeBf16, encodeBf16, roundBf16Array } from './bf16.js';
 import { bytesPerElement, type DType, unknownDType } from './dtypes.js';
-import { decodeF16, encodeF16 } from './f16.js';
+import { decodeF16, encodeF16, roundF16Array } from './f16.js';
+import { f32BitsRoundToOdd } from './f32-bits.js';
 
 // Typed arrays use host byte order and storage is little-endian. Every platform
 // Node 20 ships for is little-endian; refuse to run silently wrong elsewhere.
@@ -154,6 +156,46 @@ export function encode(dt: DType, values: ArrayLike<number>, dst: Uint8Array): v
       unknownDType(dt);
   }
   if (!aligned) dst.set(target);
+}
+
+/**
+ * What `decode(dt, bytes, out)` gives after `encode(dt, values, bytes)`, with no
+ * buffer of bytes between: each value rounded once to `dt`, stored in `out` as
+ * f32 (a host tensor's values, lib/host/tensor.ts: one buffer, not a buffer of
+ * bytes and a decoded copy). f16 and bf16 round from the f32 bits that encode
+ * reads: a Float32Array's own, other numbers' rounded to odd (f32-bits.ts).
+ * Throws as `encode`, before writing anything: ERR_INVALID_BUFFER_SIZE when
+ * `out` does not have one slot per value, ERR_OUT_OF_RANGE for a bad i32.
+ */
+export function encodeDecode(dt: DType, values: ArrayLike<number>, out: Float32Array): Float32Array {
+  const n = values.length;
+  if (out.length !== n) {
+    throw new KernbenchError('ERR_INVALID_BUFFER_SIZE', `encodeDecode('${dt}'): out must have ${n} elements, one per value; received ${out.length}`);
+  }
+  switch (dt) {
+    case 'i32':
+      checkInt32s(values);
+      // As an Int32Array element, then to f32: -0 is stored as 0.
+      for (let i = 0; i < n; i++) out[i] = values[i] | 0;
+      break;
+    case 'f32':
+      out.set(values);
+      break;
+    case 'f16':
+    case 'bf16': {
+      if (values instanceof Float32Array) out.set(values);
+      else {
+        const bits = new Uint32Array(out.buffer, out.byteOffset, n);
+        for (let i = 0; i < n; i++) bits[i] = f32BitsRoundToOdd(values[i]);
+      }
+      if (dt === 'f16') roundF16Array(out);
+      else roundBf16Array(out);
+      break;
+    }
+    default:
+      unknownDType(dt);
+  }
+  return out;
 }
 
 function checkInt32s(values: ArrayLike<number>): void {

@@ -4,7 +4,7 @@
 // drains this host's pending launches first. Those members are listed once, in
 // HOST_READ_BARRIERS; a test checks that the list is closed.
 import { inspect } from 'node:util';
-import { bytesPerElement, decode, encode, isDType, type DType } from '../dtype/index.js';
+import { bytesPerElement, decode, encode, encodeDecode, isDType, type DType } from '../dtype/index.js';
 import { KernbenchError } from '../errors.js';
 import type { ShardDesc, SpaceName, TensorDesc } from '../shm/tensor-desc.js';
 import { allocate } from '../shm/allocator.js';
@@ -91,9 +91,7 @@ export class Tensor {
     if (values.length !== n) throw new KernbenchError('ERR_VALUE_COUNT_MISMATCH', `fromArray: shape [${sh.join(', ')}] needs ${n} values, got ${values.length}`);
     // Timing-only mode keeps no values: a host tensor only feeds copy_, which moves none.
     if (host.env.plan.noData) return new Tensor(host, sh, dtype, 'host', undefined, undefined);
-    const bytes = new Uint8Array(n * bytesPerElement(dtype));
-    encode(dtype, values, bytes);
-    return new Tensor(host, sh, dtype, 'host', undefined, decode(dtype, bytes));
+    return new Tensor(host, sh, dtype, 'host', undefined, encodeDecode(dtype, values, new Float32Array(n)));
   }
 
   /** Does this tensor live in `host`'s device memory (and not in memory a failed spawn discarded)? */
@@ -150,7 +148,8 @@ export class Tensor {
       if (src instanceof Tensor && src.desc) await src.host.drain();
       return this;
     }
-    const a = src instanceof Tensor ? await src.numpy() : src;
+    // A host tensor's own values are read in place (no copy: only read here); a device tensor's through numpy().
+    const a = src instanceof Tensor ? await (src.hostValues && !src.desc ? { data: src.hostValues } : src.numpy()) : src;
     if (!this.desc) {
       this.hostValues?.set(a.data);
       return this;
@@ -217,7 +216,13 @@ export class Tensor {
       const key = `${s.rows[0]}:${s.cols[0]}`;
       if (seen.has(key)) continue; // a replica of a block already read
       seen.add(key);
-      const block = decode(this.dtype, arena.subarray(s.arenaOffset, s.arenaOffset + s.nbytes));
+      const bytes = arena.subarray(s.arenaOffset, s.arenaOffset + s.nbytes);
+      // A shard of whole rows is one run of the result: decoded into it in place, with no block between.
+      if (s.cols[0] === 0 && s.cols[1] === cols) {
+        decode(this.dtype, bytes, out.subarray(s.rows[0] * cols, (s.rows[0] + s.rows[1]) * cols));
+        continue;
+      }
+      const block = decode(this.dtype, bytes);
       for (let r = 0; r < s.rows[1]; r++) out.set(block.subarray(r * s.cols[1], (r + 1) * s.cols[1]), (s.rows[0] + r) * cols + s.cols[0]);
     }
     return { shape: [...this.shape], dtype: this.dtype, data: out };
