@@ -3,8 +3,8 @@
 //
 // Main does its heavy allocating before the ranks start (modules, the session
 // plan of every SIP, the spawn's messages) and V8 sizes its young generation by
-// how much of that survives: it had grown to ~12 MiB by the time a 1024-rank
-// spawn began. Main then only waits; it allocates too little to run another
+// how much of that survives, large by the time a large spawn begins (figures:
+// decision 0225). Main then only waits; it allocates too little to run another
 // collection, so nothing shrinks that young generation until V8's memory
 // reducer happens to run, after most of the run: its pages stay resident for
 // the whole run. A low-memory collection (the inspector's
@@ -14,7 +14,7 @@
 // RELEASE_FROM_RANKS ranks or more, which runs for seconds, asks for it.
 import { Session } from 'node:inspector';
 
-/** The spawn size from which main gives its heap back while it waits (a p = 1024 ring runs for tens of seconds; a test's 8 ranks for milliseconds). */
+/** The spawn size from which main gives its heap back while it waits: a spawn this large runs for seconds, a test's few ranks for milliseconds. */
 export const RELEASE_FROM_RANKS = 256;
 
 /** The last collection asked for: settles when it is done (tests wait for it; the session does not). */
