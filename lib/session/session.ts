@@ -24,6 +24,7 @@ import type { SessionPlan } from '../config/plan.js';
 import type { ThreadTraceData } from '../trace/recorder.js';
 import { ThreadEnv, addLinkPieces, noLinkPieces, type LinkPieces } from '../sync/thread-env.js';
 import type { ThreadResources } from './thread-resources.js';
+import { releaseIdleHeap } from './idle-heap.js';
 import { tabulate } from '../tabulate.js';
 import { actorStates } from '../coordinator/actor-states.js';
 import type { Machine } from '../topology/machine.js';
@@ -215,6 +216,7 @@ export class Session implements Spawner {
 
   private async join(all: Promise<PromiseSettledResult<unknown>[]>, target: number, nprocs: number, raceActors: string[]): Promise<unknown[]> {
     this.env.sched.block(this.host.actor, HEADER.RANKS_SETTLED, target, WAIT_KIND.RANKS_DONE, nprocs, this.host.clockPs);
+    releaseIdleHeap(nprocs);
     const outcomes = await all;
     this.env.sched.unblock(this.host.actor);
     this.unshare();

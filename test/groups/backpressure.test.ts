@@ -13,6 +13,7 @@ await import('../backpressure-stats.test.js');
 await import('../parked-recv.test.js');
 await import('../no-data.test.js');
 await import('../no-data-memory.test.js');
+await import('../idle-heap.test.js');
 await import('../data-memory.test.js');
 await import('../issue23-runs.test.js');
 await import('../ccl-matrix-layouts.test.js');
