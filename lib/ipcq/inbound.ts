@@ -64,8 +64,9 @@ export class InboundChannel extends Channel implements ParkedRecvHost {
     if (this.idle && !this.env.sched.jitter) {
       const pieces = Math.max(1, Math.ceil(nbytes / this.pieceBytes(dtype)));
       const ctl = this.env.shared.ctl;
-      if (Atomics.load(ctl, ring.tailWord) >= Atomics.load(ctl, ring.headWord) + pieces) {
-        return this.recvNow(ring, sender, dtype, out, issuePs, nbytes, pieces);
+      const head = Atomics.load(ctl, ring.headWord);
+      if (Atomics.load(ctl, ring.tailWord) >= head + pieces) {
+        return this.recvNow(ring, head, sender, dtype, out, issuePs, nbytes, pieces);
       }
       return this.park(ring, sender, dtype, out, issuePs, nbytes);
     }
@@ -86,14 +87,13 @@ export class InboundChannel extends Channel implements ParkedRecvHost {
     return Atomics.load(ctl, ring.tailWord) < Atomics.load(ctl, ring.headWord) + pieces;
   }
 
-  /** Every piece is in: read them straight from the slots, free them, publish head once. */
-  private recvNow(ring: IpcqRingView, sender: number, dtype: DType, out: Float32Array, issuePs: number, nbytes: number, pieces: number): number {
+  /** Every piece from `head` on is in: read them straight from the slots, free them, publish head once. */
+  private recvNow(ring: IpcqRingView, head: number, sender: number, dtype: DType, out: Float32Array, issuePs: number, nbytes: number, pieces: number): number {
     const { env } = this;
     const t = Math.max(this.clock.nowPs, issuePs);
     let r = this.now;
     if (r === undefined) r = this.now = new RecvState(ring, sender, dtype, out, nbytes, t);
     else r.reset(ring, sender, dtype, out, nbytes, t);
-    const head = Atomics.load(env.shared.ctl, ring.headWord);
     for (let k = head; k < head + pieces; k++) {
       this.readPiece(r, k);
       this.freeSlot(r, k);

@@ -113,7 +113,6 @@ export class OutboundChannel extends Channel {
       this.plannedCredit = new Float64Array(pieces);
       this.plannedSent = new Float64Array(pieces);
     }
-    const checks = this.timing.checksAlone;
     const bpe = bytesPerElement(dtype);
     const per = pieceBytes / bpe;
     const link = this.linkTo(peer);
@@ -123,10 +122,11 @@ export class OutboundChannel extends Channel {
       const n = Math.min(per, count - i * per);
       const upToPs = transferPs((i * per + n) * bpe, link.gbPerS);
       const readyPs = this.pieceReadyPs(r.view, r.seq + i, t, link);
-      if (checks && !this.timing.mayGoAlone(peer, readyPs, upToPs - sentPs, link.flightPs, joinNotBeforePs)) return false;
+      const sent = this.timing.sentAlone(peer, readyPs, upToPs - sentPs, link.flightPs, joinNotBeforePs);
+      if (Number.isNaN(sent)) return false;
       this.plannedFrom[i] = t;
       this.plannedCredit[i] = this.creditWaitPs;
-      t = this.timing.alone(peer, readyPs, upToPs - sentPs, link.flightPs, joinNotBeforePs);
+      t = sent;
       this.plannedSent[i] = t;
       sentPs = upToPs;
     }
