@@ -90,8 +90,7 @@ export class OutboundChannel extends Channel {
     const nbytes = values.length * bytesPerElement(dtype);
     const pieces = Math.max(1, Math.ceil(nbytes / pieceBytes));
     if (this.fastPath && this.idle) {
-      const head = Atomics.load(this.env.shared.ctl, r.view.headWord);
-      if (r.seq + pieces - r.view.nSlots <= head && this.planAlone(r, peer, dtype, values.length, issuePs, pieces, pieceBytes, joinNotBeforePs)) {
+      if (r.view.headAtLeast(r.seq + pieces - r.view.nSlots) && this.planAlone(r, peer, dtype, values.length, issuePs, pieces, pieceBytes, joinNotBeforePs)) {
         return this.sendNow(r, peer, dtype, values, pieces, pieceBytes);
       }
     }
@@ -173,7 +172,7 @@ export class OutboundChannel extends Channel {
       const k = r.seq;
       const b = Math.min(pieceBytes, nbytes - i * pieceBytes);
       // Wait for the slot's credit, unless it is back already (jitter mode always goes through the wait).
-      if (k >= nSlots && (sched.jitter || Atomics.load(env.shared.ctl, ring.headWord) < k - nSlots + 1)) {
+      if (k >= nSlots && (sched.jitter || !ring.headAtLeast(k - nSlots + 1))) {
         ring.wantCredit(k - nSlots + 1);
         await sched.waitUntil(this.actor, ring.headWord, k - nSlots + 1, WAIT_KIND.IPCQ_CREDIT, ring.ring, t);
       }
