@@ -35,13 +35,28 @@ export interface LinkTiming {
    */
   cross(peer: number, readyPs: number, serialPs: number, flightPs: number, joinNotBeforePs: number): number | Promise<number>;
   /**
-   * The channel's fast path, before it publishes anything: when the piece may take its
-   * times alone at once, its sent time alone (what `cross` answers then); else NaN, and
-   * the send takes the queued path. Only asked when `synchronous`. One call a piece:
-   * the piece's start, join and end alone are worked out once for the check and the
-   * answer (decision 0216).
+   * The channel's fast path, before it publishes anything: may the piece (`piece`'s
+   * ready, serial, flight and join times) take its times alone at once? When true,
+   * `piece.sentPs` is its sent time alone (what `cross` answers then); when false the
+   * send takes the queued path. Only asked when `synchronous`. One call a piece: its
+   * start, join and end alone are worked out once for the check and the answer, and its
+   * times travel in the channel's one PieceTimes, not as arguments a V8 boxes into a
+   * heap number each when the call is not inlined (decision 0216).
    */
-  sentAlone(peer: number, readyPs: number, serialPs: number, flightPs: number, joinNotBeforePs: number): number;
+  sentAlone(peer: number, piece: PieceTimes): boolean;
+}
+
+/** A piece's times on the fast path (lib/ipcq/outbound.ts planAlone), in ps: one object a channel, its fields rewritten each piece. */
+export class PieceTimes {
+  readyPs = 0;
+  /** Its serialisation alone. */
+  serialPs = 0;
+  /** Its route's latency. */
+  flightPs = 0;
+  /** It enters its links no earlier (the flow's link horizon). */
+  joinNotBeforePs = 0;
+  /** The answer of sentAlone: when its last byte left, alone. */
+  sentPs = 0;
 }
 
 /** Links not shared: a piece has its link to itself. */
@@ -51,8 +66,9 @@ class AloneLinks implements LinkTiming {
   cross(_peer: number, readyPs: number, serialPs: number): number {
     return readyPs + serialPs;
   }
-  sentAlone(_peer: number, readyPs: number, serialPs: number): number {
-    return readyPs + serialPs;
+  sentAlone(_peer: number, piece: PieceTimes): boolean {
+    piece.sentPs = piece.readyPs + piece.serialPs;
+    return true;
   }
 }
 const ALONE = new AloneLinks();
@@ -89,6 +105,8 @@ class ClaimedLinks implements LinkTiming {
   }
   /** How soon a flow not claimed yet could join each link (lib/sync/link-reach.ts). */
   private readonly reach: LinkReach;
+  /** The times of the piece `cross` asks about (the queued path's). */
+  private readonly crossing = new PieceTimes();
 
   private routeTo(peer: number): Route {
     if (peer !== this.routePeer) {
@@ -107,13 +125,19 @@ class ClaimedLinks implements LinkTiming {
     return aloneArrivalPs(joinOf(startPs, flightPs), serialPs) - flightPs;
   }
 
-  sentAlone(peer: number, readyPs: number, serialPs: number, flightPs: number, joinNotBeforePs: number): number {
+  sentAlone(peer: number, piece: PieceTimes): boolean {
     const route = this.routeTo(peer);
-    const startPs = pieceStartPs(readyPs, flightPs, joinNotBeforePs);
+    const flightPs = piece.flightPs;
+    const startPs = pieceStartPs(piece.readyPs, flightPs, piece.joinNotBeforePs);
     // A piece that takes no bandwidth uses no link.
-    if (pieceBytes(serialPs, route.gbPerS) === 0) return startPs;
-    const arrivalPs = aloneArrivalPs(joinOf(startPs, flightPs), serialPs);
-    return this.provedAlone(route, arrivalPs) ? arrivalPs - flightPs : NaN;
+    if (pieceBytes(piece.serialPs, route.gbPerS) === 0) {
+      piece.sentPs = startPs;
+      return true;
+    }
+    const arrivalPs = aloneArrivalPs(joinOf(startPs, flightPs), piece.serialPs);
+    if (!this.provedAlone(route, arrivalPs)) return false;
+    piece.sentPs = arrivalPs - flightPs;
+    return true;
   }
 
   /**
@@ -147,10 +171,14 @@ class ClaimedLinks implements LinkTiming {
   }
 
   cross(peer: number, readyPs: number, serialPs: number, flightPs: number, joinNotBeforePs: number): number | Promise<number> {
-    const sent = this.sentAlone(peer, readyPs, serialPs, flightPs, joinNotBeforePs);
-    if (!Number.isNaN(sent)) {
+    const piece = this.crossing;
+    piece.readyPs = readyPs;
+    piece.serialPs = serialPs;
+    piece.flightPs = flightPs;
+    piece.joinNotBeforePs = joinNotBeforePs;
+    if (this.sentAlone(peer, piece)) {
       this.env.stats.linkPieces.alone++;
-      return sent;
+      return piece.sentPs;
     }
     // Held when its links are its channel's alone, or its kernel's two channels' (a 2-rank ring): a pass may release it.
     if (claimedBy(this.env.shared, this.routeTo(peer).links, this.pe, this.dir) === CLAIMED.OTHERS) return this.arbiter.cross(peer, readyPs, serialPs, flightPs, joinNotBeforePs);
@@ -208,8 +236,8 @@ class ArbitratedLinks implements LinkTiming {
     private readonly actor: number,
   ) {}
 
-  sentAlone(): number {
-    return NaN;
+  sentAlone(): boolean {
+    return false;
   }
 
   /** Ask the link arbiter (on the coordinator) when the piece's last byte left, sharing its route's links with the flows that cross them at once; wait for the answer. */
