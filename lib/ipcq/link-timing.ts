@@ -40,8 +40,8 @@ export interface LinkTiming {
    * `piece.sentPs` is its sent time alone (what `cross` answers then); when false the
    * send takes the queued path. Only asked when `synchronous`. One call a piece: its
    * start, join and end alone are worked out once for the check and the answer, and its
-   * times travel in the channel's one PieceTimes, not as arguments a V8 boxes into a
-   * heap number each when the call is not inlined (decision 0216).
+   * times travel in the channel's one PieceTimes, not as arguments, which V8 boxes into
+   * a heap number each when the call is not inlined (decision 0216).
    */
   sentAlone(peer: number, piece: PieceTimes): boolean;
 }
