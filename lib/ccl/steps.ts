@@ -97,17 +97,23 @@ export class ScratchTiles {
  * reduce-scatter and all-gather, a 2-D algorithm's four passes). A pass ends with
  * every send waited for and every receive landed, so the next finds them free. A
  * pair a pass held four chunks between an all-reduce's two passes: a rank's whole
- * shard at p = 4 (test/data-memory.test.ts).
+ * shard at p = 4 (test/data-memory.test.ts). With them, one set of staging tiles for
+ * the reduce-scatter's sum: the local chunk is copied there, beside the scratch on its
+ * slab, so that the slab's SIMD add does the sum (tl.reduceAt; decision 0216).
  */
-const scratchPairs = new WeakMap<KernelContext, [ScratchTiles, ScratchTiles]>();
+interface Scratch {
+  readonly sets: [ScratchTiles, ScratchTiles];
+  readonly staging: ScratchTiles;
+}
+const scratchOf = new WeakMap<KernelContext, Scratch>();
 
-function scratchPair(tl: KernelContext, dtype: Tile['dtype']): [ScratchTiles, ScratchTiles] {
-  let pair = scratchPairs.get(tl);
-  if (pair === undefined || pair[0].dtype !== dtype) {
-    pair = [new ScratchTiles(tl, dtype), new ScratchTiles(tl, dtype)];
-    scratchPairs.set(tl, pair);
+function scratchFor(tl: KernelContext, dtype: Tile['dtype']): Scratch {
+  let s = scratchOf.get(tl);
+  if (s === undefined || s.staging.dtype !== dtype) {
+    s = { sets: [new ScratchTiles(tl, dtype), new ScratchTiles(tl, dtype)], staging: new ScratchTiles(tl, dtype) };
+    scratchOf.set(tl, s);
   }
-  return pair;
+  return s;
 }
 
 /** One ring of p ranks: this rank's position, and the directions to its successor and from its predecessor. */
@@ -247,6 +253,8 @@ abstract class RingPass<T> {
  */
 abstract class ChunkPass<T> extends RingPass<T> {
   private readonly scratch: [ScratchTiles, ScratchTiles];
+  /** Where the reduce-scatter's sum copies the local chunk (scratchFor). */
+  protected readonly staging: ScratchTiles;
   protected readonly p: number;
   protected readonly pos: number;
   /** What step s sends: chunk (pos + shift + lead), then the scratch step s - 1 received into. */
@@ -264,7 +272,9 @@ abstract class ChunkPass<T> extends RingPass<T> {
     super(tl, ring);
     this.p = ring.p;
     this.pos = ring.pos;
-    this.scratch = scratchPair(tl, data.dtype);
+    const scratch = scratchFor(tl, data.dtype);
+    this.scratch = scratch.sets;
+    this.staging = scratch.staging;
   }
 
   /** Combine the local copy of chunk elements [lo, lo + incoming.size) into `incoming` (the reduce-scatter), or not. */
@@ -317,7 +327,7 @@ class ReduceScatter extends ChunkPass<number> {
   }
 
   protected combine(lo: number, incoming: Tile): void {
-    this.tl.reduceAt(this.op, this.data, lo, incoming);
+    this.tl.reduceAt(this.op, this.data, lo, incoming, this.op === 'sum' ? this.staging.of(incoming.size) : undefined);
   }
 
   protected result(): number {

@@ -86,10 +86,16 @@ export abstract class Channel {
     else sched.signalNone();
   }
 
-  /** Bytes per piece for elements of `dt`: vc_chunk_size rounded down to whole elements. */
+  /** Bytes per piece for elements of `dt`: vc_chunk_size rounded down to whole elements (kept for the last dtype asked). */
   protected pieceBytes(dt: DType): number {
-    return pieceBytesFor(this.env.plan.ccl.vc_chunk_size, dt);
+    if (dt !== this.pieceDType) {
+      this.pieceDType = dt;
+      this.pieceBytesOf = pieceBytesFor(this.env.plan.ccl.vc_chunk_size, dt);
+    }
+    return this.pieceBytesOf;
   }
+  private pieceDType: DType | undefined;
+  private pieceBytesOf = 0;
 }
 
 /** Bytes per piece for elements of `dt`: `vcChunkSize` rounded down to whole elements. */

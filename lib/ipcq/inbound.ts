@@ -64,8 +64,9 @@ export class InboundChannel extends Channel implements ParkedRecvHost {
     if (this.idle && !this.env.sched.jitter) {
       const pieces = Math.max(1, Math.ceil(nbytes / this.pieceBytes(dtype)));
       const ctl = this.env.shared.ctl;
-      if (Atomics.load(ctl, ring.tailWord) >= Atomics.load(ctl, ring.headWord) + pieces) {
-        return this.recvNow(ring, sender, dtype, out, issuePs, nbytes, pieces);
+      const head = Atomics.load(ctl, ring.headWord);
+      if (ring.tailAtLeast(head + pieces)) {
+        return this.recvNow(ring, head, sender, dtype, out, issuePs, nbytes, pieces);
       }
       return this.park(ring, sender, dtype, out, issuePs, nbytes);
     }
@@ -83,17 +84,16 @@ export class InboundChannel extends Channel implements ParkedRecvHost {
     const ring = this.ringFrom(sender, senderDir, set);
     const pieces = Math.max(1, Math.ceil((elements * bytesPerElement(dtype)) / this.pieceBytes(dtype)));
     const ctl = this.env.shared.ctl;
-    return Atomics.load(ctl, ring.tailWord) < Atomics.load(ctl, ring.headWord) + pieces;
+    return !ring.tailAtLeast(Atomics.load(ctl, ring.headWord) + pieces);
   }
 
-  /** Every piece is in: read them straight from the slots, free them, publish head once. */
-  private recvNow(ring: IpcqRingView, sender: number, dtype: DType, out: Float32Array, issuePs: number, nbytes: number, pieces: number): number {
+  /** Every piece from `head` on is in: read them straight from the slots, free them, publish head once. */
+  private recvNow(ring: IpcqRingView, head: number, sender: number, dtype: DType, out: Float32Array, issuePs: number, nbytes: number, pieces: number): number {
     const { env } = this;
     const t = Math.max(this.clock.nowPs, issuePs);
     let r = this.now;
     if (r === undefined) r = this.now = new RecvState(ring, sender, dtype, out, nbytes, t);
     else r.reset(ring, sender, dtype, out, nbytes, t);
-    const head = Atomics.load(env.shared.ctl, ring.headWord);
     for (let k = head; k < head + pieces; k++) {
       this.readPiece(r, k);
       this.freeSlot(r, k);
@@ -142,10 +142,11 @@ export class InboundChannel extends Channel implements ParkedRecvHost {
     try {
       do {
         const k = Atomics.load(shared.ctl, ring.headWord);
-        if (Atomics.load(shared.ctl, ring.tailWord) < k + 1) {
+        if (!ring.tailAtLeast(k + 1)) {
           ring.wantData(k);
-          // Look again after wanting it: a producer on another thread rings only for a wanted piece.
-          if (Atomics.load(shared.ctl, ring.tailWord) < k + 1) {
+          // Look again after wanting it: a producer on another thread rings only for a wanted piece
+          // (tailAtLeast loads it: the value seen was short of k + 1).
+          if (!ring.tailAtLeast(k + 1)) {
             r.target = k + 1;
             // Before parkWaiter: on an aborted session it rejects at once (abandon, finish).
             this.blocked = true;
@@ -193,7 +194,7 @@ export class InboundChannel extends Channel implements ParkedRecvHost {
     do {
       const k = Atomics.load(shared.ctl, ring.headWord);
       // Wait for the piece, unless it is in already (jitter mode always goes through the wait).
-      if (sched.jitter || Atomics.load(shared.ctl, ring.tailWord) < k + 1) {
+      if (sched.jitter || !ring.tailAtLeast(k + 1)) {
         ring.wantData(k);
         await sched.waitUntil(this.actor, ring.tailWord, k + 1, WAIT_KIND.IPCQ_DATA, ring.ring, r.t);
       }

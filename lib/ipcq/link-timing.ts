@@ -15,7 +15,6 @@
 //   arbitrated  shared links, each piece a flow the coordinator's link arbiter
 //               makes final (lib/coordinator/link-arbiter.ts): the answer comes
 //               from another thread, so a send never completes as issued
-import { KernbenchError } from '../errors.js';
 import { EXEC, FLOW, HEADER, PE, WAIT_KIND } from '../shm/layout.js';
 import type { LinkMode } from '../config/plan.js';
 import type { ThreadEnv } from '../sync/thread-env.js';
@@ -36,12 +35,28 @@ export interface LinkTiming {
    */
   cross(peer: number, readyPs: number, serialPs: number, flightPs: number, joinNotBeforePs: number): number | Promise<number>;
   /**
-   * The channel's fast path, before it publishes anything: may this piece take its
-   * times alone at once? When true, `alone` gives them. Only asked when `synchronous`.
+   * The channel's fast path, before it publishes anything: may the piece (`piece`'s
+   * ready, serial, flight and join times) take its times alone at once? When true,
+   * `piece.sentPs` is its sent time alone (what `cross` answers then); when false the
+   * send takes the queued path. Only asked when `synchronous`. One call a piece: its
+   * start, join and end alone are worked out once for the check and the answer, and its
+   * times travel in the channel's one PieceTimes, not as arguments, which V8 boxes into
+   * a heap number each when the call is not inlined (decision 0216).
    */
-  mayGoAlone(peer: number, readyPs: number, serialPs: number, flightPs: number, joinNotBeforePs: number): boolean;
-  /** The piece's sent time alone (what `cross` answers when it goes alone). */
-  alone(peer: number, readyPs: number, serialPs: number, flightPs: number, joinNotBeforePs: number): number;
+  sentAlone(peer: number, piece: PieceTimes): boolean;
+}
+
+/** A piece's times on the fast path (lib/ipcq/outbound.ts planAlone), in ps: one object a channel, its fields rewritten each piece. */
+export class PieceTimes {
+  readyPs = 0;
+  /** Its serialisation alone. */
+  serialPs = 0;
+  /** Its route's latency. */
+  flightPs = 0;
+  /** It enters its links no earlier (the flow's link horizon). */
+  joinNotBeforePs = 0;
+  /** The answer of sentAlone: when its last byte left, alone. */
+  sentPs = 0;
 }
 
 /** Links not shared: a piece has its link to itself. */
@@ -51,11 +66,9 @@ class AloneLinks implements LinkTiming {
   cross(_peer: number, readyPs: number, serialPs: number): number {
     return readyPs + serialPs;
   }
-  mayGoAlone(): boolean {
+  sentAlone(_peer: number, piece: PieceTimes): boolean {
+    piece.sentPs = piece.readyPs + piece.serialPs;
     return true;
-  }
-  alone(_peer: number, readyPs: number, serialPs: number): number {
-    return readyPs + serialPs;
   }
 }
 const ALONE = new AloneLinks();
@@ -92,6 +105,8 @@ class ClaimedLinks implements LinkTiming {
   }
   /** How soon a flow not claimed yet could join each link (lib/sync/link-reach.ts). */
   private readonly reach: LinkReach;
+  /** The times of the piece `cross` asks about (the queued path's). */
+  private readonly crossing = new PieceTimes();
 
   private routeTo(peer: number): Route {
     if (peer !== this.routePeer) {
@@ -103,28 +118,38 @@ class ClaimedLinks implements LinkTiming {
     return this.route;
   }
 
-  alone(peer: number, readyPs: number, serialPs: number, flightPs: number, joinNotBeforePs: number): number {
+  /** The piece's sent time alone. */
+  private alone(peer: number, readyPs: number, serialPs: number, flightPs: number, joinNotBeforePs: number): number {
     const startPs = pieceStartPs(readyPs, flightPs, joinNotBeforePs);
     if (pieceBytes(serialPs, this.routeTo(peer).gbPerS) === 0) return startPs;
     return aloneArrivalPs(joinOf(startPs, flightPs), serialPs) - flightPs;
+  }
+
+  sentAlone(peer: number, piece: PieceTimes): boolean {
+    const route = this.routeTo(peer);
+    const flightPs = piece.flightPs;
+    const startPs = pieceStartPs(piece.readyPs, flightPs, piece.joinNotBeforePs);
+    // A piece that takes no bandwidth uses no link.
+    if (pieceBytes(piece.serialPs, route.gbPerS) === 0) {
+      piece.sentPs = startPs;
+      return true;
+    }
+    const arrivalPs = aloneArrivalPs(joinOf(startPs, flightPs), piece.serialPs);
+    if (!this.provedAlone(route, arrivalPs)) return false;
+    piece.sentPs = arrivalPs - flightPs;
+    return true;
   }
 
   /**
    * Publish the piece's arrival alone as its kernel's floor (it ends no earlier), then
    * check: no flow not claimed yet can reach its links before its end, and then its
    * claims alone on its route. In that order: a kernel that claims after the floors were
-   * read was bounded by them, and one that claimed before is seen by the claims. A piece
-   * that takes no bandwidth uses no link.
+   * read was bounded by them, and one that claimed before is seen by the claims.
    */
-  mayGoAlone(peer: number, readyPs: number, serialPs: number, flightPs: number, joinNotBeforePs: number): boolean {
-    const route = this.routeTo(peer);
-    const startPs = pieceStartPs(readyPs, flightPs, joinNotBeforePs);
-    if (pieceBytes(serialPs, route.gbPerS) === 0) return true;
-    const joinPs = joinOf(startPs, flightPs);
+  private provedAlone(route: Route, arrivalPs: number): boolean {
     const sh = this.env.shared;
     const L = sh.layout;
     const arrivalW = L.flow(this.pe, this.dir, FLOW.ARRIVAL_PS);
-    const arrivalPs = aloneArrivalPs(joinPs, serialPs);
     if (arrivalPs > sh.times[arrivalW]) sh.times[arrivalW] = arrivalPs;
     // A fresh horizon costs O(PEs): this thread takes one each time it has sent as many
     // messages as there are PEs, so its cost a message stays O(1) and the kept one stays close.
@@ -146,9 +171,14 @@ class ClaimedLinks implements LinkTiming {
   }
 
   cross(peer: number, readyPs: number, serialPs: number, flightPs: number, joinNotBeforePs: number): number | Promise<number> {
-    if (this.mayGoAlone(peer, readyPs, serialPs, flightPs, joinNotBeforePs)) {
+    const piece = this.crossing;
+    piece.readyPs = readyPs;
+    piece.serialPs = serialPs;
+    piece.flightPs = flightPs;
+    piece.joinNotBeforePs = joinNotBeforePs;
+    if (this.sentAlone(peer, piece)) {
       this.env.stats.linkPieces.alone++;
-      return this.alone(peer, readyPs, serialPs, flightPs, joinNotBeforePs);
+      return piece.sentPs;
     }
     // Held when its links are its channel's alone, or its kernel's two channels' (a 2-rank ring): a pass may release it.
     if (claimedBy(this.env.shared, this.routeTo(peer).links, this.pe, this.dir) === CLAIMED.OTHERS) return this.arbiter.cross(peer, readyPs, serialPs, flightPs, joinNotBeforePs);
@@ -206,12 +236,8 @@ class ArbitratedLinks implements LinkTiming {
     private readonly actor: number,
   ) {}
 
-  mayGoAlone(): boolean {
+  sentAlone(): boolean {
     return false;
-  }
-
-  alone(): number {
-    throw new KernbenchError('ERR_INTERNAL', 'an arbitrated piece has no time alone');
   }
 
   /** Ask the link arbiter (on the coordinator) when the piece's last byte left, sharing its route's links with the flows that cross them at once; wait for the answer. */

@@ -27,7 +27,7 @@ import { transferPs } from '../time/virtual-time.js';
 import { allocBytes, type KernelRun } from '../tile/slab.js';
 import type { ChannelOp } from './channel-op.js';
 import { Channel } from './channel-queue.js';
-import { linkTimingFor, type LinkTiming } from './link-timing.js';
+import { linkTimingFor, PieceTimes, type LinkTiming } from './link-timing.js';
 import { ringView, type IpcqRingView } from './ring.js';
 
 const EMPTY = new Uint8Array(0);
@@ -90,9 +90,12 @@ export class OutboundChannel extends Channel {
     const nbytes = values.length * bytesPerElement(dtype);
     const pieces = Math.max(1, Math.ceil(nbytes / pieceBytes));
     if (this.fastPath && this.idle) {
-      const head = Atomics.load(this.env.shared.ctl, r.view.headWord);
-      if (r.seq + pieces - r.view.nSlots <= head && this.planAlone(r, peer, dtype, values.length, issuePs, pieces, pieceBytes, joinNotBeforePs)) {
-        return this.sendNow(r, peer, dtype, values, pieces, pieceBytes);
+      const piece = this.piece;
+      piece.readyPs = issuePs;
+      piece.joinNotBeforePs = joinNotBeforePs;
+      if (r.view.headAtLeast(r.seq + pieces - r.view.nSlots) && this.planAlone(r, peer, dtype, values.length, pieces, pieceBytes)) {
+        this.sendNow(r, peer, dtype, values, pieces, pieceBytes);
+        return this.plannedSent[pieces - 1];
       }
     }
     // Slow path: snapshot the payload now (the kernel may reuse its tile), send piece by piece.
@@ -106,35 +109,40 @@ export class OutboundChannel extends Channel {
    * Plan a send completing at once, before anything is published: each piece's times
    * alone, into plannedFrom/plannedCredit/plannedSent. False when a piece may not take
    * them (./link-timing.ts): the send then takes the queued path, where it may wait.
+   * The send's issue time and link horizon come in `piece` (readyPs, joinNotBeforePs), and
+   * the times go to the link timing in it: doubles passed to a call V8 did not inline
+   * are boxed into a heap number each (decision 0216).
    */
-  private planAlone(r: SendRing, peer: number, dtype: DType, count: number, issuePs: number, pieces: number, pieceBytes: number, joinNotBeforePs: number): boolean {
+  private planAlone(r: SendRing, peer: number, dtype: DType, count: number, pieces: number, pieceBytes: number): boolean {
     if (this.plannedSent.length < pieces) {
       this.plannedFrom = new Float64Array(pieces);
       this.plannedCredit = new Float64Array(pieces);
       this.plannedSent = new Float64Array(pieces);
     }
-    const checks = this.timing.checksAlone;
     const bpe = bytesPerElement(dtype);
     const per = pieceBytes / bpe;
     const link = this.linkTo(peer);
-    let t = Math.max(this.clock.nowPs, issuePs);
+    const piece = this.piece;
+    let t = Math.max(this.clock.nowPs, piece.readyPs);
     let sentPs = 0;
+    piece.flightPs = link.flightPs;
     for (let i = 0; i < pieces; i++) {
       const n = Math.min(per, count - i * per);
       const upToPs = transferPs((i * per + n) * bpe, link.gbPerS);
-      const readyPs = this.pieceReadyPs(r.view, r.seq + i, t, link);
-      if (checks && !this.timing.mayGoAlone(peer, readyPs, upToPs - sentPs, link.flightPs, joinNotBeforePs)) return false;
+      piece.readyPs = this.pieceReadyPs(r.view, r.seq + i, t, link);
+      piece.serialPs = upToPs - sentPs;
+      if (!this.timing.sentAlone(peer, piece)) return false;
       this.plannedFrom[i] = t;
       this.plannedCredit[i] = this.creditWaitPs;
-      t = this.timing.alone(peer, readyPs, upToPs - sentPs, link.flightPs, joinNotBeforePs);
+      t = piece.sentPs;
       this.plannedSent[i] = t;
       sentPs = upToPs;
     }
     return true;
   }
 
-  /** Every piece has its credit, and its times planned alone (planAlone): encode straight into the slots. */
-  private sendNow(r: SendRing, peer: number, dtype: DType, values: Float32Array, pieces: number, pieceBytes: number): number {
+  /** Every piece has its credit, and its times planned alone (planAlone): encode straight into the slots. The send is done at plannedSent[pieces - 1]. */
+  private sendNow(r: SendRing, peer: number, dtype: DType, values: Float32Array, pieces: number, pieceBytes: number): void {
     const { env } = this;
     const ring = r.view;
     const bpe = bytesPerElement(dtype);
@@ -157,7 +165,6 @@ export class OutboundChannel extends Channel {
     if (this.timing.checksAlone) env.stats.linkPieces.alone += pieces;
     this.wake(ring.tailWord, env.plan.peExecutor[peer], ring.dataWanted(r.seq - pieces, r.seq));
     this.clock.advanceTo(t);
-    return t;
   }
 
   /** The queued path: piece by piece, waiting for credits. `payload` is empty in timing-only mode; `nbytes` is what the pieces say they carry. */
@@ -173,7 +180,7 @@ export class OutboundChannel extends Channel {
       const k = r.seq;
       const b = Math.min(pieceBytes, nbytes - i * pieceBytes);
       // Wait for the slot's credit, unless it is back already (jitter mode always goes through the wait).
-      if (k >= nSlots && (sched.jitter || Atomics.load(env.shared.ctl, ring.headWord) < k - nSlots + 1)) {
+      if (k >= nSlots && (sched.jitter || !ring.headAtLeast(k - nSlots + 1))) {
         ring.wantCredit(k - nSlots + 1);
         await sched.waitUntil(this.actor, ring.headWord, k - nSlots + 1, WAIT_KIND.IPCQ_CREDIT, ring.ring, t);
       }
@@ -225,6 +232,8 @@ export class OutboundChannel extends Channel {
 
   /** How much later than the channel was ready the last piece's credit let it start (virtual ps; for the records, lib/trace). */
   private creditWaitPs = 0;
+  /** The times of the piece the fast path plans (planAlone), handed to the link timing. */
+  private readonly piece = new PieceTimes();
   /** A send planned alone (planAlone), per piece: the time it was ready from, its credit wait, when its last byte left. */
   private plannedFrom = new Float64Array(1);
   private plannedCredit = new Float64Array(1);

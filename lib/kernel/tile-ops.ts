@@ -126,13 +126,14 @@ export abstract class TileOps {
    * @internal A ring step's reduction (lib/ccl/steps.ts): `into` becomes
    * op(elements [at, at + into.size) of `a`, into), what reduce(op, view, into,
    * into) gives for that view of `a`, at the same cost; a sum cuts no view
-   * (decision 0195).
+   * (decision 0195). `staging`: a tile of into's size on into's slab for the sum's SIMD
+   * add to copy a's elements to (decision 0216); its values are then unspecified.
    */
-  reduceAt(op: 'sum' | 'prod' | 'min' | 'max', a: Tile, at: number, into: Tile): Tile {
+  reduceAt(op: 'sum' | 'prod' | 'min' | 'max', a: Tile, at: number, into: Tile, staging?: Tile): Tile {
     if (op !== 'sum') return this.reduce(op, a.slice(at, into.size), into, into);
     this.checkOut('add', into, a.dtype, into.size);
     if (at < 0 || at + into.size > a.size) throw this.error('ERR_INDEX_OUT_OF_RANGE', `reduceAt: elements [${at}, ${at + into.size}) must lie inside the tile's ${a.size}, got ${at} + ${into.size}`);
-    this.values.addAt(a, at, into);
+    this.values.addAt(a, at, into, staging);
     return this.vector(into);
   }
 

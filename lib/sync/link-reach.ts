@@ -44,6 +44,11 @@ interface ClassGraph {
   readonly walk: { stamp: number; seen: Int32Array; queue: Int32Array };
 }
 
+/** Levels below this are kept per link as a list of nodes (bands 0 to 3): most reads are of them. */
+const NEAR_LEVELS = 16;
+/** At most this many nodes kept per link (a wider neighbourhood is walked each read, as deeper bands are). */
+const NEAR_NODES = 32;
+
 /**
  * One link (v -> w): its latency, and per band b of levels [2^b, 2^(b+1)) the lowest
  * `start + level * latency` of the band's PEs when last read: floors only rise (a kernel
@@ -51,6 +56,11 @@ interface ClassGraph {
  * read once stays a lower bound, and a band is read again only when a piece needs more
  * of it. Level 1 is v's PEs; level k the PEs of the nodes k - 1 links back from v (a
  * route is a simple path: never through w before the link).
+ *
+ * The nodes of the levels below NEAR_LEVELS are found once, by the first read, and kept
+ * (when there are at most NEAR_NODES of them): a band of them is read from that list, not
+ * by a walk of the class graph from v (decision 0216). The graph does not change, so the
+ * list is what every walk would find.
  */
 class LinkBands {
   readonly bands: Float64Array;
@@ -58,6 +68,10 @@ class LinkBands {
   lastLevel: number;
   /** The one PE of level 1 when it has one, else -1. */
   readonly soleNearPe: number;
+  /** The nodes of levels 1 to NEAR_LEVELS - 1 in level order (undefined: not found yet; null: more than NEAR_NODES). */
+  private near: Int32Array | null | undefined;
+  /** nearEnd[k]: where level k's nodes end in `near` (level 1 starts at 0). */
+  private nearEnd: Int32Array | undefined;
   constructor(
     readonly latencyPs: number,
     readonly graph: ClassGraph,
@@ -81,28 +95,78 @@ class LinkBands {
     if (g.pesOf === null) {
       if (b === 0) best = this.lowest(sh, this.from, this.from + 1, 1, h, best);
     } else {
-      // A breadth-first walk back from v to level hi - 1, over the class's scratch queue.
-      const w = g.walk;
-      const stamp = ++w.stamp;
-      w.seen[this.from] = stamp;
-      w.seen[this.to] = stamp;
-      w.queue[0] = this.from;
-      let head = 0;
-      let tail = 1;
-      for (let level = 1; level < hi && head < tail; level++) {
-        const end = tail;
-        for (let i = head; i < end; i++) {
-          const v = w.queue[i];
-          if (level >= lo && (g.pesAt === null || v < g.pesAt)) best = this.lowest(sh, v * pesPer, (v + 1) * pesPer, level, h, best);
-          const us = g.into.get(v);
-          if (us !== undefined) for (const u of us) if (w.seen[u] !== stamp) (w.seen[u] = stamp), (w.queue[tail++] = u);
+      if (this.near === undefined) this.findNear();
+      const near = this.near ?? null;
+      if (near !== null && hi <= NEAR_LEVELS) {
+        const end = this.nearEnd as Int32Array;
+        for (let level = lo; level < hi && level <= this.lastLevel; level++) {
+          for (let i = end[level - 1]; i < end[level]; i++) {
+            const v = near[i];
+            if (g.pesAt === null || v < g.pesAt) best = this.lowest(sh, v * pesPer, (v + 1) * pesPer, level, h, best);
+          }
         }
-        head = end;
-        if (head === tail) this.lastLevel = Math.min(this.lastLevel, level);
-      }
+      } else best = this.walk(sh, lo, hi, h, best);
     }
     if (best > this.bands[b]) this.bands[b] = best;
     return this.bands[b];
+  }
+
+  /** A breadth-first walk back from v to level hi - 1, over the class's scratch queue: the lowest bound of levels [lo, hi). */
+  private walk(sh: SharedState, lo: number, hi: number, h: number, best: number): number {
+    const g = this.graph;
+    const pesPer = g.pesPer;
+    const w = g.walk;
+    const stamp = ++w.stamp;
+    w.seen[this.from] = stamp;
+    w.seen[this.to] = stamp;
+    w.queue[0] = this.from;
+    let head = 0;
+    let tail = 1;
+    for (let level = 1; level < hi && head < tail; level++) {
+      const end = tail;
+      for (let i = head; i < end; i++) {
+        const v = w.queue[i];
+        if (level >= lo && (g.pesAt === null || v < g.pesAt)) best = this.lowest(sh, v * pesPer, (v + 1) * pesPer, level, h, best);
+        const us = g.into.get(v);
+        if (us !== undefined) for (const u of us) if (w.seen[u] !== stamp) (w.seen[u] = stamp), (w.queue[tail++] = u);
+      }
+      head = end;
+      if (head === tail) this.lastLevel = Math.min(this.lastLevel, level);
+    }
+    return best;
+  }
+
+  /** Find and keep the nodes of levels 1 to NEAR_LEVELS - 1 (the walk's, in its order), or mark them too many. */
+  private findNear(): void {
+    const g = this.graph;
+    const w = g.walk;
+    const stamp = ++w.stamp;
+    w.seen[this.from] = stamp;
+    w.seen[this.to] = stamp;
+    w.queue[0] = this.from;
+    const nearEnd = new Int32Array(NEAR_LEVELS);
+    let head = 0;
+    let tail = 1;
+    for (let level = 1; level < NEAR_LEVELS; level++) {
+      const end = tail;
+      for (let i = head; i < end; i++) {
+        const us = g.into.get(w.queue[i]);
+        if (us !== undefined) for (const u of us) if (w.seen[u] !== stamp) (w.seen[u] = stamp), (w.queue[tail++] = u);
+      }
+      nearEnd[level] = end;
+      if (end > NEAR_NODES) {
+        this.near = null;
+        return;
+      }
+      head = end;
+      if (head === tail) {
+        this.lastLevel = Math.min(this.lastLevel, level);
+        for (let k = level + 1; k < NEAR_LEVELS; k++) nearEnd[k] = end;
+        break;
+      }
+    }
+    this.near = w.queue.slice(0, nearEnd[NEAR_LEVELS - 1]);
+    this.nearEnd = nearEnd;
   }
 
   /** The lowest of `best` and max(floor, h) + level * latency over PEs [x0, x1) (a method, not a closure: read runs on the send path). */
