@@ -1,4 +1,4 @@
-// Runs on: main thread (tap). One tap process for host point-to-point, the list all-to-all and the MoE bench:
+// Runs on: main thread (tap). One tap process for host point-to-point and the list all-to-all (the all-to-all benches: group alltoall):
 // tap starts one process per group file, and the files below share its start-up
 // and its loading of the library (decision 0028). Each file still runs alone:
 // `npx tap dist/test/NAME.test.js`.
@@ -10,5 +10,3 @@ export {};
 (await import('../helpers/reserve.js')).reserveExecutors(6);
 await import('../ccl-p2p.test.js');
 await import('../ccl-p2p-determinism.test.js');
-await import('../moe-dispatch.test.js');
-await import('../simgrid-alltoall.test.js');
