@@ -111,15 +111,22 @@ class LinkBands {
     return this.bands[b];
   }
 
+  /** Start a walk over the class's scratch queue from this link's source (its two ends seen): the walk's stamp. */
+  private startWalk(): number {
+    const w = this.graph.walk;
+    const stamp = ++w.stamp;
+    w.seen[this.from] = stamp;
+    w.seen[this.to] = stamp;
+    w.queue[0] = this.from;
+    return stamp;
+  }
+
   /** A breadth-first walk back from v to level hi - 1, over the class's scratch queue: the lowest bound of levels [lo, hi). */
   private walk(sh: SharedState, lo: number, hi: number, h: number, best: number): number {
     const g = this.graph;
     const pesPer = g.pesPer;
     const w = g.walk;
-    const stamp = ++w.stamp;
-    w.seen[this.from] = stamp;
-    w.seen[this.to] = stamp;
-    w.queue[0] = this.from;
+    const stamp = this.startWalk();
     let head = 0;
     let tail = 1;
     for (let level = 1; level < hi && head < tail; level++) {
@@ -140,10 +147,7 @@ class LinkBands {
   private findNear(): void {
     const g = this.graph;
     const w = g.walk;
-    const stamp = ++w.stamp;
-    w.seen[this.from] = stamp;
-    w.seen[this.to] = stamp;
-    w.queue[0] = this.from;
+    const stamp = this.startWalk();
     const nearEnd = new Int32Array(NEAR_LEVELS);
     let head = 0;
     let tail = 1;
