@@ -42,8 +42,9 @@ export interface PieceHeader {
 /**
  * The view of ring `ring` for this thread and session: one per ring, shared by its sender
  * and its receiver when both run here (a p = 1024 ring under --threads 1 made 5120 views,
- * each with its slots' views, where 4096 serve; decision 0034). A view holds no state
- * but its cached slot views, which both sides ask for with the same sizes.
+ * each with its slots' views, where 4096 serve; decision 0034). A view holds its cached
+ * slot views, which both sides ask for with the same sizes, and the tail and head this
+ * thread last saw (both sides' lower bounds, so sharing them is sound; decision 0216).
  */
 export function ringView(sh: SharedState, ring: number): IpcqRingView {
   let views = viewsOf.get(sh);
