@@ -1,6 +1,6 @@
 // Runs on: main (evaluate). Opens no session of its own: it runs whole processes.
 // kernbench against SimGrid (C++, S4U, CM02) on the same ring all-reduce, side
-// by side in one run (issue 14, item 3): allreduce_perf --no-data under
+// by side in one run (issue 14, item 3): ./simgrid/ring_once.ts --no-data under
 // --threads 1 and --threads 2, and ./simgrid/ring_allreduce.cpp, each a
 // process of its own, timed from start to exit (start-up included on both
 // sides) with its peak resident set size from /usr/bin/time. The three run in
@@ -41,6 +41,8 @@ export default defineBench({
 
 const SOURCE = fileURLToPath(new URL('../../benches/simgrid/ring_allreduce.cpp', import.meta.url));
 const KERNBENCH = fileURLToPath(new URL('../../bin/kernbench.js', import.meta.url));
+/** One all-reduce and nothing else, as SimGrid's program (compiled beside this file). */
+const RING_ONCE = fileURLToPath(new URL('./simgrid/ring_once.js', import.meta.url));
 const TIME = '/usr/bin/time';
 
 /** One process's run: wall seconds, peak RSS in KiB, and the virtual time it reported in ns. */
@@ -53,7 +55,7 @@ interface Measured {
 interface Contender {
   name: string;
   argv: string[];
-  /** The virtual time (ns) in the process's output (stdout, then stderr: allreduce_perf's summary line is there, after its nccl-tests table). */
+  /** The virtual time (ns) in the process's output. */
   parse(stdout: string): number;
 }
 
@@ -71,7 +73,7 @@ async function evaluate(ctx: BenchContext<z.output<typeof options>>): Promise<Be
 
   const kb = (threads: number): Contender => ({
     name: `kernbench --threads ${threads}`,
-    argv: [process.execPath, KERNBENCH, 'run', '--bench', 'allreduce_perf', '--topology', ctx.config.topology, ...(ctx.config.ccl === 'default' ? [] : ['--ccl', ctx.config.ccl]), ...ctx.config.sets.flatMap((s) => ['--set', s]), '--min-bytes', String(bytes), '--max-bytes', String(bytes), '--threads', String(threads), '--no-data'],
+    argv: kernbenchArgv(ctx.config, bytes, threads),
     // Not --json: it records the run's statistics (a trace recorder on every thread), which costs GiBs at p = 1024.
     parse: (out) => Number(/crit_ns: (\S+)/.exec(out)?.[1]),
   });
@@ -123,6 +125,11 @@ async function evaluate(ctx: BenchContext<z.output<typeof options>>): Promise<Be
       },
     },
   ];
+}
+
+/** kernbench's process: one all-reduce of `bytes` a rank (./simgrid/ring_once.ts), timing only, under `--threads threads`, on the run's topology and settings. */
+export function kernbenchArgv(config: Pick<BenchContext['config'], 'topology' | 'ccl' | 'sets'>, bytes: number, threads: number): string[] {
+  return [process.execPath, KERNBENCH, 'run', '--bench', RING_ONCE, '--topology', config.topology, ...(config.ccl === 'default' ? [] : ['--ccl', config.ccl]), ...config.sets.flatMap((s) => ['--set', s]), '--bytes', String(bytes), '--threads', String(threads), '--no-data'];
 }
 
 /** Run one contender under /usr/bin/time; its wall time from spawn to exit. */

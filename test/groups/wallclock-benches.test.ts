@@ -9,3 +9,4 @@ export {};
 // Its largest run's executors, started once: a pool that grows restarts its threads (test/helpers/reserve.ts).
 (await import('../helpers/reserve.js')).reserveExecutors(4);
 await import('../wallclock-benches.test.js');
+await import('../simgrid-ring.test.js');
