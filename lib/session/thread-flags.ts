@@ -12,7 +12,7 @@ import { Worker } from 'node:worker_threads';
  * thread's start-up seconds long.
  */
 export function threadExecArgv(): string[] {
-  if (threadFlags === undefined) setHeapFlags();
+  setHeapFlags();
   return (threadFlags ??= acceptedByWorkers(withoutHooks(process.execArgv)));
 }
 let threadFlags: string[] | undefined;
@@ -40,11 +40,15 @@ let threadFlags: string[] | undefined;
  * they are.
  */
 function setHeapFlags(): void {
+  if (heapFlagsSet) return;
+  heapFlagsSet = true;
   for (const [name, value] of HEAP_FLAGS) if (!givenOnCommandLine(name)) v8.setFlagsFromString(`${name}=${value}`);
 }
+let heapFlagsSet = false;
+const SEMI_SPACE_MB = 4;
 const HEAP_FLAGS: [string, number][] = [
   ['--heap-growing-percent', 30],
-  ['--max-semi-space-size', 4],
+  ['--max-semi-space-size', SEMI_SPACE_MB],
 ];
 
 /**
@@ -71,14 +75,28 @@ const POOL_OLD_SPACE_FLOOR_MB = 64;
 const MIN_USEFUL_FLOOR_MB = 16;
 
 /**
- * Before a pool of `executors` threads starts: the isolates created from now on get
- * oldSpaceFloorMb (0: V8's own limit). Process-wide, read as each isolate starts, as
- * setHeapFlags' are; main's isolate exists already and keeps its own. A value given
- * on node's command line wins.
+ * An executor's nursery half (MiB, V8's --max-semi-space-size) in a pool of
+ * `executors` threads (decision 0232). The pool's isolates share POOL_SEMI_SPACE_MB, at
+ * most SEMI_SPACE_MB each (HEAP_FLAGS) and at least 1: a pool of a few executors, each
+ * with many ranks, keeps 4 MiB halves; --threads rank's isolates, one rank each, get
+ * 1 MiB halves. Such an isolate's nursery had grown to both 4 MiB halves during
+ * start-up (loading the runtime), resident for the rest of the run.
  */
-export function setOldSpaceFloor(executors: number): void {
-  if (givenOnCommandLine('--initial-old-space-size')) return;
-  v8.setFlagsFromString(`--initial-old-space-size=${oldSpaceFloorMb(executors)}`);
+export function semiSpaceMb(executors: number): number {
+  return Math.max(1, Math.min(SEMI_SPACE_MB, Math.floor(POOL_SEMI_SPACE_MB / Math.max(1, executors))));
+}
+const POOL_SEMI_SPACE_MB = 16;
+
+/**
+ * Before a pool of `executors` threads starts: the isolates created from now on get
+ * oldSpaceFloorMb (0: V8's own limit) and semiSpaceMb. Process-wide, read as each
+ * isolate starts, as setHeapFlags' are; main's isolate exists already and keeps its
+ * own. A value given on node's command line wins.
+ */
+export function setPoolHeapFlags(executors: number): void {
+  setHeapFlags();
+  if (!givenOnCommandLine('--initial-old-space-size')) v8.setFlagsFromString(`--initial-old-space-size=${oldSpaceFloorMb(executors)}`);
+  if (!givenOnCommandLine('--max-semi-space-size')) v8.setFlagsFromString(`--max-semi-space-size=${semiSpaceMb(executors)}`);
 }
 
 function givenOnCommandLine(name: string): boolean {

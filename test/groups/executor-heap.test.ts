@@ -11,3 +11,4 @@ export {};
 await import('../executor-heap.test.js');
 await import('../kernel-timers.test.js');
 await import('../milestone.test.js');
+await import('../pool-heap.test.js');
