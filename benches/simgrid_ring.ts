@@ -27,6 +27,7 @@ import { defineBench, z } from '../lib/bench/define.js';
 import { resolveRunConfig } from '../lib/bench/runner.js';
 import { median } from '../lib/bench/stats.js';
 import { KernbenchError } from '../lib/errors.js';
+import { checkRingBytes } from './simgrid/ring_once.js';
 
 export const options = z.object({
   bytes: z.number().int().positive().default(65536).describe('bytes per rank (the all-reduced buffer)'),
@@ -67,7 +68,7 @@ async function evaluate(ctx: BenchContext<z.output<typeof options>>): Promise<Be
   if (topology.system.sips.topology !== 'ring_1d' || !onePe) {
     throw new KernbenchError('ERR_BENCH_TOPOLOGY', `simgrid_ring models a ring of SIPs with one PE each (topology ideal); got ${topology.system.sips.topology} with ${onePe ? 'one PE' : 'several PEs'} per SIP`);
   }
-  if (bytes % (4 * p) !== 0) throw new KernbenchError('ERR_BENCH_OPTION_UNFIT', `--bytes must be a multiple of 4 x P = ${4 * p} (f32 chunks of equal size on every rank), got ${bytes}`);
+  checkRingBytes(bytes, p);
   const link = topology.timing.links.sip_sip;
   const binary = compileSimgrid();
 

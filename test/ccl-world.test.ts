@@ -3,7 +3,7 @@
 // program can get wrong (a configuration that does not fit its topology is
 // refused before the run: ccl-resolve.test.ts).
 import t from 'tap';
-import { neighbourRank, recvSource, type World } from '../lib/ccl/world.js';
+import { neighbourRank, portsOf, recvSource, type World } from '../lib/ccl/world.js';
 import { DIRECTIONS } from '../lib/shm/layout.js';
 import { TestRuntime } from './helpers/run.js';
 import { placeCollective } from '../lib/ccl/placement.js';
@@ -42,6 +42,15 @@ t.test('in a tree world each receive resolves to the ring the peer sends on: par
     seen,
     [1, 2, 3, 4, 5].map((r) => ({ r, fromParent: { pe: 10 + ((r - 1) >> 1), dir: r % 2 === 1 ? 0 : 1 }, fromChild: { pe: 10 + r, dir: 2 } })),
   );
+});
+
+t.test("a port table carries no error message: a missing neighbour's is worded when the port is used, as the host worded it", async (t) => {
+  const ring: World = { kind: 'ring_1d', w: 1024, h: 1, pes: Array.from({ length: 1024 }, (_, r) => r) };
+  const ports = portsOf(ring, 7);
+  // Every rank's launch command carries its table, and its kernel keeps it: two messages of ~100 bytes were most of it.
+  t.ok(JSON.stringify({ send: ports.send, recv: ports.recv, why: ports.why }).length < 320, `a ring rank's table is small: ${JSON.stringify(ports)}`);
+  t.notOk(ports.send.some((p) => 'message' in p), 'no message in the table');
+  t.throws(() => recvSource(ring, 7, 2), { code: 'ERR_NO_NEIGHBOUR', message: "CCL rank 7 has no north neighbour in a ring_1d world of 1024x1, got direction 'north'" });
 });
 
 t.test('a receive from a direction with no neighbour is refused with the direction', async (t) => {

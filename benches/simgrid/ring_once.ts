@@ -30,10 +30,15 @@ export async function worker(rank: number, nElem: number, torch: Torch): Promise
   return (await torch.distributed.allReduce(t, { op: 'sum' })).critNs;
 }
 
+/** A ring of `p` ranks all-reduces `bytes` of f32 in p equal chunks (simgrid_ring checks it before it starts either side). */
+export function checkRingBytes(bytes: number, p: number): void {
+  if (bytes % (4 * p) !== 0) throw new KernbenchError('ERR_BENCH_OPTION_UNFIT', `--bytes must be a multiple of 4 x P = ${4 * p} (f32 chunks of equal size on every rank), got ${bytes}`);
+}
+
 async function run(torch: Torch, ctx: BenchContext<z.output<typeof options>>): Promise<BenchResult[]> {
   const ws = torch.spec.system.sips.count;
   const { bytes } = ctx.options;
-  if (bytes % (4 * ws) !== 0) throw new KernbenchError('ERR_BENCH_OPTION_UNFIT', `--bytes must be a multiple of 4 x P = ${4 * ws} (f32 chunks of equal size on every rank), got ${bytes}`);
+  checkRingBytes(bytes, ws);
   const critNs = await torch.multiprocessing.spawn(worker, { args: [bytes / 4], nprocs: ws });
   return [{ bench: ctx.bench, algorithm: ctx.ccl.algorithm, topology: torch.topologyName, worldSize: ws, nElem: bytes / 4, dtype: 'f32', ok: true, critNs: Math.max(...critNs), lines: [] }];
 }

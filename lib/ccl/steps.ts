@@ -1,13 +1,15 @@
 // Runs on: executor threads (inside collective kernels). Owns: the building
-// blocks the collective kernels share — a segment of a tile cut into chunks,
-// the ring reduce-scatter and all-gather steps over any pair of directions,
-// and the line all-reduce of a dimension without wrap-around. Each works in
-// place on a tile the kernel loaded once; the kernel stores it once at the end.
+// blocks the collective kernels share — the ring reduce-scatter and all-gather
+// steps over any pair of directions, and the line all-reduce of a dimension
+// without wrap-around. Each works in place on a tile the kernel loaded once; the
+// kernel stores it once at the end. The chunks of a segment and the reused
+// receive buffers are ./chunks.ts's.
 import type { KernelContext, SendHandle } from '../kernel/context.js';
 import type { Tile } from '../tile/tile.js';
 import type { Direction } from '../shm/layout.js';
 import type { ReduceOp } from './reduce-op.js';
 import { OwnedContinuation } from '../sync/fault-owner.js';
+import { Chunks, ScratchTiles } from './chunks.js';
 
 /** The elementwise reduction behind an op: avg sums, then scales once. */
 export type Reduction = Exclude<ReduceOp, 'avg'>;
@@ -18,78 +20,9 @@ export function reductionOf(op: ReduceOp): Reduction {
 
 export const mod = (a: number, p: number): number => ((a % p) + p) % p;
 
-/**
- * Elements [base, base + len) of a tile cut into p chunks: chunk i is
- * [base + floor(i len / p), base + floor((i + 1) len / p)), so len need not
- * divide by p (lengths differ by at most one; some are empty when len < p).
- */
-export class Chunks {
-  /**
-   * The last two chunk views handed out, of the last tile asked for: a ring
-   * step receives into chunk i and the next step sends it, so two suffice.
-   * Not one view per chunk: kept for a kernel's lifetime, those were p views
-   * per rank, p^2 per thread under --threads 1 (1M Tiles, ~250 MiB of live
-   * heap at p = 1024; docs/benchmarks.md, "Peak memory").
-   */
-  private viewsOf: Tile | undefined;
-  private lastI = [-1, -1];
-  private lastView: (Tile | undefined)[] = [undefined, undefined];
-  private next = 0;
+const NOOP = (): void => {};
 
-  constructor(
-    readonly base: number,
-    readonly len: number,
-    readonly p: number,
-  ) {}
-
-  lo(i: number): number {
-    return this.base + Math.floor((i * this.len) / this.p);
-  }
-
-  count(i: number): number {
-    return this.lo(i + 1) - this.lo(i);
-  }
-
-  /** Chunk i of `data` as a view (shares storage; the same Tile when asked again soon after, for the same `data`). */
-  of(data: Tile, i: number): Tile {
-    if (data !== this.viewsOf) {
-      this.viewsOf = data;
-      this.lastI = [-1, -1];
-      this.lastView = [undefined, undefined];
-    }
-    if (this.lastI[0] === i) return this.lastView[0] as Tile;
-    if (this.lastI[1] === i) return this.lastView[1] as Tile;
-    const view = data.slice(this.lo(i), this.count(i));
-    this.lastI[this.next] = i;
-    this.lastView[this.next] = view;
-    this.next ^= 1;
-    return view;
-  }
-
-  /** Chunk i cut again into q chunks (the next dimension of a 2-D algorithm). */
-  split(i: number, q: number): Chunks {
-    return new Chunks(this.lo(i), this.count(i), q);
-  }
-}
-
-/** Receive buffers reused across a kernel's steps: one tile per size (chunk sizes differ by at most one). */
-export class ScratchTiles {
-  private readonly bySize = new Map<number, Tile>();
-
-  constructor(
-    private readonly tl: KernelContext,
-    readonly dtype: Tile['dtype'],
-  ) {}
-
-  of(n: number): Tile {
-    let t = this.bySize.get(n);
-    if (!t) {
-      t = this.tl.zeros(n, this.dtype);
-      this.bySize.set(n, t);
-    }
-    return t;
-  }
-}
+export { Chunks, ScratchTiles };
 
 /**
  * The two sets of scratch tiles a ring pass receives into in turn: one pair a `tl`
@@ -170,16 +103,18 @@ abstract class RingPass<T> {
   private sent: SendHandle | null = null;
   /** Step s's tile to receive into. */
   private into: Tile | undefined;
-  private readonly received = new OwnedContinuation(
-    () => this.land(),
+  /** What the pass waits for now: step s's receive (then land), or its send (then step s + 1). */
+  private waitingSend = false;
+  /**
+   * The one reaction the pass waits with: a receive and a send are never waited for at once.
+   * One continuation a pass, not one a kind of wait: each is an object and four closures.
+   */
+  private readonly resume = new OwnedContinuation(
+    () => this.resumed(),
     (e) => this.reject(e),
   );
-  private readonly sendWaited = new OwnedContinuation(
-    () => this.step(),
-    (e) => this.reject(e),
-  );
-  private resolve: (v: T) => void = () => {};
-  private reject: (e: unknown) => void = () => {};
+  private resolve: (v: T) => void = NOOP;
+  private reject: (e: unknown) => void = NOOP;
 
   constructor(
     protected readonly tl: KernelContext,
@@ -215,10 +150,16 @@ abstract class RingPass<T> {
       this.sent = this.tl.sendHeld(this.ring.send, this.outgoing(this.s));
       const into = this.incoming(this.s);
       this.into = into;
-      this.received.after(this.tl.recvHeld(this.ring.recv, into));
+      this.resume.after(this.tl.recvHeld(this.ring.recv, into));
     } catch (e) {
       this.reject(e);
     }
+  }
+
+  private resumed(): void {
+    if (!this.waitingSend) return this.land();
+    this.waitingSend = false;
+    this.step();
   }
 
   /** Step s resumed with its receive landed: keep it, wait for the send, go on to step s + 1. */
@@ -234,7 +175,8 @@ abstract class RingPass<T> {
         return;
       }
       // As `await sent` would: the handle's then runs in a job of its own, and step s + 1 a turn after the wait settles.
-      this.sendWaited.after(Promise.resolve(sent));
+      this.waitingSend = true;
+      this.resume.after(Promise.resolve(sent));
     } catch (e) {
       this.reject(e);
     }
@@ -365,10 +307,12 @@ export function scaleChunk(tl: KernelContext, data: Tile, seg: Chunks, i: number
  * Ring all-reduce of `seg` (docs/algorithms/ring_allreduce.md): reduce-scatter,
  * then for avg the owner scales its chunk by 1/avgOver, then all-gather.
  */
-export async function ringAllReduce(tl: KernelContext, data: Tile, seg: Chunks, ring: RingLinks, op: ReduceOp, avgOver: number): Promise<void> {
-  const own = await ringReduceScatter(tl, data, seg, ring, reductionOf(op));
-  if (op === 'avg') scaleChunk(tl, data, seg, own, 1 / avgOver);
-  await ringAllGather(tl, data, seg, ring);
+export function ringAllReduce(tl: KernelContext, data: Tile, seg: Chunks, ring: RingLinks, op: ReduceOp, avgOver: number): Promise<void> {
+  // A reaction, not an async frame kept through both passes; the kernel resumes on the same turn.
+  return ringReduceScatter(tl, data, seg, ring, reductionOf(op)).then((own) => {
+    if (op === 'avg') scaleChunk(tl, data, seg, own, 1 / avgOver);
+    return ringAllGather(tl, data, seg, ring);
+  });
 }
 
 /** One line (a dimension without wrap-around) of p ranks: this rank's position and the directions to pos + 1 and pos - 1. */

@@ -87,10 +87,6 @@ export function neighbourRank(shape: WorldShape, rank: number, dir: number): num
   }
 }
 
-function noNeighbourMessage(world: World, rank: number, dir: number): string {
-  return `CCL rank ${rank} has no ${DIRECTIONS[dir]} neighbour in a ${world.kind} world of ${world.w}x${world.h}, got direction '${DIRECTIONS[dir]}'`;
-}
-
 /**
  * The direction in which `src` (the neighbour of `rank` in `dir`) sends to `rank`, or -1.
  * Matching is by address (DESIGN §5): prefer the opposite direction, else the one
@@ -106,24 +102,29 @@ function backDirection(world: WorldShape, rank: number, src: number, dir: number
 
 /** The PE that `rank` sends to in direction `dir`. */
 export function sendPeer(world: World, rank: number, dir: number): number {
-  return portOf(portsOf(world, rank).send, dir).pe;
+  const ports = portsOf(world, rank);
+  return portOf(ports.send, dir, ports.why).pe;
 }
 
 /** Where `rank`'s receive from direction `dir` comes from: the neighbour's PE and the direction that neighbour sends in. */
 export function recvSource(world: World, rank: number, dir: number): { pe: number; dir: number } {
-  return portOf(portsOf(world, rank).recv, dir);
+  const ports = portsOf(world, rank);
+  return portOf(ports.recv, dir, ports.why);
 }
 
 /** `rank`'s port table in `world`: what its kernel sends to and receives from per direction (lib/kernel/ports.ts). */
 export function portsOf(world: World, rank: number): Ports {
   const send: Port[] = [];
   const recv: Port[] = [];
+  let none = false;
   for (let d = 0; d < DIRECTIONS.length; d++) {
     const nb = neighbourRank(world, rank, d);
     if (nb < 0) {
-      const e = { code: 'ERR_NO_NEIGHBOUR' as const, message: noNeighbourMessage(world, rank, d) };
+      // Worded when used (portOf, from `why`).
+      const e = { code: 'ERR_NO_NEIGHBOUR' as const };
       send.push(e);
       recv.push(e);
+      none = true;
       continue;
     }
     send.push({ pe: world.pes[nb], dir: d });
@@ -134,5 +135,7 @@ export function portsOf(world: World, rank: number): Ports {
         : { code: 'ERR_IPCQ_WIRING', message: `CCL rank ${nb} never sends to rank ${rank} in a ${world.kind} world, got a receive from '${DIRECTIONS[d]}'` },
     );
   }
-  return { size: world.pes.length, set: world.set ?? 0, send, recv };
+  const ports: Ports = { size: world.pes.length, set: world.set ?? 0, send, recv };
+  if (none) ports.why = { rank, world: `${world.kind} world of ${world.w}x${world.h}` };
+  return ports;
 }

@@ -429,10 +429,11 @@ export class Distributed {
     return this.host.launch(name, kernel, args, { pes: place.pes, world: place.worlds, ranks: place.ranks, tag: this.collectives++, collective: true, sends });
   }
 
-  private async run(handle: LaunchHandle, opts: { asyncOp?: boolean }): Promise<Work> {
+  /** The launch's Work, once its kernels have ended (asyncOp: at once). A reaction, not an async frame held while a collective runs. */
+  private run(handle: LaunchHandle, opts: { asyncOp?: boolean }): Promise<Work> {
     const work = new Work(handle);
-    if (!opts.asyncOp) await work.wait();
-    return work;
+    if (opts.asyncOp) return Promise.resolve(work);
+    return work.wait().then(() => work);
   }
 
   private memberRank(name: string, group: ProcessGroup): number {

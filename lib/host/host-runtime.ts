@@ -97,9 +97,9 @@ export class HostRuntime implements BroadcastListener {
   private barrierRanks = 0;
   /** This host's actor for the race check (--check-races): main's, or the spawned rank's (lib/executor/executor.ts sets it). */
   raceActor = MAIN_ACTOR;
-  /** Launches so far, and the last launch sequence per PE (the race check's record only). */
+  /** Launches so far, and the last launch sequence per PE (the race check's record only: made by its first launch, not a Map a rank). */
   private raceLaunches = 0;
-  private readonly raceLastSeq = new Map<number, number>();
+  private raceLastSeq: Map<number, number> | undefined;
 
   constructor(
     readonly env: ThreadEnv,
@@ -315,13 +315,10 @@ export class HostRuntime implements BroadcastListener {
    */
   private portsFor(name: string, world: World, rank: number, sends: readonly number[] | undefined): Ports {
     const ports = portsOf(world, rank);
-    if (sends !== undefined) {
-      const declared = sends.map((d) => DIRECTIONS[d]).join(', ');
-      ports.send = ports.send.map((p, d) =>
-        sends.includes(d) || 'code' in p
-          ? p
-          : { code: 'ERR_SEND_UNDECLARED', message: `kernel '${name}' sent ${DIRECTIONS[d]}, but its launch declared it sends ${declared} only (launchCollective's sends, or its algorithm's meta.sends); declare ${DIRECTIONS[d]} too, got a send to '${DIRECTIONS[d]}'` },
-      );
+    if (sends !== undefined && ports.send.some((p, d) => !sends.includes(d) && !('code' in p))) {
+      // Worded when used (lib/kernel/ports.ts portOf, from `why`).
+      ports.send = ports.send.map((p, d) => (sends.includes(d) || 'code' in p ? p : { code: 'ERR_SEND_UNDECLARED' }));
+      ports.why = { rank, world: `${world.kind} world of ${world.w}x${world.h}`, kernel: name, declared: sends.map((d) => DIRECTIONS[d]).join(', ') };
     }
     return (this.env.plan.ccl.peer_ranks ?? 0) > 0 ? { ...ports, pes: world.pes } : ports;
   }
@@ -330,10 +327,11 @@ export class HostRuntime implements BroadcastListener {
     const m = this.env.machine;
     const n = this.raceLaunches++;
     const host = raceLog.metaOf(this.raceActor);
+    const lastSeq = (this.raceLastSeq ??= new Map());
     pes.forEach((pe, i) => {
-      const prev = this.raceLastSeq.get(pe);
+      const prev = lastSeq.get(pe);
       if (prev !== undefined) raceLog.link(`E:${pe}:${prev}`, `L:${pe}:${seqs[i]}`);
-      this.raceLastSeq.set(pe, seqs[i]);
+      lastSeq.set(pe, seqs[i]);
       raceLog.name(kernelActor(pe, seqs[i]), { label: `kernel '${name}' on ${m.describePe(pe)} (launched by ${host.label})`, order: [...host.order, 1, n, pe] });
     });
     raceLog.release(this.raceActor, pes.map((pe, i) => `L:${pe}:${seqs[i]}`));

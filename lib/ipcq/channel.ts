@@ -7,7 +7,44 @@
 //   ./link-timing.ts    when a piece's last byte leaves, one implementation per link mode
 //   ./inbound.ts        receiving: at once, parked, or queued, through one piece step
 //   ./recv-state.ts     a receive in progress; the parked receive
+import { DIR_COUNT } from '../shm/layout.js';
+import type { ThreadEnv } from '../sync/thread-env.js';
+import { InboundChannel } from './inbound.js';
+import { installIdleRelease } from './link-timing.js';
+import { OutboundChannel } from './outbound.js';
+
 export { ChannelOp } from './channel-op.js';
 export { pieceCount } from './channel-queue.js';
-export { InboundChannel } from './inbound.js';
-export { OutboundChannel } from './outbound.js';
+export { InboundChannel, OutboundChannel };
+
+/**
+ * A PE's DMA channels, one outbound and one inbound a direction, each built when a
+ * kernel first uses it. A ring all-reduce sends east and receives from the west:
+ * built eagerly, the six channels of the other directions were most of a rank's
+ * IPCQ state (a channel, its clock, its FIFO tail, its link timing and its ring's
+ * view, about 6 KB a rank at p = 1024; decision 0226). A channel reads what it
+ * starts from (its settled count, its ring's tail) from the session's words, which
+ * only it writes, so building it late starts it where building it early would have.
+ */
+export class PeChannels {
+  private readonly out: (OutboundChannel | undefined)[] = new Array<OutboundChannel | undefined>(DIR_COUNT).fill(undefined);
+  private readonly in: (InboundChannel | undefined)[] = new Array<InboundChannel | undefined>(DIR_COUNT).fill(undefined);
+
+  constructor(
+    private readonly env: ThreadEnv,
+    private readonly pe: number,
+  ) {
+    // What building the first channel's link timing did: the thread's idle pass releases held pieces.
+    installIdleRelease(env);
+  }
+
+  /** The outbound channel of direction `d`. */
+  outbound(d: number): OutboundChannel {
+    return this.out[d] ?? (this.out[d] = new OutboundChannel(this.env, this.pe, d));
+  }
+
+  /** The inbound channel of direction `d`. */
+  inbound(d: number): InboundChannel {
+    return this.in[d] ?? (this.in[d] = new InboundChannel(this.env, this.pe, d));
+  }
+}

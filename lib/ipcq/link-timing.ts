@@ -101,7 +101,6 @@ class ClaimedLinks implements LinkTiming {
   ) {
     this.arbiter = new ArbitratedLinks(env, pe, dir, actor);
     this.reach = linkReach(env.machine, machineLinks(env.machine));
-    env.sched.onIdle ??= () => this.releaseOthers();
   }
   /** How soon a flow not claimed yet could join each link (lib/sync/link-reach.ts). */
   private readonly reach: LinkReach;
@@ -156,18 +155,10 @@ class ClaimedLinks implements LinkTiming {
     const stats = this.env.stats;
     if (stats.messages - stats.freshHorizonAt >= freshEvery(L.dims.pes)) {
       stats.freshHorizonAt = stats.messages;
-      this.releaseOthers(false);
+      releaseOthers(this.env, false);
     }
     // Else it is held, and released when a pass finds it may go (Scheduler.onIdle, the coordinator).
     return unreachedBefore(sh, this.reach, route.links, this.pe, arrivalPs, keptHorizon(sh)) && claimedAlone(sh, route.links, this.pe, this.dir);
-  }
-
-  /** A fresh horizon, and every held piece it lets go released: this thread's idle pass (Scheduler.onIdle). */
-  private releaseOthers(lookahead = true): boolean {
-    const { env } = this;
-    const h = launchHorizon(env.shared, env.machine, lookahead);
-    if (Atomics.load(env.shared.ctl, HEADER.HELD_PENDING) === 0) return false;
-    return releaseHeld(env.shared, env.machine, h, (pe, dir) => env.sched.publish(env.shared.layout.pe(pe, PE.HOLD + dir), env.plan.peExecutor[pe])) > 0;
   }
 
   cross(peer: number, readyPs: number, serialPs: number, flightPs: number, joinNotBeforePs: number): number | Promise<number> {
@@ -257,6 +248,22 @@ class ArbitratedLinks implements LinkTiming {
     await sched.waitUntil(this.actor, L.pe(pe, PE.FLOW_DONE + dir), n, WAIT_KIND.LINK, peer, readyPs);
     return shared.times[L.flow(pe, dir, FLOW.SENT_PS)];
   }
+}
+
+/** A fresh horizon, and every held piece it lets go released: this thread's idle pass (Scheduler.onIdle). */
+function releaseOthers(env: ThreadEnv, lookahead = true): boolean {
+  const h = launchHorizon(env.shared, env.machine, lookahead);
+  if (Atomics.load(env.shared.ctl, HEADER.HELD_PENDING) === 0) return false;
+  return releaseHeld(env.shared, env.machine, h, (pe, dir) => env.sched.publish(env.shared.layout.pe(pe, PE.HOLD + dir), env.plan.peExecutor[pe])) > 0;
+}
+
+/**
+ * With shared links proved alone (mode 'claimed'), a thread that runs PEs releases held
+ * pieces in its idle pass (Scheduler.onIdle), once it has a PE: the channels are built
+ * when first used (./channel.ts), not with their PE.
+ */
+export function installIdleRelease(env: ThreadEnv): void {
+  if (env.plan.links === 'claimed') env.sched.onIdle ??= () => releaseOthers(env);
 }
 
 /** The link timing of the plan's mode for the outbound channel `dir` of PE `pe`. */

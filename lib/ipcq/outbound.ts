@@ -95,7 +95,7 @@ export class OutboundChannel extends Channel {
       piece.joinNotBeforePs = joinNotBeforePs;
       if (r.view.headAtLeast(r.seq + pieces - r.view.nSlots) && this.planAlone(r, peer, dtype, values.length, pieces, pieceBytes)) {
         this.sendNow(r, peer, dtype, values, pieces, pieceBytes);
-        return this.plannedSent[pieces - 1];
+        return this.planned[3 * pieces - 1];
       }
     }
     // Slow path: snapshot the payload now (the kernel may reuse its tile), send piece by piece.
@@ -107,18 +107,15 @@ export class OutboundChannel extends Channel {
 
   /**
    * Plan a send completing at once, before anything is published: each piece's times
-   * alone, into plannedFrom/plannedCredit/plannedSent. False when a piece may not take
+   * alone, into `planned`. False when a piece may not take
    * them (./link-timing.ts): the send then takes the queued path, where it may wait.
    * The send's issue time and link horizon come in `piece` (readyPs, joinNotBeforePs), and
    * the times go to the link timing in it: doubles passed to a call V8 did not inline
    * are boxed into a heap number each (decision 0216).
    */
   private planAlone(r: SendRing, peer: number, dtype: DType, count: number, pieces: number, pieceBytes: number): boolean {
-    if (this.plannedSent.length < pieces) {
-      this.plannedFrom = new Float64Array(pieces);
-      this.plannedCredit = new Float64Array(pieces);
-      this.plannedSent = new Float64Array(pieces);
-    }
+    if (this.planned.length < 3 * pieces) this.planned = new Float64Array(3 * pieces);
+    const planned = this.planned;
     const bpe = bytesPerElement(dtype);
     const per = pieceBytes / bpe;
     const link = this.linkTo(peer);
@@ -132,21 +129,22 @@ export class OutboundChannel extends Channel {
       piece.readyPs = this.pieceReadyPs(r.view, r.seq + i, t, link);
       piece.serialPs = upToPs - sentPs;
       if (!this.timing.sentAlone(peer, piece)) return false;
-      this.plannedFrom[i] = t;
-      this.plannedCredit[i] = this.creditWaitPs;
+      planned[3 * i] = t;
+      planned[3 * i + 1] = this.creditWaitPs;
       t = piece.sentPs;
-      this.plannedSent[i] = t;
+      planned[3 * i + 2] = t;
       sentPs = upToPs;
     }
     return true;
   }
 
-  /** Every piece has its credit, and its times planned alone (planAlone): encode straight into the slots. The send is done at plannedSent[pieces - 1]. */
+  /** Every piece has its credit, and its times planned alone (planAlone): encode straight into the slots. The send is done at planned[3 pieces - 1]. */
   private sendNow(r: SendRing, peer: number, dtype: DType, values: Float32Array, pieces: number, pieceBytes: number): void {
     const { env } = this;
     const ring = r.view;
     const bpe = bytesPerElement(dtype);
     const per = pieceBytes / bpe;
+    const planned = this.planned;
     for (let i = 0; i < pieces; i++) {
       const k = r.seq;
       const n = Math.min(per, values.length - i * per);
@@ -157,10 +155,10 @@ export class OutboundChannel extends Channel {
         if (dtype === 'f32') ring.payloadF32(k, n).set(piece);
         else encode(dtype, piece, ring.payload(k, n * bpe));
       }
-      this.creditWaitPs = this.plannedCredit[i];
-      this.publishPiece(r, peer, n * bpe, this.plannedFrom[i], this.plannedSent[i], i === 0);
+      this.creditWaitPs = planned[3 * i + 1];
+      this.publishPiece(r, peer, n * bpe, planned[3 * i], planned[3 * i + 2], i === 0);
     }
-    const t = this.plannedSent[pieces - 1];
+    const t = planned[3 * pieces - 1];
     env.stats.messages += pieces;
     if (this.timing.checksAlone) env.stats.linkPieces.alone += pieces;
     this.wake(ring.tailWord, env.plan.peExecutor[peer], ring.dataWanted(r.seq - pieces, r.seq));
@@ -234,10 +232,12 @@ export class OutboundChannel extends Channel {
   private creditWaitPs = 0;
   /** The times of the piece the fast path plans (planAlone), handed to the link timing. */
   private readonly piece = new PieceTimes();
-  /** A send planned alone (planAlone), per piece: the time it was ready from, its credit wait, when its last byte left. */
-  private plannedFrom = new Float64Array(1);
-  private plannedCredit = new Float64Array(1);
-  private plannedSent = new Float64Array(1);
+  /**
+   * A send planned alone (planAlone), three numbers a piece: the time piece i was ready
+   * from (3i), its credit wait (3i + 1), when its last byte left (3i + 2). One typed array,
+   * not three: each is an object, its buffer and its store (decision 0226).
+   */
+  private planned = new Float64Array(3);
 
   /** When piece `k` is ready for its link: its slot's credit back (k >= n_slots) and the DMA setup paid. */
   private pieceReadyPs(ring: IpcqRingView, k: number, t: number, link: PeerLink): number {

@@ -135,7 +135,7 @@ export class KernelContext extends MemoryOps implements SendWaiter {
     const { d, set, pe: peer } = this.route(to, 'send');
     this.claim('send', d);
     this.race.send(d, set, tile.dtype, tile.size);
-    const channel = this.pe.out[d];
+    const channel = this.pe.channels.outbound(d);
     // Shared links proved alone: the flow's clock as it sends, a fresher lower bound for others' launch horizons (lib/sync/end-bounds.ts).
     const env = this.pe.env;
     if (env.plan.links === 'claimed') env.shared.times[env.shared.layout.clock(this.flow.actor)] = this.clock.nowPs;
@@ -177,7 +177,7 @@ export class KernelContext extends MemoryOps implements SendWaiter {
   private recvAfter(from: Direction | Peer, dtype: DType, tile: Tile, turns: number, held: boolean): Promise<unknown> {
     if (turns > 0) {
       const { d, set, pe, dir } = this.route(from, 'recv');
-      if (this.pe.env.plan.peExecutor[pe] !== this.pe.env.sched.executor && this.pe.in[d].wouldPark(pe, dir, set, dtype, tile.size)) {
+      if (this.pe.env.plan.peExecutor[pe] !== this.pe.env.sched.executor && this.pe.channels.inbound(d).wouldPark(pe, dir, set, dtype, tile.size)) {
         return resolvedUntagged(undefined).then(() => this.recvAfter(from, dtype, tile, turns - 1, held));
       }
     }
@@ -222,7 +222,7 @@ export class KernelContext extends MemoryOps implements SendWaiter {
     const { d, set, pe, dir } = this.route(from, 'recv');
     this.claim('recv', d);
     this.raceKeys = this.race.receive(pe, dir, set, dtype, tile.size);
-    const r = this.pe.in[d].recv(pe, dir, set, dtype, tile.data, this.clock.nowPs);
+    const r = this.pe.channels.inbound(d).recv(pe, dir, set, dtype, tile.data, this.clock.nowPs);
     // Either way the flow's end waits for it (drain), even if never waited on.
     if (typeof r === 'number') this.transfers.receivedAtOnce(r);
     else this.transfers.track(r);

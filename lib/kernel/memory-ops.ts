@@ -9,7 +9,7 @@
 // errors are the face's (./context.ts), asked for through the abstract members.
 import { bytesPerElement, type DType } from '../dtype/index.js';
 import { formatPs, KernbenchError } from '../errors.js';
-import type { InboundChannel, OutboundChannel } from '../ipcq/channel.js';
+import type { PeChannels } from '../ipcq/channel.js';
 import { allocate } from '../shm/allocator.js';
 import type { ShardDesc, TensorDesc } from '../shm/tensor-desc.js';
 import type { ThreadEnv } from '../sync/thread-env.js';
@@ -29,8 +29,7 @@ export interface KernelPe {
   readonly env: ThreadEnv;
   readonly clock: VirtualClock;
   /** DMA channels per direction. */
-  readonly out: OutboundChannel[];
-  readonly in: InboundChannel[];
+  readonly channels: PeChannels;
   /** The ctl word counting the settled ops of one of this PE's channels. */
   chanDoneWord(channel: number): number;
 }

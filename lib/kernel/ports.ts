@@ -8,10 +8,27 @@
 // never needs the world or the code that arranges it. A direction with no
 // neighbour holds the error that using it raises, decided by the host too.
 import { KernbenchError, type ErrorCode } from '../errors.js';
-import { peerRing } from '../shm/layout.js';
+import { DIRECTIONS, peerRing } from '../shm/layout.js';
 
-/** A usable port, or why the direction cannot be used. */
-export type Port = { pe: number; dir: number } | { code: ErrorCode; message: string };
+/**
+ * A usable port, or why the direction cannot be used: an error with its message, or
+ * (no neighbour, a send the launch did not declare) its code alone, worded from the
+ * table's `why` when the kernel uses the port (portOf). Worded by the host, every rank's
+ * launch command carried two to five messages of ~100-200 bytes that its kernel kept
+ * for its life, most never raised (~1 KB a rank at p = 1024; decision 0226).
+ */
+export type Port = { pe: number; dir: number } | { code: ErrorCode; message: string } | { code: 'ERR_NO_NEIGHBOUR' | 'ERR_SEND_UNDECLARED' };
+
+/** What a port's error is worded from (portOf). */
+export interface PortWhy {
+  /** The CCL rank the table is for. */
+  rank: number;
+  /** Its world as a message names it: "ring_1d world of 1024x1". */
+  world: string;
+  /** The kernel, and the directions its launch declared it sends ('east, west'): with an undeclared port only. */
+  kernel?: string;
+  declared?: string;
+}
 
 export interface Ports {
   /** Ranks in the kernel's world (tl.worldSize, tl.numPrograms()). */
@@ -30,13 +47,22 @@ export interface Ports {
    * present only in runs with ccl.peer_ranks (docs/decisions/0060-peer-channels.md).
    */
   pes?: readonly number[];
+  /** What its errors without a message are worded from. */
+  why?: PortWhy;
 }
 
-/** The port of `ports` in direction `d`, or the error the host recorded for it. */
-export function portOf(table: Port[], d: number): { pe: number; dir: number } {
+/** The port of `table` (a table of `why`) in direction `d`, or the error the host recorded for it. */
+export function portOf(table: Port[], d: number, why?: PortWhy): { pe: number; dir: number } {
   const p = table[d];
-  if ('code' in p) throw new KernbenchError(p.code, p.message);
+  if ('code' in p) throw new KernbenchError(p.code, 'message' in p ? p.message : portMessage(p.code, d, why));
   return p;
+}
+
+function portMessage(code: 'ERR_NO_NEIGHBOUR' | 'ERR_SEND_UNDECLARED', d: number, why: PortWhy | undefined): string {
+  const dir = DIRECTIONS[d];
+  if (why === undefined) return `direction '${dir}' cannot be used`;
+  if (code === 'ERR_NO_NEIGHBOUR') return `CCL rank ${why.rank} has no ${dir} neighbour in a ${why.world}, got direction '${dir}'`;
+  return `kernel '${why.kernel}' sent ${dir}, but its launch declared it sends ${why.declared} only (launchCollective's sends, or its algorithm's meta.sends); declare ${dir} too, got a send to '${dir}'`;
 }
 
 /** Where one send goes or one receive reads: this PE's direction (DMA channel) d, the channel set, and the peer's PE and its direction. */
@@ -54,7 +80,7 @@ export interface Route {
  * inline the look-up (decision 0195).
  */
 export function routeThrough(r: Route, ports: Ports, d: number, use: 'send' | 'recv'): Route {
-  const port = portOf(use === 'send' ? ports.send : ports.recv, d);
+  const port = portOf(use === 'send' ? ports.send : ports.recv, d, ports.why);
   r.d = d;
   r.set = ports.set;
   r.pe = port.pe;

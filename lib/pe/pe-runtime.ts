@@ -10,13 +10,13 @@ import { actorStates } from '../coordinator/actor-states.js';
 import { writeKernelName } from '../shm/shared-state.js';
 import { FaultOwner } from '../sync/fault-owner.js';
 import { abortSession } from '../sync/wake.js';
-import { InboundChannel, OutboundChannel } from '../ipcq/channel.js';
+import { PeChannels } from '../ipcq/channel.js';
 import { KernelContext } from '../kernel/context.js';
 import { isKernel, type Kernel } from '../kernel/define.js';
 import { kernelEnded, kernelStarted } from '../tile/slab.js';
 import { epochEnded } from '../sync/young-gc.js';
 import { KernbenchError } from '../errors.js';
-import { ABORT_KIND, ACTOR_STATE, DIR_COUNT, PE, RECORD, peerRing } from '../shm/layout.js';
+import { ABORT_KIND, ACTOR_STATE, PE, RECORD, peerRing } from '../shm/layout.js';
 import type { PeCoord } from '../topology/machine.js';
 import type { LaunchCommand } from './commands.js';
 import { admit, firstByKey } from './admission.js';
@@ -29,8 +29,8 @@ export class PeRuntime {
   /** This PE's virtual time (written only by this PE's kernels, on this thread), under the run's virtual-time limit. */
   readonly clock: VirtualClock;
   readonly coord: PeCoord;
-  readonly out: OutboundChannel[] = [];
-  readonly in: InboundChannel[] = [];
+  /** Its DMA channels, one outbound and one inbound a direction, built as kernels first use them. */
+  readonly channels: PeChannels;
   /** Launches received and not yet run, by ticket. */
   private readonly queued = new Map<number, LaunchCommand>();
   /** The lowest ticket not yet run. */
@@ -47,10 +47,7 @@ export class PeRuntime {
   ) {
     this.coord = env.machine.coord(id);
     this.clock = new VirtualClock(env.plan.maxVirtualTimePs);
-    for (let d = 0; d < DIR_COUNT; d++) {
-      this.out.push(new OutboundChannel(env, id, d));
-      this.in.push(new InboundChannel(env, id, d));
-    }
+    this.channels = new PeChannels(env, id);
     this.runs = Atomics.load(env.shared.ctl, env.shared.layout.pe(id, PE.DONE_SEQ));
     this.nextTicket = this.runs;
   }

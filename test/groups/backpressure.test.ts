@@ -1,4 +1,4 @@
-// Runs on: main thread (tap). One tap process for IPCQ backpressure, its statistics and parked receives, runs without data, and the all-reduce points compared across layouts:
+// Runs on: main thread (tap). One tap process for IPCQ backpressure, its statistics, parked receives and the channels a PE builds, runs without data, and the all-reduce points compared across layouts:
 // tap starts one process per group file, and the files below share its start-up
 // and its loading of the library (decision 0028). Each file still runs alone:
 // `npx tap dist/test/NAME.test.js`.
@@ -11,6 +11,7 @@ export {};
 await import('../backpressure.test.js');
 await import('../backpressure-stats.test.js');
 await import('../parked-recv.test.js');
+await import('../lazy-channels.test.js');
 await import('../no-data.test.js');
 await import('../no-data-memory.test.js');
 await import('../idle-heap.test.js');
