@@ -8,14 +8,13 @@
 // one minute to the next, so only runs of the same seconds compare.
 // Wall time is measured here, in a bench, never in a test.
 import type { BenchContext, BenchResult } from '../lib/bench/contract.js';
-import { defineBench, z } from '../lib/bench/define.js';
-import { intList } from '../lib/bench/options.js';
+import { defineBench, intList, type OptionsOf, type Zod } from '../lib/bench/define.js';
 import { median } from '../lib/bench/stats.js';
 import type { Torch } from '../lib/host/torch.js';
 import { bareBarrier } from './barrier/bare-barriers.js';
 
-export const options = z.object({
-  sizes: intList(2).prefault('2,4,8,16').describe('participants, e.g. 2,4 for fewer sizes'),
+export const options = (z: Zod) => z.object({
+  sizes: intList(z, 2).prefault('2,4,8,16').describe('participants, e.g. 2,4 for fewer sizes'),
   runs: z
     .string()
     .regex(/^[1-9][0-9]*,[1-9][0-9]*$/, 'takes barriers,rounds (positive integers)')
@@ -68,7 +67,7 @@ export async function worker(rank: number, count: number, torch: Torch): Promise
 
 const us = (ms: number, count: number): number => (ms * 1000) / count;
 
-async function evaluate(ctx: BenchContext<z.output<typeof options>>): Promise<BenchResult[]> {
+async function evaluate(ctx: BenchContext<OptionsOf<typeof options>>): Promise<BenchResult[]> {
   const { sizes } = ctx.options;
   const [given, rounds] = ctx.options.runs ?? [0, ROUNDS];
   const results: BenchResult[] = [];

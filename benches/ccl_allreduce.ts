@@ -4,11 +4,11 @@
 // CCL rank r's tensor holds r + 1; after a sum every element of every rank
 // must equal ws(ws + 1)/2.
 import type { BenchContext, BenchResult } from '../lib/bench/contract.js';
-import { defineBench, z } from '../lib/bench/define.js';
+import { defineBench, type OptionsOf, type Zod } from '../lib/bench/define.js';
 import { DTYPES, type DType } from '../lib/dtype/index.js';
 import type { Torch } from '../lib/host/torch.js';
 
-const options = z.object({
+const options = (z: Zod) => z.object({
   dtype: z.enum(DTYPES).default('f16').describe('element type'),
 });
 
@@ -47,7 +47,7 @@ export async function worker(rank: number, worldSize: number, nElem: number, dty
   return { rank, critNs: work.critNs, wrong, mean: sum / nElem, values: out.data };
 }
 
-async function run(torch: Torch, ctx: BenchContext<z.output<typeof options>>): Promise<BenchResult[]> {
+async function run(torch: Torch, ctx: BenchContext<OptionsOf<typeof options>>): Promise<BenchResult[]> {
   const ws = ctx.ccl.world_size ?? torch.spec.system.sips.count;
   const nElem = ctx.ccl.n_elem;
   const dtype = ctx.options.dtype;

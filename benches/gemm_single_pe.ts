@@ -8,7 +8,7 @@
 // so its peak is half. Achieved = 2 M N K / crit_ns; crit_ns includes loading
 // x and w from HBM and storing y, so small GEMMs sit well below peak.
 import type { BenchContext, BenchResult } from '../lib/bench/contract.js';
-import { defineBench, z } from '../lib/bench/define.js';
+import { defineBench, type OptionsOf, type Zod } from '../lib/bench/define.js';
 import { DPPolicy } from '../lib/host/dp-policy.js';
 import type { Torch } from '../lib/host/torch.js';
 import type { Topology } from '../lib/config/topology-schema.js';
@@ -19,7 +19,7 @@ import { KernbenchError } from '../lib/errors.js';
 /** The element types of the matrix unit (i32 has no GEMM path). */
 export const GEMM_DTYPES = ['f16', 'bf16', 'f32'] as const satisfies readonly FloatDType[];
 
-const options = z.object({
+const options = (z: Zod) => z.object({
   dtype: z.enum(GEMM_DTYPES).default('f16').describe('element type of x, w and y'),
 });
 
@@ -97,7 +97,7 @@ export async function measureGemm(torch: Torch, opts: { m: number; n: number; k:
   return { m, n, k, dtype, pes, critNs, achievedGflops: (2 * m * n * k) / critNs, peakGflops: peakGflops(torch.spec, dtype, pes), wrong, maxUlps, y: got };
 }
 
-async function run(torch: Torch, ctx: BenchContext<z.output<typeof options>>): Promise<BenchResult[]> {
+async function run(torch: Torch, ctx: BenchContext<OptionsOf<typeof options>>): Promise<BenchResult[]> {
   const dtype = ctx.options.dtype;
   const noData = ctx.config.noData ?? false;
   const p = await measureGemm(torch, { m: M, n: N, k: K, dtype });

@@ -5,12 +5,12 @@
 // tensor goes into the digest. Achieved GFLOP/s rise with size as the fixed
 // HBM load/store latencies are amortised over more MACs.
 import type { BenchContext, BenchResult } from '../lib/bench/contract.js';
-import { defineBench, z } from '../lib/bench/define.js';
+import { defineBench, type OptionsOf, type Zod } from '../lib/bench/define.js';
 import type { Torch } from '../lib/host/torch.js';
 import type { FloatDType } from '../lib/tp/reference.js';
 import { GEMM_DTYPES, measureGemm, round3, type GemmPoint } from './gemm_single_pe.js';
 
-const options = z.object({
+const options = (z: Zod) => z.object({
   dtype: z.enum(GEMM_DTYPES).optional().describe('only this element type (default: f16, bf16 and f32)'),
 });
 
@@ -28,7 +28,7 @@ const DTYPES: FloatDType[] = ['f16', 'bf16', 'f32'];
 /** The column-split rows: the largest shape over this many PEs. */
 const SPLIT_PES = 4;
 
-async function run(torch: Torch, ctx: BenchContext<z.output<typeof options>>): Promise<BenchResult[]> {
+async function run(torch: Torch, ctx: BenchContext<OptionsOf<typeof options>>): Promise<BenchResult[]> {
   const dtypes: FloatDType[] = ctx.options.dtype === undefined ? DTYPES : [ctx.options.dtype];
   const points: GemmPoint[] = [];
   for (const dtype of dtypes) {

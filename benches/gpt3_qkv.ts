@@ -16,7 +16,7 @@ import { writeFileSync } from 'node:fs';
 import { KernbenchError } from '../lib/errors.js';
 import type { TopLevelSpec } from 'vega-lite';
 import type { BenchContext, BenchResult } from '../lib/bench/contract.js';
-import { defineBench, z } from '../lib/bench/define.js';
+import { defineBench, type OptionsOf, type Zod } from '../lib/bench/define.js';
 import { renderSvg } from '../lib/bench/plots.js';
 import type { Torch } from '../lib/host/torch.js';
 import { ColumnParallelLinear, parallelState } from '../lib/tp/index.js';
@@ -24,7 +24,7 @@ import { MODEL_PRESETS } from '../lib/tp/presets.js';
 import { matmul, rounded, seededValues, ulp, type FloatDType } from '../lib/tp/reference.js';
 import { GEMM_DTYPES, peakGflops } from './gemm_single_pe.js';
 
-const options = z.object({
+const options = (z: Zod) => z.object({
   dtype: z.enum(GEMM_DTYPES).default('f16').describe('element type'),
   scale: z.number().int().positive().default(64).describe('divide s and h by this (1: GPT-3 full size, with --no-data)'),
   microBatch: z.number().int().positive().default(1).describe('b: sequences'),
@@ -99,7 +99,7 @@ export interface RooflinePoint {
   rooflineUs: number;
 }
 
-async function run(torch: Torch, ctx: BenchContext<z.output<typeof options>>): Promise<BenchResult[]> {
+async function run(torch: Torch, ctx: BenchContext<OptionsOf<typeof options>>): Promise<BenchResult[]> {
   const o = ctx.options;
   const noData = ctx.config.noData ?? false;
   const g = MODEL_PRESETS['gpt3-175b'];

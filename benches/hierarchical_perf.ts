@@ -10,13 +10,13 @@
 //     --algorithm hierarchical_allreduce_center --set system.sips.count=2 \
 //     --set sip.cube_mesh.w=3 --set sip.cube_mesh.h=2 --bytes 65536 [--no-data] --json
 import type { BenchContext, BenchResult } from '../lib/bench/contract.js';
-import { defineBench, z } from '../lib/bench/define.js';
+import { defineBench, type OptionsOf, type Zod } from '../lib/bench/define.js';
 import { DPPolicy } from '../lib/host/dp-policy.js';
 import { KernbenchError } from '../lib/errors.js';
 import type { Torch } from '../lib/host/torch.js';
 import { tabulateF32 } from '../lib/tabulate.js';
 
-export const options = z.object({
+export const options = (z: Zod) => z.object({
   bytes: z.number().int().min(4).default(65536).describe('bytes per participant (per shard, f32)'),
   numCubes: z.number().int().min(0).default(0).describe('cubes per SIP holding shards (0: every cube of the SIP)'),
   numPes: z.number().int().min(0).default(0).describe('PEs per cube holding shards (0: every PE of the cube)'),
@@ -57,7 +57,7 @@ export default defineBench({
   run,
 });
 
-async function run(torch: Torch, ctx: BenchContext<z.output<typeof options>>): Promise<BenchResult[]> {
+async function run(torch: Torch, ctx: BenchContext<OptionsOf<typeof options>>): Promise<BenchResult[]> {
   const algorithm = ctx.ccl.algorithm;
   const spec = torch.spec;
   const cubes = spec.sip.cube_mesh.w * spec.sip.cube_mesh.h;

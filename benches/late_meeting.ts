@@ -10,11 +10,11 @@
 // code runs once), and the virtual times are printed (equal in both modes). Wall
 // time is measured here, in a bench, never in a test.
 import type { BenchContext, BenchResult } from '../lib/bench/contract.js';
-import { defineBench, z } from '../lib/bench/define.js';
+import { defineBench, type OptionsOf, type Zod } from '../lib/bench/define.js';
 import { median } from '../lib/bench/stats.js';
 import type { Torch } from '../lib/host/torch.js';
 
-const options = z.object({
+const options = (z: Zod) => z.object({
   ranks: z.number().int().min(4).default(32).describe('ranks (SIPs of the ideal ring)'),
   bytes: z.number().int().min(16).default(16384).describe('bytes per rank (f32), for the all-reduces and the meeting broadcasts'),
   meetBytes: z.number().int().min(16).default(1048576).describe('bytes of each meeting broadcast (f32): above 2 alpha beta (200 KB on the ideal ring) the two flows are on the link 1 -> 2 at once; below it the 1-hop flow has left before the 3-hop flow enters'),
@@ -44,7 +44,7 @@ export async function worker(rank: number, nElem: number, steps: number, meetEle
   return critNs;
 }
 
-async function evaluate(ctx: BenchContext<z.output<typeof options>>): Promise<BenchResult[]> {
+async function evaluate(ctx: BenchContext<OptionsOf<typeof options>>): Promise<BenchResult[]> {
   const { ranks, bytes, steps, rounds, meetBytes } = ctx.options;
   const nElem = Math.floor(bytes / 4);
   const MODES = { shared: ['timing.link_sharing=max_min'], arbitrated: ['timing.link_sharing=max_min', 'timing.link_fast_path=false'] } as const;

@@ -10,12 +10,12 @@
 // are printed too (the ring's are equal: its flows never meet; the tree's differ).
 // Wall time is measured here, in a bench, never in a test.
 import type { BenchContext, BenchResult } from '../lib/bench/contract.js';
-import { defineBench, z } from '../lib/bench/define.js';
+import { defineBench, type OptionsOf, type Zod } from '../lib/bench/define.js';
 import { median } from '../lib/bench/stats.js';
 import type { Torch } from '../lib/host/torch.js';
 import { addLinkPieces, noLinkPieces } from '../lib/sync/thread-env.js';
 
-const options = z.object({
+const options = (z: Zod) => z.object({
   ranks: z.number().int().min(2).default(8).describe('ranks (SIPs of the ideal ring)'),
   bytes: z.number().int().min(4).default(65536).describe('bytes per rank (f32)'),
   reps: z.number().int().min(1).default(5).describe('all-reduces per timed run'),
@@ -48,7 +48,7 @@ export async function worker(rank: number, nElem: number, reps: number, torch: T
 
 const ALGORITHMS = ['ring_allreduce', 'tree_allreduce'];
 
-async function evaluate(ctx: BenchContext<z.output<typeof options>>): Promise<BenchResult[]> {
+async function evaluate(ctx: BenchContext<OptionsOf<typeof options>>): Promise<BenchResult[]> {
   const { ranks, bytes, reps, rounds } = ctx.options;
   const nElem = Math.floor(bytes / 4);
   const results: BenchResult[] = [];

@@ -8,14 +8,14 @@
 // (requests that must wait for another PE's lower bound), per load.
 // Wall time is measured here, in a bench, never in a test.
 import type { BenchContext, BenchResult } from '../lib/bench/contract.js';
-import { defineBench, z } from '../lib/bench/define.js';
+import { defineBench, type OptionsOf, type Zod } from '../lib/bench/define.js';
 import { median } from '../lib/bench/stats.js';
 import { DPPolicy } from '../lib/host/dp-policy.js';
 import type { Torch } from '../lib/host/torch.js';
 import { defineKernel } from '../lib/kernel/define.js';
 import type { TensorDesc } from '../lib/shm/tensor-desc.js';
 
-const options = z.object({
+const options = (z: Zod) => z.object({
   loads: z.number().int().min(1).default(4000).describe('tl.loads per kernel (4 000: the launch and wake-ups of a kernel stay a small part of it)'),
   rounds: z.number().int().min(1).default(7).describe('timed rounds (each: HBM, TCM, four PEs on HBM), after one warm-up round'),
 });
@@ -40,7 +40,7 @@ async function timeLaunch(torch: Torch, t: ReturnType<Torch['zeros']>, loads: nu
   return { us: (performance.now() - t0) * 1000, critNs: h.critPs / 1000 };
 }
 
-async function run(torch: Torch, ctx: BenchContext<z.output<typeof options>>): Promise<BenchResult[]> {
+async function run(torch: Torch, ctx: BenchContext<OptionsOf<typeof options>>): Promise<BenchResult[]> {
   const { loads, rounds } = ctx.options;
   const hbm = torch.zeros([1, SHARD], { dtype: 'f32', name: 'in_hbm' });
   const tcm = torch.zeros([1, SHARD], { dtype: 'f32', name: 'in_tcm', space: 'tcm' });

@@ -11,8 +11,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { outputDir, type BenchContext, type BenchResult } from '../lib/bench/contract.js';
-import { defineBench, z } from '../lib/bench/define.js';
-import { intList } from '../lib/bench/options.js';
+import { defineBench, intList, type OptionsOf, type Zod } from '../lib/bench/define.js';
 import { latencyChart, loadPlotting, topologyDiagram } from '../lib/bench/plots.js';
 import { loadTopology } from '../lib/config/load.js';
 import { topologyPath } from '../lib/config/paths.js';
@@ -22,8 +21,8 @@ import { worker } from './ccl_allreduce.js';
 
 export { worker };
 
-export const options = z.object({
-  sizes: intList(1).optional().describe('n_elem values to run, e.g. 8,64 (default: all twelve; the buffer-kind sweep keeps those of its four among them)'),
+export const options = (z: Zod) => z.object({
+  sizes: intList(z, 1).optional().describe('n_elem values to run, e.g. 8,64 (default: all twelve; the buffer-kind sweep keeps those of its four among them)'),
   fast: z.boolean().default(false).describe('reuse the points cached in out/milestone_ccl/points/ by an earlier run'),
 });
 
@@ -53,7 +52,7 @@ interface Point {
   digest: string;
 }
 
-async function evaluate(ctx: BenchContext<z.output<typeof options>>): Promise<BenchResult[]> {
+async function evaluate(ctx: BenchContext<OptionsOf<typeof options>>): Promise<BenchResult[]> {
   await loadPlotting();
   const OUT_DIR = outputDir(ctx.config, 'milestone_ccl');
   const sizes = ctx.options.sizes ?? N_ELEMS;

@@ -29,12 +29,12 @@
 // mean over ranks, since the splits are uneven; decision 0056), and the load
 // imbalance: max / mean rows per expert and per rank.
 import type { BenchContext, BenchResult } from '../lib/bench/contract.js';
-import { defineBench, z } from '../lib/bench/define.js';
+import { defineBench, type OptionsOf, type Zod } from '../lib/bench/define.js';
 import { bytesPerElement } from '../lib/dtype/index.js';
 import { KernbenchError } from '../lib/errors.js';
 import type { Torch } from '../lib/host/torch.js';
 
-const options = z.object({
+const options = (z: Zod) => z.object({
   tokens: z.number().int().positive().default(256).describe('tokens per rank'),
   hidden: z.number().int().positive().default(512).describe('hidden size: elements of a token row'),
   experts: z.number().int().positive().default(16).describe('experts in all, in contiguous blocks over the ranks (at least one a rank)'),
@@ -42,7 +42,7 @@ const options = z.object({
   seed: z.number().int().min(0).default(1).describe("the router's seed"),
   dtype: z.enum(['f16', 'bf16', 'f32']).default('bf16').describe('element type of the token rows'),
 });
-type Options = z.infer<typeof options>;
+type Options = OptionsOf<typeof options>;
 
 export default defineBench({
   description: 'expert-parallel MoE dispatch and combine (allToAllSingle with uneven splits from a seeded top-k router): all-to-all times, busbw, load imbalance, checked data',

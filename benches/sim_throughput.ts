@@ -12,8 +12,7 @@
 // minute to the next, so only runs of the same seconds compare.
 // Wall time is measured here, in a bench, never in a test.
 import type { BenchContext, BenchResult } from '../lib/bench/contract.js';
-import { defineBench, z } from '../lib/bench/define.js';
-import { intList } from '../lib/bench/options.js';
+import { defineBench, intList, type OptionsOf, type Zod } from '../lib/bench/define.js';
 import { median } from '../lib/bench/stats.js';
 import type { Tensor } from '../lib/host/tensor.js';
 import type { Torch } from '../lib/host/torch.js';
@@ -21,8 +20,8 @@ import type { ThreadLayout } from '../lib/config/plan.js';
 import { bareRing } from './sim/bare-ring.js';
 import { modelFloor } from './sim/model-floor.js';
 
-export const options = z.object({
-  sizes: intList(2).prefault('8,64,256').describe('ring sizes (PEs), e.g. 64 for one'),
+export const options = (z: Zod) => z.object({
+  sizes: intList(z, 2).prefault('8,64,256').describe('ring sizes (PEs), e.g. 64 for one'),
   spawns: z
     .string()
     .regex(/^[0-9]+,[1-9][0-9]*$/, 'takes warm-up,timed (integers, timed >= 1)')
@@ -131,7 +130,7 @@ interface PairedRun {
   floorMs: number;
 }
 
-async function evaluate(ctx: BenchContext<z.output<typeof options>>): Promise<BenchResult[]> {
+async function evaluate(ctx: BenchContext<OptionsOf<typeof options>>): Promise<BenchResult[]> {
   const { sizes } = ctx.options;
   const results: BenchResult[] = [];
   const nElem = BYTES_PER_RANK / 4;

@@ -23,13 +23,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BenchContext, BenchResult } from '../lib/bench/contract.js';
-import { defineBench, z } from '../lib/bench/define.js';
+import { defineBench, type OptionsOf, type Zod } from '../lib/bench/define.js';
 import { resolveRunConfig } from '../lib/bench/runner.js';
 import { median } from '../lib/bench/stats.js';
 import { KernbenchError } from '../lib/errors.js';
 import { checkRingBytes } from './simgrid/ring_once.js';
 
-export const options = z.object({
+export const options = (z: Zod) => z.object({
   bytes: z.number().int().positive().default(65536).describe('bytes per rank (the all-reduced buffer)'),
   rounds: z.number().int().positive().default(3).describe('timed rounds (each runs SimGrid and kernbench --threads 1 and 2 once)'),
 });
@@ -60,7 +60,7 @@ interface Contender {
   parse(stdout: string): number;
 }
 
-async function evaluate(ctx: BenchContext<z.output<typeof options>>): Promise<BenchResult[]> {
+async function evaluate(ctx: BenchContext<OptionsOf<typeof options>>): Promise<BenchResult[]> {
   const { bytes, rounds } = ctx.options;
   const { topology } = await resolveRunConfig(ctx.config);
   const p = topology.system.sips.count;

@@ -16,7 +16,7 @@
 // JS with dtype rounding between the layers, and the ranks must agree bit for
 // bit (they all hold the all-reduce's one result).
 import type { BenchContext, BenchResult } from '../lib/bench/contract.js';
-import { defineBench, z } from '../lib/bench/define.js';
+import { defineBench, type OptionsOf, type Zod } from '../lib/bench/define.js';
 import type { Torch } from '../lib/host/torch.js';
 import { defineKernel } from '../lib/kernel/define.js';
 import type { TensorDesc } from '../lib/shm/tensor-desc.js';
@@ -24,7 +24,7 @@ import { ColumnParallelLinear, RowParallelLinear, parallelState } from '../lib/t
 import { matmul, rounded, seededValues, unitRoundoff, type FloatDType } from '../lib/tp/reference.js';
 import { GEMM_DTYPES } from './gemm_single_pe.js';
 
-const options = z.object({
+const options = (z: Zod) => z.object({
   dtype: z.enum(GEMM_DTYPES).default('f16').describe('element type of weights, activations and output'),
 });
 
@@ -125,7 +125,7 @@ export async function worker(rank: number, d: MlpDims, dtype: FloatDType, torch:
   return { rank, forwardNs, y: out.data };
 }
 
-async function run(torch: Torch, ctx: BenchContext<z.output<typeof options>>): Promise<BenchResult[]> {
+async function run(torch: Torch, ctx: BenchContext<OptionsOf<typeof options>>): Promise<BenchResult[]> {
   const dtype = ctx.options.dtype;
   const ws = torch.spec.system.sips.count;
   const d = MLP_DIMS;

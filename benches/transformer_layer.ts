@@ -18,7 +18,7 @@
 // share of the peak of the PEs that compute (one per rank, or --gemm-pes per
 // rank when the linear GEMMs split over PEs of the rank's cube, decision 0116).
 import type { BenchContext, BenchResult } from '../lib/bench/contract.js';
-import { defineBench, z } from '../lib/bench/define.js';
+import { defineBench, type OptionsOf, type Zod } from '../lib/bench/define.js';
 import { KernbenchError } from '../lib/errors.js';
 import type { Torch } from '../lib/host/torch.js';
 import { parallelState } from '../lib/tp/index.js';
@@ -32,7 +32,7 @@ import { GEMM_DTYPES } from './gemm_single_pe.js';
 export const VARIANTS = ['tp', 'tp+sp', 'tp+sp+overlap'] as const;
 export type Variant = (typeof VARIANTS)[number];
 
-const options = z.object({
+const options = (z: Zod) => z.object({
   preset: z.enum(PRESET_NAMES).default('tiny').describe('model shape (lib/tp/presets.ts); full-size presets need --no-data'),
   variant: z.enum([...VARIANTS, 'all']).default('all').describe('tp: all-reduces; tp+sp: sequence parallelism; tp+sp+overlap: its collectives fused with the GEMMs; all: each in turn'),
   microBatch: z.number().int().positive().default(1).describe('b: sequences per forward'),
@@ -114,7 +114,7 @@ export function summarise(ranks: LayerRankResult[]): { slowest: LayerRankResult;
   return { slowest, b: breakdown(slowest.spans), flops: ranks.reduce((a, r) => a + breakdown(r.spans).flops, 0) };
 }
 
-async function run(torch: Torch, ctx: BenchContext<z.output<typeof options>>): Promise<BenchResult[]> {
+async function run(torch: Torch, ctx: BenchContext<OptionsOf<typeof options>>): Promise<BenchResult[]> {
   const o = ctx.options;
   const ws = torch.spec.system.sips.count;
   if (o.tp !== undefined && o.tp !== ws) throw new KernbenchError('ERR_BENCH_OPTION_UNFIT', `transformer_layer: --tp must equal the SIP count (${ws}); choose it with --set system.sips.count=${o.tp}, got --tp ${o.tp}`);

@@ -3,6 +3,8 @@
 // command uses stays out (decision 0205): the coordinator's entry point loads no
 // SIP kind and no zod (it loads its session's kind when a session starts); an
 // algorithm module on an executor does not build the topology file's schema;
+// an executor of a shipped bench's ring all-reduce loads no zod (decision 0228:
+// main checks options, meta and params, the other threads take them as checked);
 // the command line's entry point loads `run`'s modules, not sweep's, stress's,
 // the report's or the help text's. Every module is loaded again in each isolate,
 // so what one loads for nothing is paid once a thread.
@@ -54,6 +56,14 @@ t.test("an algorithm module on an executor does not build the topology file's sc
   const loaded = await modulesLoaded('lib/executor/executor-worker.js', 'lib/ccl/algorithms/ring_allreduce.js');
   t.ok(loaded.includes('lib/ccl/algorithms/ring_allreduce.js'), 'the hook saw the algorithm');
   t.same(loaded.filter((u) => /^lib\/(topology\/schema|config\/topology-schema)\.js$/.test(u)), [], 'neither schema module');
+});
+
+t.test('an executor of a shipped ring all-reduce loads no zod: main checked the bench, the algorithm and the kinds', async (t) => {
+  // What an executor of `run --bench ccl_allreduce` imports: its entry point, the bench's module (for
+  // its spawned worker), the algorithm through the catalog, and the CCL world with every shipped kind.
+  const loaded = await modulesLoaded('lib/executor/executor-worker.js', 'benches/ccl_allreduce.js', 'lib/ccl/catalog.js', 'lib/ccl/algorithms/ring_allreduce.js', 'lib/ccl/world.js', 'lib/topology/kind-catalog.js');
+  t.ok(loaded.includes('benches/ccl_allreduce.js') && loaded.includes('lib/topology/kinds/fat_tree_2l.js'), 'the hook saw the bench and every kind');
+  t.same(loaded.filter((u) => ZOD.test(u)), [], 'no file of zod');
 });
 
 t.test("the command line's entry point loads no other command's modules; `run` loads its own only", async (t) => {

@@ -11,8 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BenchContext, BenchResult } from '../../lib/bench/contract.js';
-import { defineBench, z, type Bench } from '../../lib/bench/define.js';
-import { BYTE_SIZE } from '../../lib/bench/options.js';
+import { defineBench, type Bench, BYTE_SIZE, type OptionsOf, type Zod } from '../../lib/bench/define.js';
 import { PROJECT_ROOT } from '../../lib/config/paths.js';
 import { REDUCE_OPS } from '../../lib/ccl/reduce-op.js';
 import { bytesPerElement } from '../../lib/dtype/index.js';
@@ -53,7 +52,7 @@ export const COLLECTIVES: Record<CollectiveName, Collective> = {
 };
 
 function optionsFor(c: Collective) {
-  return z
+  return (z: Zod) => z
     .object({
       minBytes: z.number().int().positive().meta(BYTE_SIZE).default(8).describe('smallest size in bytes (K, M, G suffixes: x1024)'),
       maxBytes: z.number().int().positive().max(MAX_BYTES_CAP, `at most ${MAX_BYTES_CAP} (1 GiB, the session's memory arena)`).meta(BYTE_SIZE).default(1 << 20).describe('largest size in bytes (K, M, G suffixes: x1024)'),

@@ -8,11 +8,11 @@
 //
 //   kernbench run --bench dist/benches/simgrid/ring_once.js --topology ideal --set system.sips.count=P --bytes B --no-data
 import type { BenchContext, BenchResult } from '../../lib/bench/contract.js';
-import { defineBench, z } from '../../lib/bench/define.js';
+import { defineBench, type OptionsOf, type Zod } from '../../lib/bench/define.js';
 import { KernbenchError } from '../../lib/errors.js';
 import type { Torch } from '../../lib/host/torch.js';
 
-export const options = z.object({
+export const options = (z: Zod) => z.object({
   bytes: z.number().int().positive().default(65536).describe('bytes per rank (one f32 buffer, all-reduced once)'),
 });
 
@@ -35,7 +35,7 @@ export function checkRingBytes(bytes: number, p: number): void {
   if (bytes % (4 * p) !== 0) throw new KernbenchError('ERR_BENCH_OPTION_UNFIT', `--bytes must be a multiple of 4 x P = ${4 * p} (f32 chunks of equal size on every rank), got ${bytes}`);
 }
 
-async function run(torch: Torch, ctx: BenchContext<z.output<typeof options>>): Promise<BenchResult[]> {
+async function run(torch: Torch, ctx: BenchContext<OptionsOf<typeof options>>): Promise<BenchResult[]> {
   const ws = torch.spec.system.sips.count;
   const { bytes } = ctx.options;
   checkRingBytes(bytes, ws);

@@ -7,13 +7,20 @@
 // there, decision 0001). Its options are one zod object schema: the CLI's
 // flags, `--help` and `kernbench list` are derived from it (lib/bench/options.ts),
 // and `ctx.options` is the schema's output, defaults applied.
-import { z } from 'zod';
+//
+// A shipped bench gives its options as a function of zod, `options: (z) =>
+// z.object({...})`, built here on the main thread only (./zod-on-main.ts): an
+// executor imports the bench's module for its spawned workers and never reads its
+// options, so it loads no zod (decision 0228). A user's bench may give either.
+import type { z } from 'zod';
 import { KernbenchError } from '../errors.js';
+import { zodOnMain } from '../zod-on-main.js';
 import type { Torch } from '../host/torch.js';
 import type { ArrangementKind, Provides } from '../ccl/define-algorithm.js';
 import type { BenchContext, BenchResult } from './contract.js';
 
-export { z };
+/** The zod namespace a bench's options function is given. */
+export type Zod = typeof z;
 
 /**
  * Marks a value made by defineBench. A registered symbol, not a class: a user's
@@ -27,11 +34,39 @@ const OPTION_NAME = /^[a-z][a-zA-Z0-9]*$/;
 /** A bench's options schema: an object of named fields. */
 export type BenchOptionsSchema = z.ZodObject;
 
+/** What `ctx.options` holds for a bench whose `options` are `O` (a schema, or a function of zod that builds one). */
+export type OptionsOf<O> = O extends (zod: Zod) => infer S ? (S extends BenchOptionsSchema ? z.output<S> : never) : O extends BenchOptionsSchema ? z.output<O> : never;
+
+/**
+ * Marks an integer option as a byte count, written on the command line as
+ * nccl-tests' -b/-e take it: `z.number().int().meta(BYTE_SIZE)`; `--max-bytes 1M`.
+ */
+export const BYTE_SIZE = { byteSize: true } as const;
+
+/**
+ * A bench option's schema for integers written `8,64,256` on the command line
+ * (`--sizes 8,64`), each at least `min`, built with `zod` (a shipped bench's
+ * options function; lib/bench/options.ts intList is the same with zod's own).
+ * Give it a default written the same way with `.prefault('8,64,256')` (help
+ * shows it as written), or `.optional()`.
+ */
+export function intList(zod: Zod, min: number) {
+  return zod
+    .string()
+    .regex(/^[0-9]+(,[0-9]+)*$/, 'takes integers separated by commas')
+    .transform((text) => text.split(',').map(Number))
+    .pipe(zod.array(zod.number().int().min(min, `each must be at least ${min}`)));
+}
+
 export interface BenchSpec<S extends BenchOptionsSchema> {
   /** One line for `kernbench list`. */
   description: string;
-  /** The bench's options; each field is a flag of `kernbench run` (camelCase field, kebab-case flag). */
-  options?: S;
+  /**
+   * The bench's options; each field is a flag of `kernbench run` (camelCase field,
+   * kebab-case flag). A schema, or a function that builds it from zod (called once,
+   * on the main thread: shipped benches, so that their executors load no zod).
+   */
+  options?: S | ((zod: Zod) => S);
   /**
    * Its results carry a table (`BenchResult.table`, a sweep over sizes or shapes)
    * that `--csv FILE` writes. Declared, so that `--csv` on a bench without one is
@@ -80,12 +115,30 @@ export function defineBench<S extends BenchOptionsSchema = z.ZodObject<Record<ne
   const hasRun = typeof spec.run === 'function';
   const hasEvaluate = typeof spec.evaluate === 'function';
   if (hasRun === hasEvaluate) bad('a bench has exactly one of run(torch, ctx) and evaluate(ctx)', hasRun ? 'both' : 'neither');
-  const options = spec.options ?? (z.object({}) as unknown as S);
-  if (!isObjectSchema(options)) bad('options must be a zod object schema (z.object({...}))', typeof options);
-  for (const key of Object.keys(options.shape)) if (!OPTION_NAME.test(key)) bad('option names are camelCase identifiers (minBytes is the flag --min-bytes)', `'${key}'`);
+  // A function of zod, or no options at all, is built on main only; on another thread nothing reads them.
+  const given = spec.options;
+  const zod = zodOnMain;
+  let options: S | undefined;
+  if (typeof given === 'function') options = zod === undefined ? undefined : given(zod);
+  else options = given ?? (zod?.object({}) as S | undefined);
+  if (options !== undefined) {
+    if (!isObjectSchema(options)) bad('options must be a zod object schema (z.object({...}))', typeof options);
+    for (const key of Object.keys(options.shape)) if (!OPTION_NAME.test(key)) bad('option names are camelCase identifiers (minBytes is the flag --min-bytes)', `'${key}'`);
+  }
   if (spec.table !== undefined && typeof spec.table !== 'boolean') bad('table must be true or false (its results carry a table for --csv)', typeof spec.table);
   const algorithm = spec.algorithm === undefined ? undefined : Object.freeze({ ...spec.algorithm });
-  return Object.freeze({ [BENCH]: true as const, description: spec.description, algorithm, options, table: spec.table === true, run: spec.run, evaluate: spec.evaluate });
+  return Object.freeze({
+    [BENCH]: true as const,
+    description: spec.description,
+    algorithm,
+    get options(): S {
+      if (options === undefined) throw new KernbenchError('ERR_MAIN_THREAD_ONLY', `a bench's options are built on the main thread only (they are checked there before any rank starts), got a read on a worker thread`);
+      return options;
+    },
+    table: spec.table === true,
+    run: spec.run,
+    evaluate: spec.evaluate,
+  });
 }
 
 /** Is `x` a bench made with defineBench (by this or another copy of kernbench)? */

@@ -7,17 +7,14 @@
 //
 // Everything here is derived from the schema through z.toJSONSchema, zod's
 // public introspection: no second description of an option exists to drift.
+import { z } from 'zod';
 import { KernbenchError } from '../errors.js';
-import { z, type BenchOptionsSchema } from './define.js';
+import { intList as intListOf, type BenchOptionsSchema } from './define.js';
+
+export { BYTE_SIZE } from './define.js';
 
 /** What kind of value a flag takes on the command line ('bytes': an integer, optionally with a K, M or G suffix). */
 export type OptionKind = 'boolean' | 'integer' | 'bytes' | 'number' | 'enum' | 'string';
-
-/**
- * Marks an integer option as a byte count, written on the command line as
- * nccl-tests' -b/-e take it: `z.number().int().meta(BYTE_SIZE)`; `--max-bytes 1M`.
- */
-export const BYTE_SIZE = { byteSize: true } as const;
 
 const SIZE_TEXT = /^(\d+\.?\d*|\.\d+)(e[+-]?\d+)?([kmg]?)$/i;
 const UNIT: Record<string, number> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
@@ -131,11 +128,7 @@ function formatValue(v: unknown): string {
  * with `.prefault('8,64,256')` (help shows it as written), or `.optional()`.
  */
 export function intList(min: number) {
-  return z
-    .string()
-    .regex(/^[0-9]+(,[0-9]+)*$/, 'takes integers separated by commas')
-    .transform((text) => text.split(',').map(Number))
-    .pipe(z.array(z.number().int().min(min, `each must be at least ${min}`)));
+  return intListOf(z, min);
 }
 
 /** A number as written on a command line: decimal or scientific notation; no hex, no Infinity, no blanks. */

@@ -16,8 +16,15 @@
 // `params` is a zod object schema for the entry's `params:` mapping; the kernel
 // receives the parsed value ({} when the module declares none). A variant of
 // an algorithm (another root, another chunking) is a parameter, not a module.
-import { z } from 'zod';
+//
+// The meta schema is built and run on the main thread only (../zod-on-main.ts):
+// main loads every algorithm module a run uses, through the catalog, before any
+// other thread starts, and refuses a bad one there. The coordinator and the
+// executors import the same modules and take their meta as main checked it, so
+// they load no zod (decision 0228).
+import type { z } from 'zod';
 import { KernbenchError } from '../errors.js';
+import { zodOnMain } from '../zod-on-main.js';
 import { DIRECTIONS, type Direction } from '../shm/layout.js';
 import { SIP_TOPOLOGIES } from '../topology/kind-registry.js';
 import type { SipTopologyKind } from '../topology/define-kind.js';
@@ -57,25 +64,30 @@ function isParamsSchema(v: unknown): v is ParamsSchema {
   return typeof s === 'object' && s !== null && typeof s.safeParse === 'function' && typeof s.shape === 'object' && s.shape !== null;
 }
 
-const AlgorithmMetaSchema = z.strictObject({
-  provides: z.enum(PROVIDES),
-  arrangement: z.enum(ARRANGEMENTS),
-  /** The ccl.yaml `topology` values the module accepts: SIP topology kinds (lib/topology/kinds/). */
-  topologies: z.array(z.enum(SIP_TOPOLOGIES)).min(1),
-  /** One line for `kernbench list` and errors. */
-  summary: z
-    .string()
-    .min(1)
-    .refine((s) => !s.includes('\n'), { message: 'expected one line' }),
-  /** Schema of the entry's `params:` mapping. */
-  params: z.custom<ParamsSchema>(isParamsSchema, { message: 'expected a zod object schema (z.object({...}))' }).optional(),
-  /** Its kernels address ranks by tl.peer: a group needs peer channels (ccl.peer_ranks >= its size). Default false. */
-  peers: z.boolean().optional(),
-  /** all_to_all only: the split sizes it takes (default even: p equal blocks). */
-  splits: z.enum(SPLITS).optional(),
-  /** The directions its kernels send on (default: any); a send elsewhere is refused (decision 0188). Declared at the launch of every kind but point_to_point. */
-  sends: z.array(z.enum(DIRECTIONS)).min(1).optional(),
-}).refine((m) => m.splits === undefined || m.provides === 'all_to_all', { path: ['splits'], message: 'only an all_to_all module says which splits it takes' });
+function metaSchema(z: NonNullable<typeof zodOnMain>) {
+  return z.strictObject({
+    provides: z.enum(PROVIDES),
+    arrangement: z.enum(ARRANGEMENTS),
+    /** The ccl.yaml `topology` values the module accepts: SIP topology kinds (lib/topology/kinds/). */
+    topologies: z.array(z.enum(SIP_TOPOLOGIES)).min(1),
+    /** One line for `kernbench list` and errors. */
+    summary: z
+      .string()
+      .min(1)
+      .refine((s) => !s.includes('\n'), { message: 'expected one line' }),
+    /** Schema of the entry's `params:` mapping. */
+    params: z.custom<ParamsSchema>(isParamsSchema, { message: 'expected a zod object schema (z.object({...}))' }).optional(),
+    /** Its kernels address ranks by tl.peer: a group needs peer channels (ccl.peer_ranks >= its size). Default false. */
+    peers: z.boolean().optional(),
+    /** all_to_all only: the split sizes it takes (default even: p equal blocks). */
+    splits: z.enum(SPLITS).optional(),
+    /** The directions its kernels send on (default: any); a send elsewhere is refused (decision 0188). Declared at the launch of every kind but point_to_point. */
+    sends: z.array(z.enum(DIRECTIONS)).min(1).optional(),
+  }).refine((m) => m.splits === undefined || m.provides === 'all_to_all', { path: ['splits'], message: 'only an all_to_all module says which splits it takes' });
+}
+
+/** The schema of `meta` on the main thread; undefined on the others. */
+const AlgorithmMetaSchema = zodOnMain === undefined ? undefined : metaSchema(zodOnMain);
 
 /** The metadata an algorithm module exports as `meta`. */
 export interface AlgorithmMeta<P extends ParamsSchema = ParamsSchema> {
@@ -91,17 +103,22 @@ export interface AlgorithmMeta<P extends ParamsSchema = ParamsSchema> {
 
 /** Check and freeze an algorithm module's metadata; a bad one is ERR_MODULE_DEFINITION naming each field. */
 export function defineAlgorithm<P extends ParamsSchema = ParamsSchema>(meta: AlgorithmMeta<P>): AlgorithmMeta<P> {
-  const result = AlgorithmMetaSchema.safeParse(meta);
-  if (!result.success) {
+  const result = AlgorithmMetaSchema?.safeParse(meta);
+  if (result !== undefined && !result.success) {
     const bad = result.error.issues.map((i) => `${i.path.map(String).join('.') || 'meta'}: ${i.message}`).join('; ');
     throw new KernbenchError('ERR_MODULE_DEFINITION', `defineAlgorithm: ${bad}, got ${describeMeta(meta)}`);
   }
   return Object.freeze({ ...meta, topologies: Object.freeze([...meta.topologies]) });
 }
 
-/** Is `v` metadata defineAlgorithm would accept (the export check of an algorithm module)? */
+/**
+ * Is `v` metadata defineAlgorithm would accept (the export check of an algorithm
+ * module)? On a thread other than main, which runs modules main checked: is it an
+ * object saying what it provides.
+ */
 export function isAlgorithmMeta(v: unknown): v is AlgorithmMeta {
-  return AlgorithmMetaSchema.safeParse(v).success;
+  if (AlgorithmMetaSchema !== undefined) return AlgorithmMetaSchema.safeParse(v).success;
+  return typeof v === 'object' && v !== null && (PROVIDES as readonly unknown[]).includes((v as { provides?: unknown }).provides);
 }
 
 function describeMeta(meta: unknown): string {
@@ -116,6 +133,8 @@ function describeMeta(meta: unknown): string {
  */
 export function paramsLine(meta: AlgorithmMeta): string {
   if (meta.params === undefined) return '';
+  const z = zodOnMain;
+  if (z === undefined) return `params: ${Object.keys(meta.params.shape).join(', ')}`;
   let json: { properties?: Record<string, { enum?: unknown[]; type?: unknown; default?: unknown }> };
   try {
     json = z.toJSONSchema(meta.params, { io: 'input', unrepresentable: 'any' }) as typeof json;

@@ -113,7 +113,8 @@ export class Machine {
 /** The fabric of `kind` for the file's SIPs: its own (a switched kind, params parsed by its schema) or its direction links. */
 function sipFabricOf(kind: SipTopology, grid: SipGrid, count: number, params: Readonly<Record<string, unknown>> | undefined): SipFabric {
   if (!kind.fabric) return directionFabric(kind, grid);
-  const parsed = kind.params ? kind.params.safeParse(params ?? {}) : { success: true as const, data: {} };
+  // A kind's params schema is built on main only (a shipped kind's, decision 0228): elsewhere it gets them as main checked them.
+  const parsed = kind.params ? kind.params.safeParse(params ?? {}) : { success: true as const, data: params ?? {} };
   if (!parsed.success) throw new KernbenchError('ERR_INVALID_SIPS', `system.sips.params: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}, got ${JSON.stringify(params)}`);
   const r = fabricOrProblem(kind.fabric(count, parsed.data as Record<string, unknown>));
   // The schema ran the same rule; a topology built in code may not have.

@@ -11,17 +11,24 @@
 // between leaves, up(a), leaf(a) -> spine j, spine j -> leaf(b), down(b) (4 hops),
 // where j = ecmpWay(a, b, spines) (./fabric.ts): ECMP by a fixed hash of the
 // ordered pair, so a flow's spine is one pure function of its ends.
-import { z } from 'zod';
+//
+// Its params schema is built on the main thread only, which checks the topology
+// file (../../zod-on-main.ts): another thread builds the fabric from the params
+// main checked, with the same defaults, and loads no zod for it (decision 0228).
+import { zodOnMain as z } from '../../zod-on-main.js';
 import { defineSipTopology, ringNeighbour, rowGrid } from '../define-kind.js';
 import { ecmpWay, memoRoutes } from '../fabric.js';
 
-const Params = z.strictObject({
+/** What a param not given is. */
+const DEFAULTS = { sips_per_leaf: 4, spines: 2, oversubscription: 1 };
+
+const Params = z === undefined ? undefined : z.strictObject({
   /** SIPs on each leaf switch; count must be a multiple of it. */
-  sips_per_leaf: z.number().int().positive().default(4),
+  sips_per_leaf: z.number().int().positive().default(DEFAULTS.sips_per_leaf),
   /** Spine switches; every leaf has one link up to (and down from) each. */
-  spines: z.number().int().positive().default(2),
+  spines: z.number().int().positive().default(DEFAULTS.spines),
   /** A leaf's SIP-facing bandwidth over its spine-facing bandwidth (1: non-blocking, 2: 2:1, ...). */
-  oversubscription: z.number().positive().default(1),
+  oversubscription: z.number().positive().default(DEFAULTS.oversubscription),
 });
 
 export const kind = defineSipTopology({
@@ -34,7 +41,7 @@ export const kind = defineSipTopology({
   // Links: 2s SIP s -> its leaf, 2s + 1 back; then from 2n, per (leaf l, spine j):
   // 2n + 2(l S + j) leaf l -> spine j, and + 1 spine j -> leaf l.
   fabric: (n, params) => {
-    const { sips_per_leaf: k, spines: S, oversubscription: o } = Params.parse(params);
+    const { sips_per_leaf: k, spines: S, oversubscription: o } = Params ? Params.parse(params) : { ...DEFAULTS, ...(params as Partial<typeof DEFAULTS>) };
     if (n % k !== 0) return { problem: `fat_tree_2l puts sips_per_leaf = ${k} SIPs on each leaf: count must be a multiple of ${k}, got ${n}`, at: 'count' };
     const L = n / k;
     const base = 2 * n;
