@@ -32,6 +32,7 @@ import type { SharedState } from '../shm/shared-state.js';
 import { latencyPs } from '../time/virtual-time.js';
 import type { LinkEnds, Links } from '../topology/links.js';
 import type { Machine } from '../topology/machine.js';
+import { actorWord } from './owned.js';
 
 /** One link class's nodes: the nodes with a link into each, and a node's PEs (null: pe_pe, a crossbar). */
 interface ClassGraph {
@@ -231,7 +232,7 @@ export function linkReach(m: Machine, links: Links): LinkReach {
 export function peFloor(sh: SharedState, pe: number): number {
   const L = sh.layout;
   const a = L.peActor(pe);
-  const s = Atomics.load(sh.ctl, L.actor(a, ACTOR.STATE));
+  const s = actorWord(sh, a, ACTOR.STATE);
   if (s !== ACTOR_STATE.RUNNING && s !== ACTOR_STATE.BLOCKED) return -Infinity;
   const times = sh.times;
   let f = times[L.clock(a)];
