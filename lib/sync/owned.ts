@@ -41,12 +41,15 @@ export function setOwnActors(sh: SharedState, peExecutor: readonly number[], hos
   ownShared = sh;
 }
 
+/** Is this thread the only writer of word `field` (ACTOR) of actor `a` in session `sh`? */
+export function ownsWord(sh: SharedState, a: number, field: number): boolean {
+  if (sh !== ownShared) return false;
+  const o = own[a];
+  return o === ALL_WORDS || (o === WAIT_WORDS && field !== ACTOR.STATE);
+}
+
 /** Word `field` of actor `a` (ACTOR): a plain load when this thread is the word's only writer, else Atomics.load. */
 export function actorWord(sh: SharedState, a: number, field: number): number {
   const w = sh.layout.actor(a, field);
-  if (sh === ownShared) {
-    const o = own[a];
-    if (o === ALL_WORDS || (o === WAIT_WORDS && field !== ACTOR.STATE)) return sh.ctl[w];
-  }
-  return Atomics.load(sh.ctl, w);
+  return ownsWord(sh, a, field) ? sh.ctl[w] : Atomics.load(sh.ctl, w);
 }
