@@ -51,7 +51,7 @@ import { kernelEndBounds, kernelFlowNow } from './end-bounds.js';
 import { linkReach, peFloor, unreachedBefore } from './link-reach.js';
 import { joinOf, pieceStartPs } from '../topology/link-share.js';
 import type { Machine } from '../topology/machine.js';
-import { actorWord } from './owned.js';
+import { actorWord, ownsWord } from './owned.js';
 
 /** Snapshot attempts before a horizon is given up as -Infinity (actors kept changing state). */
 const SNAPSHOT_TRIES = 3;
@@ -242,14 +242,17 @@ function blockedHostBound(sh: SharedState, a: number): number {
   const L = sh.layout;
   const ctl = sh.ctl;
   const clock = sh.times[L.clock(a)];
-  const kind = actorWord(sh, a, ACTOR.WAIT_KIND);
-  const target = actorWord(sh, a, ACTOR.WAIT_TARGET);
+  // Its wait words are all this thread's, or none (./owned.ts): one look-up, one offset.
+  const own = ownsWord(sh, a, ACTOR.WAIT_KIND);
+  const w = L.actor(a, 0);
+  const kind = own ? ctl[w + ACTOR.WAIT_KIND] : Atomics.load(ctl, w + ACTOR.WAIT_KIND);
+  const target = own ? ctl[w + ACTOR.WAIT_TARGET] : Atomics.load(ctl, w + ACTOR.WAIT_TARGET);
   // The word waited for is written by whichever thread publishes it: always loaded.
-  const satisfied = Atomics.load(ctl, actorWord(sh, a, ACTOR.WAIT_WORD)) >= target;
+  const satisfied = Atomics.load(ctl, own ? ctl[w + ACTOR.WAIT_WORD] : Atomics.load(ctl, w + ACTOR.WAIT_WORD)) >= target;
   if (kind === WAIT_KIND.KERNEL_DONE) {
     if (!satisfied) return Infinity;
     // It resumes at the kernel's end, published before the PE's DONE_SEQ.
-    const pe = actorWord(sh, a, ACTOR.WAIT_AUX);
+    const pe = own ? ctl[w + ACTOR.WAIT_AUX] : Atomics.load(ctl, w + ACTOR.WAIT_AUX);
     const seq = target - 1;
     return Math.max(clock, sh.times[L.record(pe, seq, RECORD.END_PS)]);
   }
