@@ -185,7 +185,7 @@ t.test('a kernel waiting on a busy channel, its own or its sender\'s, acts no ea
   const ring = L.ringOf(pe(1), EAST, 0);
   set(in2, ACTOR_STATE.BLOCKED, 200_000);
   blockOn(sh, in2, WAIT_KIND.IPCQ_DATA, ring, L.ring(ring, RING.TAIL), 1);
-  const floor = (x: number) => sh.times[L.clock(L.peActor(x))];
+  const floor = (_sh: unknown, x: number) => sh.times[L.clock(L.peActor(x))];
   const ends = new Float64Array(L.dims.pes);
   kernelEndBounds(sh, m, floor, ends);
   // The message comes from the busy channel, behind its held piece, even if SIP 1's kernel sends anew at 300 ns.

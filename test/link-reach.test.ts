@@ -109,3 +109,25 @@ t.test('a pe_pe link: only the PE it leaves starts a route over it', async (t) =
   floorOf(sh, a, 5 * ALPHA);
   t.ok(unreachedBefore(sh, new LinkReach(m, links), route, a, 5 * ALPHA, -Infinity), 'every other PE idle and no horizon: none of them crosses it');
 });
+
+t.test('a link of a ring of up to 65 SIPs keeps its whole ring: a deep band is read from the list, not walked, with the walk\'s answer (decision 0230)', async (t) => {
+  for (const [sips, walks] of [[32, false], [80, true]] as const) {
+    const m = new Machine(loadTopology(topologyPath('ideal'), [`system.sips.count=${sips}`]));
+    const links = new Links(m);
+    const sh = SharedState.create({ executors: 1, pes: m.totalPes, hosts: sips + 1, nSlots: 2, slotSize: 64, cubes: m.sips * m.cubesPerSip, arenaBytes: 1024, links: links.count });
+    const reach = new LinkReach(m, links);
+    const route = links.route(sips - 1, 0); // the link back to SIP 0
+    const lb = reach.bandsOf(route[0]);
+    const end = 100 * ALPHA;
+    for (let pe = 0; pe < sips; pe++) floorOf(sh, pe, 1000 * ALPHA);
+    floorOf(sh, sips - 1, end);
+    // The PE 20 links back (level 21, band 4): its flow joins 21 latencies after it starts.
+    const far = sips - 21;
+    floorOf(sh, far, end - 21 * ALPHA - 1);
+    t.notOk(unreachedBefore(sh, reach, route, sips - 1, end, 0), `${sips} SIPs: a PE 20 links back, a picosecond short`);
+    const stamp = lb.graph.walk.stamp;
+    floorOf(sh, far, end - 21 * ALPHA);
+    t.ok(unreachedBefore(sh, reach, route, sips - 1, end, 0), `${sips} SIPs: and once it is just in time, alone`);
+    t.equal(lb.graph.walk.stamp !== stamp, walks, walks ? `${sips} SIPs: more than 64 nodes behind the link, its band is walked again` : `${sips} SIPs: its band read again from the list, no walk`);
+  }
+});

@@ -19,6 +19,7 @@ import { ACTOR, ACTOR_STATE, DIR_COUNT, FLOW, PE, WAIT_KIND } from '../shm/layou
 import type { SharedState } from '../shm/shared-state.js';
 import { CostModel } from '../topology/cost-model.js';
 import type { Machine } from '../topology/machine.js';
+import { actorWord } from './owned.js';
 
 /** Rounds of the chain along senders: past them, a bound is left where it got to (still a lower bound). */
 const ROUNDS = 4;
@@ -81,12 +82,75 @@ export function kernelFlowNow(pe: number): number {
 }
 
 /**
+ * The lookahead of one kernelEndBounds call: what its bounds read (the call's scratch,
+ * layout and costs), with the bounds as methods rather than closures made each call: a
+ * horizon is taken every few dozen messages, and closures made anew each time are each
+ * optimised again by V8 (decision 0230).
+ */
+class Lookahead {
+  sc = scratch;
+  sh: SharedState | null = null;
+  cm: CostModel | null = null;
+  per = 1;
+
+  isActive(a: number): boolean {
+    const s = this.sc.state[a];
+    return s === ACTOR_STATE.RUNNING || s === ACTOR_STATE.BLOCKED;
+  }
+
+  /**
+   * The earliest the receive inbound channel actor `a` works on completes: when the message
+   * it waits for arrives; with none awaited (its wait met, or it is copying one in), its
+   * clock (its operations complete in issue order); -Infinity when it is idle.
+   */
+  arrival(a: number): number {
+    const sc = this.sc;
+    const per = this.per;
+    const ring = sc.waitRing[a];
+    if (ring < 0) return this.isActive(a) ? sc.clock[a] : -Infinity;
+    const L = (this.sh as SharedState).layout;
+    const s = L.senderOfRing(ring);
+    const d = ring % DIR_COUNT;
+    const flight = (this.cm as CostModel).flightPs(s, (a - (a % per)) / per);
+    const c = L.channelActor(s, d);
+    // The channel idle: sent by a flow of its kernel not yet issued, no earlier than that flow acts again.
+    if (!this.isActive(c)) return Number.isNaN(sc.flowNow[s]) ? -Infinity : sc.flowNow[s] + flight;
+    // The channel busy: by it, on its way, or by a send issued later, queued behind its work
+    // (its operations run in issue order: lib/ipcq/channel-queue.ts). No earlier than its
+    // clock; a held piece (or one after it) no earlier than the held one's end alone.
+    const h = sc.held[s * DIR_COUNT + d];
+    return Math.max(sc.clock[c] + flight, h - 1);
+  }
+
+  /**
+   * The earliest the send outbound channel actor `c` works on settles: its last byte left no
+   * earlier than the channel's clock, and for a held piece than its end alone less its
+   * flight (written with it: lib/ipcq/link-timing.ts); -Infinity when the channel is idle.
+   */
+  sent(c: number, pe: number, d: number): number {
+    if (!this.isActive(c)) return -Infinity;
+    const sh = this.sh as SharedState;
+    return Math.max(this.sc.clock[c], this.sc.held[pe * DIR_COUNT + d] - sh.times[sh.layout.flow(pe, d, FLOW.LATENCY_PS)]);
+  }
+
+  flowActorNow(a: number): number {
+    const sc = this.sc;
+    const per = this.per;
+    if (sc.waitIn[a] >= 0) return Math.max(sc.clock[a], this.arrival(a - (a % per) + IN + sc.waitIn[a]));
+    if (sc.waitOut[a] < 0) return sc.clock[a];
+    const pe = (a - (a % per)) / per;
+    return Math.max(sc.clock[a], this.sent(pe * per + 1 + sc.waitOut[a], pe, sc.waitOut[a]));
+  }
+}
+const look = new Lookahead();
+
+/**
  * Per PE, a lower bound on the end of its running kernel, written into `out` (NaN for
- * a PE with no active kernel). `floor(pe)` is the caller's bound without lookahead
+ * a PE with no active kernel). `floor(sh, pe)` is the caller's bound without lookahead
  * (its clock and its sends' arrivals); `m` gives routes' latencies. Take it inside an
  * epoch snapshot.
  */
-export function kernelEndBounds(sh: SharedState, m: Machine, floor: (pe: number) => number, out: Float64Array): void {
+export function kernelEndBounds(sh: SharedState, m: Machine, floor: (sh: SharedState, pe: number) => number, out: Float64Array): void {
   const L = sh.layout;
   const ctl = sh.ctl;
   const times = sh.times;
@@ -105,7 +169,7 @@ export function kernelEndBounds(sh: SharedState, m: Machine, floor: (pe: number)
       bits ^= low;
       const a = wi * 32 + (31 - Math.clz32(low));
       if (a >= peActors) break;
-      const s = Atomics.load(ctl, L.actor(a, ACTOR.STATE));
+      const s = actorWord(sh, a, ACTOR.STATE);
       if (s !== ACTOR_STATE.RUNNING && s !== ACTOR_STATE.BLOCKED) continue;
       state[a] = s;
       clock[a] = times[L.clock(a)];
@@ -115,13 +179,13 @@ export function kernelEndBounds(sh: SharedState, m: Machine, floor: (pe: number)
         if (Atomics.load(ctl, L.pe(pe, PE.HOLD + i - 1)) === HELD) held[pe * DIR_COUNT + i - 1] = times[L.flow(pe, i - 1, FLOW.END_PS)];
       }
       if (s !== ACTOR_STATE.BLOCKED) continue;
-      const kind = Atomics.load(ctl, L.actor(a, ACTOR.WAIT_KIND));
-      const aux = Atomics.load(ctl, L.actor(a, ACTOR.WAIT_AUX));
+      const kind = actorWord(sh, a, ACTOR.WAIT_KIND);
+      const aux = actorWord(sh, a, ACTOR.WAIT_AUX);
       if (i >= IN && i < BRANCH && kind === WAIT_KIND.IPCQ_DATA) waitRing[a] = aux;
       else if ((i === 0 || i >= BRANCH) && kind === WAIT_KIND.CHANNEL && aux >= DIR_COUNT) waitIn[a] = aux - DIR_COUNT;
       else if ((i === 0 || i >= BRANCH) && kind === WAIT_KIND.CHANNEL && aux >= 0) waitOut[a] = aux;
       else continue;
-      waits.push(a, Atomics.load(ctl, L.actor(a, ACTOR.WAIT_WORD)), Atomics.load(ctl, L.actor(a, ACTOR.WAIT_TARGET)));
+      waits.push(a, actorWord(sh, a, ACTOR.WAIT_WORD), actorWord(sh, a, ACTOR.WAIT_TARGET));
     }
   }
   // Pass 2, after every read above: a wait met by now (its message published, its receive done) gives no lookahead.
@@ -131,47 +195,17 @@ export function kernelEndBounds(sh: SharedState, m: Machine, floor: (pe: number)
     waitIn[waits[k]] = -1;
     waitOut[waits[k]] = -1;
   }
-  const cm = costs(m);
-  const isActive = (a: number): boolean => state[a] === ACTOR_STATE.RUNNING || state[a] === ACTOR_STATE.BLOCKED;
-  /**
-   * The earliest the receive inbound channel actor `a` works on completes: when the message
-   * it waits for arrives; with none awaited (its wait met, or it is copying one in), its
-   * clock (its operations complete in issue order); -Infinity when it is idle.
-   */
-  const arrival = (a: number): number => {
-    const ring = waitRing[a];
-    if (ring < 0) return isActive(a) ? clock[a] : -Infinity;
-    const s = L.senderOfRing(ring);
-    const d = ring % DIR_COUNT;
-    const flight = cm.flightPs(s, (a - (a % per)) / per);
-    const c = L.channelActor(s, d);
-    // The channel idle: sent by a flow of its kernel not yet issued, no earlier than that flow acts again.
-    if (!isActive(c)) return Number.isNaN(flowNow[s]) ? -Infinity : flowNow[s] + flight;
-    // The channel busy: by it, on its way, or by a send issued later, queued behind its work
-    // (its operations run in issue order: lib/ipcq/channel-queue.ts). No earlier than its
-    // clock; a held piece (or one after it) no earlier than the held one's end alone.
-    const h = held[s * DIR_COUNT + d];
-    return Math.max(clock[c] + flight, h - 1);
-  };
-  /**
-   * The earliest the send outbound channel actor `c` works on settles: its last byte left no
-   * earlier than the channel's clock, and for a held piece than its end alone less its
-   * flight (written with it: lib/ipcq/link-timing.ts); -Infinity when the channel is idle.
-   */
-  const sent = (c: number, pe: number, d: number): number => (isActive(c) ? Math.max(clock[c], held[pe * DIR_COUNT + d] - times[L.flow(pe, d, FLOW.LATENCY_PS)]) : -Infinity);
-  const flowActorNow = (a: number): number => {
-    if (waitIn[a] >= 0) return Math.max(clock[a], arrival(a - (a % per) + IN + waitIn[a]));
-    if (waitOut[a] < 0) return clock[a];
-    const pe = (a - (a % per)) / per;
-    return Math.max(clock[a], sent(pe * per + 1 + waitOut[a], pe, waitOut[a]));
-  };
+  const lk = look;
+  lk.sh = sh;
+  lk.cm = costs(m);
+  lk.per = per;
   for (let round = 0; round < ROUNDS; round++) {
     let changed = false;
     for (let pe = 0; pe < pes; pe++) {
       const k = pe * per;
       let b = Infinity;
-      if (isActive(k)) b = flowActorNow(k);
-      for (let i = BRANCH; i < per; i++) if (isActive(k + i)) b = Math.min(b, flowActorNow(k + i));
+      if (lk.isActive(k)) b = lk.flowActorNow(k);
+      for (let i = BRANCH; i < per; i++) if (lk.isActive(k + i)) b = Math.min(b, lk.flowActorNow(k + i));
       const v = b === Infinity ? NaN : b;
       if (v !== flowNow[pe] && !(Number.isNaN(v) && Number.isNaN(flowNow[pe]))) {
         flowNow[pe] = v;
@@ -182,13 +216,13 @@ export function kernelEndBounds(sh: SharedState, m: Machine, floor: (pe: number)
   }
   for (let pe = 0; pe < pes; pe++) {
     const k = pe * per;
-    if (!isActive(k)) {
+    if (!lk.isActive(k)) {
       out[pe] = NaN;
       continue;
     }
     // It drains every receive it issued before it ends.
-    let e = Math.max(floor(pe), flowActorNow(k));
-    for (let d = 0; d < DIR_COUNT; d++) e = Math.max(e, arrival(k + IN + d));
+    let e = Math.max(floor(sh, pe), lk.flowActorNow(k));
+    for (let d = 0; d < DIR_COUNT; d++) e = Math.max(e, lk.arrival(k + IN + d));
     out[pe] = e;
   }
 }

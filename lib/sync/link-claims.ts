@@ -51,6 +51,7 @@ import { kernelEndBounds, kernelFlowNow } from './end-bounds.js';
 import { linkReach, peFloor, unreachedBefore } from './link-reach.js';
 import { joinOf, pieceStartPs } from '../topology/link-share.js';
 import type { Machine } from '../topology/machine.js';
+import { actorWord, ownsWord } from './owned.js';
 
 /** Snapshot attempts before a horizon is given up as -Infinity (actors kept changing state). */
 const SNAPSHOT_TRIES = 3;
@@ -196,19 +197,13 @@ export function launchHorizon(sh: SharedState, m: Machine, lookahead = true): nu
   const times = sh.times;
   flowsFresh = false;
   if (ends.length < L.dims.pes) ends = new Float64Array(L.dims.pes);
-  // A PE's bound without lookahead: the later of its clock and its sends' arrivals alone.
-  const floor = (pe: number): number => {
-    let f = times[L.clock(L.peActor(pe))];
-    for (let d = 0; d < DIR_COUNT; d++) f = Math.max(f, times[L.flow(pe, d, FLOW.ARRIVAL_PS)]);
-    return f;
-  };
   for (let attempt = 0; attempt < SNAPSHOT_TRIES; attempt++) {
     const epoch = stateEpoch(sh);
     if (Atomics.load(ctl, HEADER.COMMANDS_IN_FLIGHT) !== 0) return -Infinity;
     let h = Infinity;
     // An active PE: its kernel's end, looking ahead through the receives it waits for (./end-bounds.ts).
     if (lookahead) {
-      kernelEndBounds(sh, m, floor, ends);
+      kernelEndBounds(sh, m, activeFloor, ends);
       for (let pe = 0; pe < L.dims.pes; pe++) if (ends[pe] < h) h = ends[pe];
     } else {
       // An idle PE (-Infinity) launches nothing of its own: the hosts below bound it.
@@ -219,7 +214,7 @@ export function launchHorizon(sh: SharedState, m: Machine, lookahead = true): nu
     }
     for (let host = 0; host < L.dims.hosts; host++) {
       const a = L.hostActor(host);
-      const s = Atomics.load(ctl, L.actor(a, ACTOR.STATE));
+      const s = actorWord(sh, a, ACTOR.STATE);
       if (s === ACTOR_STATE.RUNNING) h = Math.min(h, times[L.clock(a)]);
       else if (s === ACTOR_STATE.BLOCKED) h = Math.min(h, blockedHostBound(sh, a));
     }
@@ -233,18 +228,32 @@ export function launchHorizon(sh: SharedState, m: Machine, lookahead = true): nu
   return -Infinity;
 }
 
+/** A PE's bound without lookahead: the later of its clock and its sends' arrivals alone (a function, not a closure made each horizon). */
+function activeFloor(sh: SharedState, pe: number): number {
+  const L = sh.layout;
+  const times = sh.times;
+  let f = times[L.clock(L.peActor(pe))];
+  for (let d = 0; d < DIR_COUNT; d++) f = Math.max(f, times[L.flow(pe, d, FLOW.ARRIVAL_PS)]);
+  return f;
+}
+
 /** A blocked host's bound (see the header): Infinity when what wakes it is bounded elsewhere. */
 function blockedHostBound(sh: SharedState, a: number): number {
   const L = sh.layout;
   const ctl = sh.ctl;
   const clock = sh.times[L.clock(a)];
-  const kind = Atomics.load(ctl, L.actor(a, ACTOR.WAIT_KIND));
-  const satisfied = Atomics.load(ctl, Atomics.load(ctl, L.actor(a, ACTOR.WAIT_WORD))) >= Atomics.load(ctl, L.actor(a, ACTOR.WAIT_TARGET));
+  // Its wait words are all this thread's, or none (./owned.ts): one look-up, one offset.
+  const own = ownsWord(sh, a, ACTOR.WAIT_KIND);
+  const w = L.actor(a, 0);
+  const kind = own ? ctl[w + ACTOR.WAIT_KIND] : Atomics.load(ctl, w + ACTOR.WAIT_KIND);
+  const target = own ? ctl[w + ACTOR.WAIT_TARGET] : Atomics.load(ctl, w + ACTOR.WAIT_TARGET);
+  // The word waited for is written by whichever thread publishes it: always loaded.
+  const satisfied = Atomics.load(ctl, own ? ctl[w + ACTOR.WAIT_WORD] : Atomics.load(ctl, w + ACTOR.WAIT_WORD)) >= target;
   if (kind === WAIT_KIND.KERNEL_DONE) {
     if (!satisfied) return Infinity;
     // It resumes at the kernel's end, published before the PE's DONE_SEQ.
-    const pe = Atomics.load(ctl, L.actor(a, ACTOR.WAIT_AUX));
-    const seq = Atomics.load(ctl, L.actor(a, ACTOR.WAIT_TARGET)) - 1;
+    const pe = own ? ctl[w + ACTOR.WAIT_AUX] : Atomics.load(ctl, w + ACTOR.WAIT_AUX);
+    const seq = target - 1;
     return Math.max(clock, sh.times[L.record(pe, seq, RECORD.END_PS)]);
   }
   if ((kind === WAIT_KIND.BARRIER || kind === WAIT_KIND.RANKS_DONE) && !satisfied) return Infinity;

@@ -32,6 +32,7 @@ import type { SharedState } from '../shm/shared-state.js';
 import { latencyPs } from '../time/virtual-time.js';
 import type { LinkEnds, Links } from '../topology/links.js';
 import type { Machine } from '../topology/machine.js';
+import { actorWord } from './owned.js';
 
 /** One link class's nodes: the nodes with a link into each, and a node's PEs (null: pe_pe, a crossbar). */
 interface ClassGraph {
@@ -48,6 +49,8 @@ interface ClassGraph {
 const NEAR_LEVELS = 16;
 /** At most this many nodes kept per link (a wider neighbourhood is walked each read, as deeper bands are). */
 const NEAR_NODES = 32;
+/** A link whose whole class graph behind it has at most this many nodes keeps them all: every band is read from the list (decision 0230). */
+const ALL_NODES = 64;
 
 /**
  * One link (v -> w): its latency, and per band b of levels [2^b, 2^(b+1)) the lowest
@@ -60,7 +63,9 @@ const NEAR_NODES = 32;
  * The nodes of the levels below NEAR_LEVELS are found once, by the first read, and kept
  * (when there are at most NEAR_NODES of them): a band of them is read from that list, not
  * by a walk of the class graph from v (decision 0216). The graph does not change, so the
- * list is what every walk would find.
+ * list is what every walk would find. When every level behind v has at most ALL_NODES
+ * nodes in all (a ring of up to 65 SIPs: a link's whole ring), they are all kept, and no
+ * band is walked again (decision 0230).
  */
 class LinkBands {
   readonly bands: Float64Array;
@@ -72,6 +77,8 @@ class LinkBands {
   private near: Int32Array | null | undefined;
   /** nearEnd[k]: where level k's nodes end in `near` (level 1 starts at 0). */
   private nearEnd: Int32Array | undefined;
+  /** `near` holds every level, to lastLevel. */
+  private nearAll = false;
   constructor(
     readonly latencyPs: number,
     readonly graph: ClassGraph,
@@ -97,7 +104,7 @@ class LinkBands {
     } else {
       if (this.near === undefined) this.findNear();
       const near = this.near ?? null;
-      if (near !== null && hi <= NEAR_LEVELS) {
+      if (near !== null && (hi <= NEAR_LEVELS || this.nearAll)) {
         const end = this.nearEnd as Int32Array;
         for (let level = lo; level < hi && level <= this.lastLevel; level++) {
           for (let i = end[level - 1]; i < end[level]; i++) {
@@ -143,8 +150,9 @@ class LinkBands {
     return best;
   }
 
-  /** Find and keep the nodes of levels 1 to NEAR_LEVELS - 1 (the walk's, in its order), or mark them too many. */
+  /** Find and keep the nodes of every level when they are few (findAll), else of levels 1 to NEAR_LEVELS - 1 (the walk's, in its order), or mark them too many. */
   private findNear(): void {
+    if (this.findAll()) return;
     const g = this.graph;
     const w = g.walk;
     const stamp = this.startWalk();
@@ -171,6 +179,33 @@ class LinkBands {
     }
     this.near = w.queue.slice(0, nearEnd[NEAR_LEVELS - 1]);
     this.nearEnd = nearEnd;
+  }
+
+  /** Keep the nodes of every level, in the walk's order, if there are at most ALL_NODES of them: true if kept. */
+  private findAll(): boolean {
+    const g = this.graph;
+    const w = g.walk;
+    const stamp = this.startWalk();
+    const ends = [0];
+    let head = 0;
+    let tail = 1;
+    for (let level = 1; tail <= ALL_NODES; level++) {
+      const end = tail;
+      for (let i = head; i < end; i++) {
+        const us = g.into.get(w.queue[i]);
+        if (us !== undefined) for (const u of us) if (w.seen[u] !== stamp) (w.seen[u] = stamp), (w.queue[tail++] = u);
+      }
+      ends.push(end);
+      head = end;
+      if (head === tail) {
+        this.lastLevel = Math.min(this.lastLevel, level);
+        this.near = w.queue.slice(0, tail);
+        this.nearEnd = Int32Array.from(ends);
+        this.nearAll = true;
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The lowest of `best` and max(floor, h) + level * latency over PEs [x0, x1) (a method, not a closure: read runs on the send path). */
@@ -231,7 +266,7 @@ export function linkReach(m: Machine, links: Links): LinkReach {
 export function peFloor(sh: SharedState, pe: number): number {
   const L = sh.layout;
   const a = L.peActor(pe);
-  const s = Atomics.load(sh.ctl, L.actor(a, ACTOR.STATE));
+  const s = actorWord(sh, a, ACTOR.STATE);
   if (s !== ACTOR_STATE.RUNNING && s !== ACTOR_STATE.BLOCKED) return -Infinity;
   const times = sh.times;
   let f = times[L.clock(a)];

@@ -309,7 +309,7 @@ export class Scheduler {
   private storeState(actor: number, state: number): void {
     const L = this.shared.layout;
     const w = L.actor(actor, ACTOR.STATE);
-    const was = Atomics.load(this.ctl, w);
+    const was = this.ctl[w]; // this thread is its actors' only writer (./owned.ts): a plain load
     Atomics.store(this.ctl, w, state);
     const active = state === ACTOR_STATE.RUNNING || state === ACTOR_STATE.BLOCKED;
     if (active !== (was === ACTOR_STATE.RUNNING || was === ACTOR_STATE.BLOCKED)) {

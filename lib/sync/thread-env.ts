@@ -5,6 +5,7 @@ import { Machine } from '../topology/machine.js';
 import type { SharedState } from '../shm/shared-state.js';
 import type { SessionPlan } from '../config/plan.js';
 import { Jitter } from './jitter.js';
+import { setOwnActors } from './owned.js';
 import { Scheduler } from './scheduler.js';
 import { TraceRecorder } from '../trace/recorder.js';
 
@@ -68,5 +69,6 @@ export class ThreadEnv {
     const jitter = plan.jitterSeed === null ? null : new Jitter(plan.jitterSeed, executor);
     this.trace = plan.trace ? new TraceRecorder() : null;
     this.sched = new Scheduler(shared, executor, plan.ccl.backpressure === 'poll', jitter, turnsFirst(plan.peExecutor, executor));
+    setOwnActors(shared, plan.peExecutor, plan.hostExecutor, executor);
   }
 }

@@ -1,4 +1,4 @@
-// Runs on: main thread (tap). One tap process for tl.parallel over shared links (a user bench, and how a ring's pieces of shared links are timed, run through the in-process CLI, each run under the helper's guard) and the link claims:
+// Runs on: main thread (tap). One tap process for tl.parallel over shared links (a user bench, and how a ring's pieces of shared links are timed, run through the in-process CLI, each run under the helper's guard) and the link claims, and which actor words a thread reads plainly:
 // tap starts one process per group file, and the files below share its start-up
 // and its loading of the library (decision 0028). Each file still runs alone:
 // `npx tap dist/test/NAME.test.js`.
@@ -12,3 +12,4 @@ await import('../link-parallel-hang.test.js');
 await import('../link-pieces.test.js');
 await import('../link-claims.test.js');
 await import('../link-claims-unit.test.js');
+await import('../owned-actors.test.js');
