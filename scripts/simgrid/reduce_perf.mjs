@@ -7,9 +7,9 @@
 //   npm run build && node bin/kernbench.js run --bench scripts/simgrid/reduce_perf.mjs \
 //     --topology ideal --set system.sips.topology=single_switch --set system.sips.count=8 \
 //     --set ccl.peer_ranks=8 --bytes 65536 [--no-data] --json
-import { defineBench, z } from '../../dist/lib/bench/define.js';
+import { defineBench } from '../../dist/lib/bench/define.js';
 
-export const options = z.object({
+export const options = (z) => z.object({
   bytes: z.number().int().min(4).default(65536).describe('bytes per rank (f32)'),
   root: z.number().int().min(0).default(0).describe('the rank the reduction lands on'),
 });

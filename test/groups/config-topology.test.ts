@@ -24,6 +24,7 @@ await import('../cli-config.test.js');
 await import('../cli-input-files.test.js');
 await import('../cli-validate.test.js');
 await import('../cli-bench-options.test.js');
+await import('../bench-options-function.test.js');
 await import('../config-limits.test.js');
 await import('../readme.test.js');
 await import('../cli-help.test.js');
