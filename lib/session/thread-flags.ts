@@ -89,14 +89,20 @@ const POOL_SEMI_SPACE_MB = 16;
 
 /**
  * Before a pool of `executors` threads starts: the isolates created from now on get
- * oldSpaceFloorMb (0: V8's own limit) and semiSpaceMb. Process-wide, read as each
- * isolate starts, as setHeapFlags' are; main's isolate exists already and keeps its
- * own. A value given on node's command line wins.
+ * oldSpaceFloorMb (0: V8's own limit). Process-wide, read as each isolate starts, as
+ * setHeapFlags' are; main's isolate exists already and keeps its own. A value given
+ * on node's command line wins.
  */
-export function setPoolHeapFlags(executors: number): void {
-  setHeapFlags();
-  if (!givenOnCommandLine('--initial-old-space-size')) v8.setFlagsFromString(`--initial-old-space-size=${oldSpaceFloorMb(executors)}`);
-  if (!givenOnCommandLine('--max-semi-space-size')) v8.setFlagsFromString(`--max-semi-space-size=${semiSpaceMb(executors)}`);
+export function setOldSpaceFloor(executors: number): void {
+  if (givenOnCommandLine('--initial-old-space-size')) return;
+  v8.setFlagsFromString(`--initial-old-space-size=${oldSpaceFloorMb(executors)}`);
+}
+
+/** As setOldSpaceFloor, for the nursery: the isolates created from now on get semiSpaceMb(executors). */
+export function setSemiSpace(executors: number): void {
+  setHeapFlags(); // first, or its default would later overwrite this
+  if (givenOnCommandLine('--max-semi-space-size')) return;
+  v8.setFlagsFromString(`--max-semi-space-size=${semiSpaceMb(executors)}`);
 }
 
 function givenOnCommandLine(name: string): boolean {

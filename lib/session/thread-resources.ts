@@ -6,7 +6,7 @@ import { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { enableYoungGc, epochGcFromEnv } from '../sync/young-gc.js';
 import type { ToCoordinator } from '../sync/messages.js';
-import { setPoolHeapFlags, threadEnv, threadExecArgv } from './thread-flags.js';
+import { setOldSpaceFloor, setSemiSpace, threadEnv, threadExecArgv } from './thread-flags.js';
 import type { SharedState } from '../shm/shared-state.js';
 import type { SessionPlan } from '../config/plan.js';
 
@@ -74,7 +74,8 @@ export class ThreadResources {
       // Node's "module imported again after being required" assertion (seen intermittently when the
       // pool grew). Turning require(esm) off in the pool makes piscina fall back to import().
       // Before the pool's isolates start: a full-collection floor for few of them (decision 0215), smaller nurseries for many (decision 0232).
-      setPoolHeapFlags(n);
+      setOldSpaceFloor(n);
+      setSemiSpace(n);
       this.pool = new Piscina({ filename: EXECUTOR_FILE, minThreads: n, maxThreads: n, concurrentTasksPerWorker: 1, idleTimeout: 60_000, execArgv: [...threadExecArgv(), ...REQUIRE_ESM_OFF], env: threadEnv(), ...(this.executorHeapMb === undefined ? {} : { resourceLimits: { maxOldGenerationSizeMb: this.executorHeapMb } }) });
       this.poolSize = n;
     }
