@@ -9,15 +9,17 @@ import t from 'tap';
 import { setTiering, tieringFactor, tieringFlag } from '../lib/session/thread-flags.js';
 import { ThreadResources } from '../lib/session/thread-resources.js';
 
-t.test('the factor is the executors a core, from 1 to 16', async (t) => {
+t.test('the factor is one step for every 8 executors a core, from 1 to 16', async (t) => {
   t.equal(tieringFactor(1, 2), 1);
   t.equal(tieringFactor(2, 2), 1);
-  t.equal(tieringFactor(3, 2), 1);
-  t.equal(tieringFactor(8, 2), 4);
-  t.equal(tieringFactor(64, 2), 16);
-  t.equal(tieringFactor(1024, 2), 16);
+  t.equal(tieringFactor(16, 2), 1, "bench barrier_throughput's largest size keeps V8's default");
+  t.equal(tieringFactor(31, 2), 1);
+  t.equal(tieringFactor(32, 2), 2);
+  t.equal(tieringFactor(64, 2), 4);
+  t.equal(tieringFactor(256, 2), 16);
+  t.equal(tieringFactor(4096, 2), 16);
   t.equal(tieringFactor(64, 64), 1);
-  t.equal(tieringFactor(5, 0), 5, 'no core count: one');
+  t.equal(tieringFactor(40, 0), 5, 'no core count: one');
 });
 
 t.test("the flag's default is this node's (node --v8-options)", async (t) => {
@@ -51,8 +53,8 @@ async function flagsSetDuring(body: () => Promise<void> | void): Promise<string[
 
 t.test('setTiering sets the scaled value once, and the default back', async (t) => {
   const { name, base } = tieringFlag()!;
-  t.same(await flagsSetDuring(() => setTiering(64, 2)), [`${name}=${base * 16}`]);
-  t.same(await flagsSetDuring(() => setTiering(64, 2)), [], 'unchanged: not set again');
+  t.same(await flagsSetDuring(() => setTiering(256, 2)), [`${name}=${base * 16}`]);
+  t.same(await flagsSetDuring(() => setTiering(256, 2)), [], 'unchanged: not set again');
   t.same(await flagsSetDuring(() => setTiering(2, 2)), [`${name}=${base}`]);
 });
 
@@ -63,6 +65,7 @@ t.test("each session's pool request sets the threshold for its executors", async
   t.teardown(() => resources.close());
   const seen = await flagsSetDuring(() => void resources.executorPool(4));
   t.ok(seen.includes(`${name}=${base * tieringFactor(4, availableParallelism())}`), seen.join(' '));
+  t.equal(tieringFactor(4, availableParallelism()), 1, 'four executors keep the default on any machine');
   setTiering(1024, 1);
   const again = await flagsSetDuring(() => void resources.executorPool(1));
   t.ok(again.includes(`${name}=${base}`), `a session of one executor on the same pool gets the default: ${again.join(' ')}`);

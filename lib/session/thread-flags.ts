@@ -108,17 +108,21 @@ export function setSemiSpace(executors: number): void {
 
 /**
  * How much later than V8's default a function is optimised by TurboFan while a session
- * runs `executors` executor threads on `cores` cores (decision 0238): the executors per
- * core, from 1 to MAX_TIERING_FACTOR. V8 decides per isolate, as if each had the machine
- * to itself: a function is optimised after a fixed amount of its bytecode ran in that
- * isolate. Under --threads rank every isolate runs the same runtime for one rank, so each
- * optimises the same functions after 1/p of the work, on cores the ranks need: at
- * p = 64 on 2 cores, a third of the process's CPU over a ring all-reduce was TurboFan
- * compiling, and the code it made ran little before the run ended.
+ * runs `executors` executor threads on `cores` cores (decision 0238): one step for every
+ * ISOLATES_A_CORE isolates a core, from 1 to MAX_TIERING_FACTOR. V8 decides per isolate, as
+ * if each had the machine to itself: a function is optimised after a fixed amount of its
+ * bytecode ran in that isolate. Under --threads rank every isolate runs the same runtime
+ * for one rank, so each optimises the same functions after 1/p of the work, on cores the
+ * ranks need: at p = 64 on 2 cores, a third of the process's CPU over a ring all-reduce
+ * was TurboFan compiling, and the code it made ran little before the run ended. Up to
+ * ISOLATES_A_CORE a core, V8's default is kept: there the host barrier, small code run
+ * many times (bench barrier_throughput, 16 ranks), lost more to later optimisation than
+ * the compiles cost.
  */
 export function tieringFactor(executors: number, cores: number): number {
-  return Math.max(1, Math.min(MAX_TIERING_FACTOR, Math.floor(executors / Math.max(1, cores))));
+  return Math.max(1, Math.min(MAX_TIERING_FACTOR, Math.floor(executors / (ISOLATES_A_CORE * Math.max(1, cores)))));
 }
+const ISOLATES_A_CORE = 8;
 const MAX_TIERING_FACTOR = 16;
 
 /**
