@@ -7,7 +7,7 @@
 // rank, idle-time collections on, as the bench runs) and prints, as the median
 // over the spawns after two warm-ups, the bench's figure (process CPU over its
 // window, rank 0's all-reduce start to the last rank's end, per message) and its
-// split: the executors (the threads of rank 0 and the last rank) and every other
+// split: the executors (every thread a rank ran on) and every other
 // thread (V8's platform threads: concurrent marking, parallel scavenges,
 // compilation; the coordinator; main). Linux only (/proc). Wall-time noise moves
 // these figures; compare builds run in alternation (docs/benchmarks.md).
@@ -39,9 +39,10 @@ const run = await withSession(resources, config, [worker], async (torch) => {
     const b = ranks[P - 1].end as ThreadCpu;
     let executors = 0;
     let others = 0;
+    const executorThreads = new Set(ranks.map((r) => r.thread));
     for (const [t, ns] of Object.entries(b.ns)) {
       const us = (ns - (a.ns[t] ?? 0)) / 1e3;
-      if (t === a.self || t === b.self) executors += us;
+      if (executorThreads.has(t)) executors += us;
       else others += us;
     }
     rows.push({ processUs: b.processUs - a.processUs, executorsUs: executors, othersUs: others });

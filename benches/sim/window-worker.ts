@@ -14,6 +14,11 @@ export interface ThreadCpu {
   processUs: number;
 }
 
+/** The calling thread's id (/proc/thread-self). */
+function threadId(): string {
+  return readFileSync('/proc/thread-self/stat', 'utf8').split(' ')[0];
+}
+
 function threadCpu(): ThreadCpu {
   const ns: Record<string, number> = {};
   for (const t of readdirSync('/proc/self/task')) {
@@ -24,16 +29,16 @@ function threadCpu(): ThreadCpu {
     }
   }
   const u = process.resourceUsage();
-  return { ns, self: readFileSync('/proc/thread-self/stat', 'utf8').split(' ')[0], processUs: u.userCPUTime + u.systemCPUTime };
+  return { ns, self: threadId(), processUs: u.userCPUTime + u.systemCPUTime };
 }
 
 /** As sim_throughput's worker (one all-reduce of `nElem` f32), reading every thread's CPU at the window's two ends. */
-export async function windowWorker(rank: number, nElem: number, torch: Torch): Promise<{ ok: boolean; start: ThreadCpu | null; end: ThreadCpu | null }> {
+export async function windowWorker(rank: number, nElem: number, torch: Torch): Promise<{ ok: boolean; start: ThreadCpu | null; end: ThreadCpu | null; thread: string }> {
   const { t, ws } = await rankSetUp(rank, nElem, torch);
   const start = rank === 0 ? threadCpu() : null;
   await torch.distributed.allReduce(t, { op: 'sum' });
   const end = rank === ws - 1 ? threadCpu() : null;
   await torch.distributed.barrier();
   const out = await t.numpy();
-  return { ok: out.data.every((v) => v === ws), start, end };
+  return { ok: out.data.every((v) => v === ws), start, end, thread: threadId() };
 }

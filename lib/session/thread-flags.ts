@@ -2,6 +2,7 @@
 // Node flags kernbench's threads start with — executors, the coordinator, and
 // the benches' bare threads, which get the same flags so that they compare
 // like with like.
+import { availableParallelism } from 'node:os';
 import v8 from 'node:v8';
 import { Worker } from 'node:worker_threads';
 
@@ -104,6 +105,56 @@ export function setSemiSpace(executors: number): void {
   if (givenOnCommandLine('--max-semi-space-size')) return;
   v8.setFlagsFromString(`--max-semi-space-size=${semiSpaceMb(executors)}`);
 }
+
+/**
+ * How much later than V8's default a function is optimised by TurboFan while a session
+ * runs `executors` executor threads on `cores` cores (decision 0238): one step for every
+ * ISOLATES_A_CORE isolates a core, from 1 to MAX_TIERING_FACTOR. V8 decides per isolate, as
+ * if each had the machine to itself: a function is optimised after a fixed amount of its
+ * bytecode ran in that isolate. Under --threads rank every isolate runs the same runtime
+ * for one rank, so each optimises the same functions after 1/p of the work, on cores the
+ * ranks need: at p = 64 on 2 cores, a third of the process's CPU over a ring all-reduce
+ * was TurboFan compiling, and the code it made ran little before the run ended. Up to
+ * ISOLATES_A_CORE a core, V8's default is kept: there the host barrier, small code run
+ * many times (bench barrier_throughput, 16 ranks), lost more to later optimisation than
+ * the compiles cost.
+ */
+export function tieringFactor(executors: number, cores: number): number {
+  return Math.max(1, Math.min(MAX_TIERING_FACTOR, Math.floor(executors / (ISOLATES_A_CORE * Math.max(1, cores)))));
+}
+const ISOLATES_A_CORE = 8;
+const MAX_TIERING_FACTOR = 16;
+
+/**
+ * The V8 flag that sets when TurboFan optimises a function, and its default, by V8's
+ * major version: V8 11 (Node 20) counts bytecode run (`--interrupt-budget`), V8 12 and
+ * later (Node 22, 24) calls (`--invocation-count-for-turbofan`). A V8 this table does
+ * not know keeps its own tiering. test/tiering.test.ts checks each default against
+ * `node --v8-options` of the node running it.
+ */
+export function tieringFlag(v8Version: string = process.versions.v8): { name: string; base: number } | undefined {
+  const major = Number(v8Version.split('.')[0]);
+  if (major === 11) return { name: '--interrupt-budget', base: 67584 };
+  if (major >= 12 && major <= 13) return { name: '--invocation-count-for-turbofan', base: 3000 };
+  return undefined;
+}
+
+/**
+ * Before a session runs on `executors` executor threads: TurboFan's threshold for every
+ * isolate of the process (V8's flags are process-wide and this one is read as functions
+ * run), scaled by tieringFactor. Set again for each session, so a pool kept from a
+ * --threads rank run and reused by a --threads 1 one gets V8's default back. A value
+ * given on node's command line wins.
+ */
+export function setTiering(executors: number, cores: number = availableParallelism()): void {
+  const flag = tieringFlag();
+  if (flag === undefined || givenOnCommandLine(flag.name)) return;
+  const value = flag.base * tieringFactor(executors, cores);
+  if (value === tieringSet) return;
+  v8.setFlagsFromString(`${flag.name}=${value}`);
+  tieringSet = value;
+}
+let tieringSet: number | undefined;
 
 function givenOnCommandLine(name: string): boolean {
   const given = process.execArgv.join(' ');

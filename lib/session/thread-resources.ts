@@ -6,7 +6,7 @@ import { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { enableYoungGc, epochGcFromEnv } from '../sync/young-gc.js';
 import type { ToCoordinator } from '../sync/messages.js';
-import { setOldSpaceFloor, setSemiSpace, threadEnv, threadExecArgv } from './thread-flags.js';
+import { setOldSpaceFloor, setSemiSpace, setTiering, threadEnv, threadExecArgv } from './thread-flags.js';
 import type { SharedState } from '../shm/shared-state.js';
 import type { SessionPlan } from '../config/plan.js';
 
@@ -65,6 +65,8 @@ export class ThreadResources {
   }
 
   executorPool(n: number): Piscina {
+    // Each session, whatever the pool's size: TurboFan's threshold for the n isolates it runs on (decision 0238).
+    setTiering(n);
     if (!this.pool || this.poolSize < n) {
       void this.pool?.destroy();
       const note = manyThreadsNote(n);

@@ -12,3 +12,4 @@ await import('../executor-heap.test.js');
 await import('../kernel-timers.test.js');
 await import('../milestone.test.js');
 await import('../pool-heap.test.js');
+await import('../tiering.test.js');
