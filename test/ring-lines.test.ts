@@ -6,7 +6,7 @@
 // with a thread a PE, every ring and header keeps lines of its own. Whatever the
 // packing, no two rings' words and no two slots' headers overlap.
 import t from 'tap';
-import { DIR_COUNT, RING, RING_WORDS, SLOT, ShmLayout, type LayoutDims } from '../lib/shm/layout.js';
+import { DIR_COUNT, FLOW, RING, RING_WORDS, SLOT, ShmLayout, type LayoutDims } from '../lib/shm/layout.js';
 
 const EAST = 0;
 
@@ -73,5 +73,31 @@ t.test("no two rings' words and no two slots' headers overlap, packed or not, in
     t.ok((Math.max(...slots) + 1) * L.slotStride <= L.payloadBase, 'headers before the payload region');
     t.equal(L.slotOffset(L.ringOf(1, EAST, 1), 3), L.slotOffset(L.ringOf(1, EAST, 0), 3), 'a set has its own buffer: same offsets');
     t.equal(DIR_COUNT * pes * L.dims.nSlots * L.slotStride, L.payloadBase);
+  }
+});
+
+/** Distinct 64-byte lines of `times` that the arrivals of PE `pe`'s four outbound channels take (a piece's check reads all four of each PE near its links: lib/sync/link-reach.ts peFloor). */
+function arrivalLines(L: ShmLayout, pe: number): number {
+  const lines = new Set<number>();
+  for (let d = 0; d < DIR_COUNT; d++) lines.add(L.flow(pe, d, FLOW.ARRIVAL_PS) >>> 3);
+  return lines.size;
+}
+
+t.test("a PE's floor reads one line of arrivals, not one a direction (decision 0236)", async (t) => {
+  for (const [pes, executors] of [
+    [8, 1],
+    [256, 1],
+    [1024, 2],
+    [64, 64],
+  ]) {
+    const L = layout(pes, executors, 0);
+    let lines = 0;
+    for (let pe = 0; pe < pes; pe++) lines += arrivalLines(L, pe);
+    t.equal(lines, pes, `p = ${pes}, ${executors} threads: one line a PE`);
+    const words = new Set<number>();
+    for (let pe = 0; pe < pes; pe++) for (let d = 0; d < DIR_COUNT; d++) for (let f = 0; f < FLOW.WIDTH; f++) words.add(L.flow(pe, d, f));
+    t.equal(words.size, pes * DIR_COUNT * FLOW.WIDTH, 'flow words distinct');
+    t.ok(Math.max(...words) < L.timesWords, 'flow words inside times');
+    t.ok(Math.min(...words) > L.clock(L.actors - 1), 'after the clocks');
   }
 });

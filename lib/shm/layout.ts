@@ -154,6 +154,7 @@ export class ShmLayout {
     f += dims.pes * GRANT.WIDTH;
     this.channelFreeBase = f;
     f += dims.cubes * 2;
+    f = Math.ceil(f / 8) * 8; // a 64-byte line: a PE's four arrivals share one (flow)
     this.flowBase = f;
     f += dims.pes * DIR_COUNT * FLOW.WIDTH;
     this.linkBound = f;
@@ -310,9 +311,14 @@ export class ShmLayout {
     return this.linkClaimBase + 2 * id;
   }
 
-  /** PE `pe`'s link-flow request on its outbound channel `dir` (FLOW fields). */
+  /**
+   * PE `pe`'s link-flow request on its outbound channel `dir` (FLOW fields). A PE's
+   * block is field-major: a field's four directions are adjacent, so the floor a piece's
+   * check reads of each PE near its links (its four arrivals, lib/sync/link-reach.ts
+   * peFloor) is one cache line, not four (decision 0236).
+   */
   flow(pe: number, dir: number, field: number): number {
-    return this.flowBase + (pe * DIR_COUNT + dir) * FLOW.WIDTH + field;
+    return this.flowBase + (pe * FLOW.WIDTH + field) * DIR_COUNT + dir;
   }
   barrierTime(round: number, host: number): number {
     return this.barrierBase + (round % 2) * this.dims.hosts + host;
