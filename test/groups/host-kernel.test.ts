@@ -11,6 +11,7 @@ export {};
 await import('../host-api.test.js');
 await import('../kernel-ops.test.js');
 await import('../declared-types.test.js');
+await import('../comment-free-js.test.js');
 await import('../ring-step-counts.test.js');
 await import('../trace.test.js');
 await import('../trace-format.test.js');
