@@ -66,7 +66,6 @@ const POLL_SPIN_BUDGET = 64;
  */
 export const TURNS_BEFORE_PARK = 4;
 
-
 export class Scheduler {
   private readonly ctl: Int32Array;
   /** This thread's parked waiters, by word. */
@@ -372,9 +371,9 @@ export class Scheduler {
   }
 
   /**
-   * Resolve every waiter whose word reached its target. The doorbell is read once, by
-   * the caller or here, not once a word: a resolve that publishes looks at it again
-   * (signal), and a ring after this read is seen there or by the wake loop (decision 0234).
+   * Resolve every waiter whose word reached its target. The doorbell is read once, by the
+   * caller (pollDoorbell, the wake loop), not once a word: a resolve that publishes looks at
+   * it again (signal), and a ring after that read is seen there or by the wake loop (decision 0234).
    */
   private sweep(): void {
     if (Atomics.load(this.ctl, HEADER.ABORT) !== 0) {
