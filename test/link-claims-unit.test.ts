@@ -15,6 +15,7 @@ import { Links } from '../lib/topology/links.js';
 import { Machine } from '../lib/topology/machine.js';
 import { CLAIMED, claimLinks, claimedAlone, claimedBy, keptHorizon, launchHorizon, releaseLinks } from '../lib/sync/link-claims.js';
 import { kernelEndBounds, kernelFlowNow } from '../lib/sync/end-bounds.js';
+import { setOwnActors } from '../lib/sync/owned.js';
 
 const m = new Machine(loadTopology(topologyPath('default'), ['system.sips.count=8']));
 const pe = (sip: number) => m.peId({ sip, cube: 0, pe: 0 });
@@ -84,6 +85,7 @@ function setter(sh: SharedState) {
   const L = sh.layout;
   return (actor: number, state: number, clockPs: number) => {
     Atomics.store(sh.ctl, L.actor(actor, ACTOR.STATE), state);
+    Atomics.add(sh.ctl, L.actor(actor, ACTOR.GEN), 1); // as the scheduler does: a horizon keeps a host's words while its generation stands
     const bit = 1 << (actor & 31);
     if (state === ACTOR_STATE.RUNNING || state === ACTOR_STATE.BLOCKED) Atomics.or(sh.ctl, L.activeWord(actor), bit);
     else Atomics.and(sh.ctl, L.activeWord(actor), ~bit);
@@ -110,11 +112,11 @@ t.test('the launch horizon: what bounds it, what does not, and it is kept', asyn
   set(host, ACTOR_STATE.RUNNING, 50);
   t.equal(launchHorizon(sh, m), 50, 'a running host: its clock');
   // The host now waits for its kernel on SIP 1 (not done): it launches only after that kernel's end.
-  set(host, ACTOR_STATE.BLOCKED, 60);
   Atomics.store(sh.ctl, L.actor(host, ACTOR.WAIT_KIND), WAIT_KIND.KERNEL_DONE);
   Atomics.store(sh.ctl, L.actor(host, ACTOR.WAIT_WORD), L.pe(pe(1), PE.DONE_SEQ));
   Atomics.store(sh.ctl, L.actor(host, ACTOR.WAIT_TARGET), 1);
   Atomics.store(sh.ctl, L.actor(host, ACTOR.WAIT_AUX), pe(1));
+  set(host, ACTOR_STATE.BLOCKED, 60); // its wait words first, then the state and the generation
   t.equal(launchHorizon(sh, m), 500, 'a host waiting for a kernel does not bound it; the kernel\'s PE does, by its send\'s arrival');
   sh.times[L.flow(pe(1), EAST, FLOW.ARRIVAL_PS)] = 0;
   sh.times[L.clock(L.peActor(pe(1)))] = 700;
@@ -123,6 +125,37 @@ t.test('the launch horizon: what bounds it, what does not, and it is kept', asyn
   Atomics.add(sh.ctl, HEADER.COMMANDS_IN_FLIGHT, 1);
   t.equal(launchHorizon(sh, m), -Infinity, 'a command in flight: no bound');
   t.equal(keptHorizon(sh), 700, 'the kept one stands (it bounded every later launch when found)');
+});
+
+t.test('a horizon reads one word of a host whose generation it has seen, not its state and wait again', async (t) => {
+  const sh = fresh();
+  const L = sh.layout;
+  const set = setter(sh);
+  // This thread is executor 1 of 2: the PEs and hosts are executor 0's, their words loaded (lib/sync/owned.ts).
+  setOwnActors(sh, Array.from({ length: L.dims.pes }, () => 0), Array.from({ length: L.dims.hosts }, () => 0), 1);
+  set(L.peActor(pe(1)), ACTOR_STATE.BLOCKED, 100);
+  const hosts = [0, 1, 2, 3, 4, 5, 6, 7].map((h) => L.hostActor(h));
+  for (const [i, a] of hosts.entries()) {
+    Atomics.store(sh.ctl, L.actor(a, ACTOR.WAIT_KIND), WAIT_KIND.KERNEL_DONE);
+    Atomics.store(sh.ctl, L.actor(a, ACTOR.WAIT_WORD), L.pe(pe(i), PE.DONE_SEQ));
+    Atomics.store(sh.ctl, L.actor(a, ACTOR.WAIT_TARGET), 1);
+    Atomics.store(sh.ctl, L.actor(a, ACTOR.WAIT_AUX), pe(i));
+    set(a, ACTOR_STATE.BLOCKED, 10);
+  }
+  t.equal(launchHorizon(sh, m, false), 100, 'hosts waiting for their kernels do not bound it');
+  const load = Atomics.load;
+  let hostWords = 0;
+  Atomics.load = ((a: Int32Array, i: number): number => {
+    if (hosts.some((h) => i >= L.actor(h, 0) && i < L.actor(h + 1, 0))) hostWords++;
+    return load(a, i);
+  }) as typeof Atomics.load;
+  try {
+    t.equal(launchHorizon(sh, m, false), 100, 'the same horizon again');
+  } finally {
+    Atomics.load = load;
+  }
+  t.equal(hostWords, hosts.length, 'one word a blocked host (its generation), not its state and three wait words');
+  // A host whose generation moved is read afresh: the test above (running, then blocked on its kernel).
 });
 
 t.test('the launch horizon looks through a receive: a kernel waiting for a message ends no earlier than its arrival', async (t) => {

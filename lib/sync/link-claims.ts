@@ -51,7 +51,7 @@ import { kernelEndBounds, kernelFlowNow } from './end-bounds.js';
 import { linkReach, peFloor, unreachedBefore } from './link-reach.js';
 import { joinOf, pieceStartPs } from '../topology/link-share.js';
 import type { Machine } from '../topology/machine.js';
-import { actorWord, ownsWord } from './owned.js';
+import { ownsWord } from './owned.js';
 
 /** Snapshot attempts before a horizon is given up as -Infinity (actors kept changing state). */
 const SNAPSHOT_TRIES = 3;
@@ -212,11 +212,12 @@ export function launchHorizon(sh: SharedState, m: Machine, lookahead = true): nu
         if (f !== -Infinity && f < h) h = f;
       }
     }
+    hostWaits.use(sh);
     for (let host = 0; host < L.dims.hosts; host++) {
       const a = L.hostActor(host);
-      const s = actorWord(sh, a, ACTOR.STATE);
+      const s = hostWaits.read(sh, host, a);
       if (s === ACTOR_STATE.RUNNING) h = Math.min(h, times[L.clock(a)]);
-      else if (s === ACTOR_STATE.BLOCKED) h = Math.min(h, blockedHostBound(sh, a));
+      else if (s === ACTOR_STATE.BLOCKED) h = Math.min(h, blockedHostBound(sh, a, host));
     }
     if (stateEpoch(sh) === epoch) {
       // Infinity (nothing active) is not kept: the next launch's actors are not active yet.
@@ -237,22 +238,69 @@ function activeFloor(sh: SharedState, pe: number): number {
   return f;
 }
 
-/** A blocked host's bound (see the header): Infinity when what wakes it is bounded elsewhere. */
-function blockedHostBound(sh: SharedState, a: number): number {
+/**
+ * Per thread: each host's state and wait words as a horizon last read them, and the
+ * generation (ACTOR.GEN) they were read at. A state change stores the wait words, then
+ * the state, then bumps the generation (lib/sync/scheduler.ts), so while a host's
+ * generation is the one kept, its state and wait are the ones kept: a horizon reads one
+ * word a host instead of up to four, which for another thread's host are each an
+ * Atomics.load (decision 0234). Only a read between two equal generations is kept.
+ */
+class HostWaits {
+  private sh: SharedState | null = null;
+  /** By host: the generation its words were read at (-1: none kept). */
+  private gen = new Int32Array(0);
+  /** By host: STATE, WAIT_KIND, WAIT_TARGET, WAIT_WORD, WAIT_AUX as read. */
+  private words = new Int32Array(0);
+
+  /** Start on session `sh` (a new session keeps nothing of the last). */
+  use(sh: SharedState): void {
+    if (sh === this.sh) return;
+    this.sh = sh;
+    this.gen = new Int32Array(sh.layout.dims.hosts).fill(-1);
+    this.words = new Int32Array(sh.layout.dims.hosts * 5);
+  }
+
+  /** Host `host`'s (actor `a`'s) state now; its wait words are then kept for word(). */
+  read(sh: SharedState, host: number, a: number): number {
+    const ctl = sh.ctl;
+    const w = sh.layout.actor(a, 0);
+    const g = Atomics.load(ctl, w + ACTOR.GEN);
+    const k = host * 5;
+    if (this.gen[host] === g) return this.words[k];
+    // The state is loaded (main writes it as it hands a rank over); the wait words are this thread's alone, or loaded (./owned.ts).
+    const s = Atomics.load(ctl, w + ACTOR.STATE);
+    this.words[k] = s;
+    if (s === ACTOR_STATE.BLOCKED) {
+      const own = ownsWord(sh, a, ACTOR.WAIT_KIND);
+      this.words[k + 1] = own ? ctl[w + ACTOR.WAIT_KIND] : Atomics.load(ctl, w + ACTOR.WAIT_KIND);
+      this.words[k + 2] = own ? ctl[w + ACTOR.WAIT_TARGET] : Atomics.load(ctl, w + ACTOR.WAIT_TARGET);
+      this.words[k + 3] = own ? ctl[w + ACTOR.WAIT_WORD] : Atomics.load(ctl, w + ACTOR.WAIT_WORD);
+      this.words[k + 4] = own ? ctl[w + ACTOR.WAIT_AUX] : Atomics.load(ctl, w + ACTOR.WAIT_AUX);
+    }
+    this.gen[host] = Atomics.load(ctl, w + ACTOR.GEN) === g ? g : -1;
+    return s;
+  }
+
+  /** Wait word `i` (1 kind, 2 target, 3 word, 4 aux) of host `host`, as its last read() kept it. */
+  word(host: number, i: number): number {
+    return this.words[host * 5 + i];
+  }
+}
+const hostWaits = new HostWaits();
+
+/** A blocked host's bound (see the header), from its wait as hostWaits read it: Infinity when what wakes it is bounded elsewhere. */
+function blockedHostBound(sh: SharedState, a: number, host: number): number {
   const L = sh.layout;
-  const ctl = sh.ctl;
   const clock = sh.times[L.clock(a)];
-  // Its wait words are all this thread's, or none (./owned.ts): one look-up, one offset.
-  const own = ownsWord(sh, a, ACTOR.WAIT_KIND);
-  const w = L.actor(a, 0);
-  const kind = own ? ctl[w + ACTOR.WAIT_KIND] : Atomics.load(ctl, w + ACTOR.WAIT_KIND);
-  const target = own ? ctl[w + ACTOR.WAIT_TARGET] : Atomics.load(ctl, w + ACTOR.WAIT_TARGET);
+  const kind = hostWaits.word(host, 1);
+  const target = hostWaits.word(host, 2);
   // The word waited for is written by whichever thread publishes it: always loaded.
-  const satisfied = Atomics.load(ctl, own ? ctl[w + ACTOR.WAIT_WORD] : Atomics.load(ctl, w + ACTOR.WAIT_WORD)) >= target;
+  const satisfied = Atomics.load(sh.ctl, hostWaits.word(host, 3)) >= target;
   if (kind === WAIT_KIND.KERNEL_DONE) {
     if (!satisfied) return Infinity;
     // It resumes at the kernel's end, published before the PE's DONE_SEQ.
-    const pe = own ? ctl[w + ACTOR.WAIT_AUX] : Atomics.load(ctl, w + ACTOR.WAIT_AUX);
+    const pe = hostWaits.word(host, 4);
     const seq = target - 1;
     return Math.max(clock, sh.times[L.record(pe, seq, RECORD.END_PS)]);
   }

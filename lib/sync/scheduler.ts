@@ -51,69 +51,20 @@ import type { ErrorSlot, SharedState } from '../shm/shared-state.js';
 import type { Jitter } from './jitter.js';
 import { collectIfIdle } from './young-gc.js';
 import { ownSetImmediate } from './own-timers.js';
-import { WaiterTable, type Waiter } from './waiter-table.js';
+import { BroadcastWaiter, NO_ACTOR, WaiterTable, type BroadcastListener, type Waiter } from './waiter-table.js';
+import { ownsWord } from './owned.js';
 
-export type { Waiter } from './waiter-table.js';
+export type { BroadcastListener, Waiter } from './waiter-table.js';
+export { NO_ACTOR } from './waiter-table.js';
 
 /** Setimmediate rounds a `poll` thread spins before parking (spin only with a budget: DESIGN §8). */
 const POLL_SPIN_BUDGET = 64;
-
-/** Told when its broadcast wait is over, before the wait's promise resolves (the host barrier's leave). */
-export interface BroadcastListener {
-  /** The word reached the target; `aux` is the wait's aux (the barrier's round). A throw rejects the wait. */
-  woke(aux: number): void;
-}
-
-/**
- * A broadcast waiter (waitBroadcast): one object per wait, its settling code
- * in methods rather than closures, since a rank makes one per barrier. Settles
- * once (whoever comes first: its own waitAsync, a sweep, rejectAll); publishes
- * the actor RUNNING again as it does.
- */
-class BroadcastWaiter implements Waiter {
-  readonly broadcast = true;
-  settled = false;
-  /** Re-check the word when its waitAsync ends (made once per wait: a wait may park more than once). */
-  readonly rewatch = (): void => this.sched.watchBroadcast(this);
-
-  constructor(
-    private readonly sched: Scheduler,
-    private readonly actor: number,
-    readonly word: number,
-    readonly target: number,
-    private readonly aux: number,
-    private readonly listener: BroadcastListener | undefined,
-    private readonly done: () => void,
-    private readonly failed: (e: Error) => void,
-  ) {}
-
-  resolve(): void {
-    if (this.actor !== NO_ACTOR) this.sched.unblock(this.actor);
-    if (this.listener !== undefined) {
-      try {
-        this.listener.woke(this.aux);
-      } catch (e) {
-        this.failed(e as Error);
-        return;
-      }
-    }
-    this.done();
-  }
-
-  reject(e: Error): void {
-    if (this.actor !== NO_ACTOR) this.sched.unblock(this.actor);
-    this.failed(e);
-  }
-}
 
 /**
  * Turns a receive that would park for another thread's sender gives this
  * thread's other PEs first, staying RUNNING (Scheduler.turnsFirst; decision 0155).
  */
 export const TURNS_BEFORE_PARK = 4;
-
-/** Actor id meaning "do not publish a status" (internal service loops, not program actors). */
-export const NO_ACTOR = -1;
 
 export class Scheduler {
   private readonly ctl: Int32Array;
@@ -279,14 +230,29 @@ export class Scheduler {
     w.resolve();
   }
 
-  /** Publish the actor's wait for the deadlock detector: fields first, then the state, then the generation. */
+  /**
+   * Publish the actor's wait for the deadlock detector: fields first, then the state, then
+   * the generation. A thread's own actor's wait words are written by this thread only
+   * (./owned.ts), so a word that already holds its value (a channel parks on the same
+   * ring word with the same kind and aux, wave after wave) is not stored again: it was
+   * stored before this state store, as a store now would be (decision 0234).
+   */
   block(actor: number, word: number, target: number, kind: number, aux: number, clockPs: number): void {
     const L = this.shared.layout;
+    const ctl = this.ctl;
     this.shared.times[L.clock(actor)] = clockPs;
-    Atomics.store(this.ctl, L.actor(actor, ACTOR.WAIT_WORD), word);
-    Atomics.store(this.ctl, L.actor(actor, ACTOR.WAIT_TARGET), target);
-    Atomics.store(this.ctl, L.actor(actor, ACTOR.WAIT_KIND), kind);
-    Atomics.store(this.ctl, L.actor(actor, ACTOR.WAIT_AUX), aux);
+    const w = L.actor(actor, 0);
+    if (ownsWord(this.shared, actor, ACTOR.WAIT_WORD)) {
+      if (ctl[w + ACTOR.WAIT_WORD] !== word) Atomics.store(ctl, w + ACTOR.WAIT_WORD, word);
+      if (ctl[w + ACTOR.WAIT_TARGET] !== target) Atomics.store(ctl, w + ACTOR.WAIT_TARGET, target);
+      if (ctl[w + ACTOR.WAIT_KIND] !== kind) Atomics.store(ctl, w + ACTOR.WAIT_KIND, kind);
+      if (ctl[w + ACTOR.WAIT_AUX] !== aux) Atomics.store(ctl, w + ACTOR.WAIT_AUX, aux);
+    } else {
+      Atomics.store(ctl, w + ACTOR.WAIT_WORD, word);
+      Atomics.store(ctl, w + ACTOR.WAIT_TARGET, target);
+      Atomics.store(ctl, w + ACTOR.WAIT_KIND, kind);
+      Atomics.store(ctl, w + ACTOR.WAIT_AUX, aux);
+    }
     this.storeState(actor, ACTOR_STATE.BLOCKED);
     Atomics.add(this.ctl, L.actor(actor, ACTOR.GEN), 1);
     Atomics.add(this.ctl, this.stateEpoch, 1);
@@ -404,12 +370,17 @@ export class Scheduler {
     for (const word of watched) Atomics.notify(this.ctl, word);
   }
 
+  /**
+   * Resolve every waiter whose word reached its target. The doorbell is read once, by the
+   * caller (pollDoorbell, the wake loop), not once a word: a resolve that publishes looks at
+   * it again (signal), and a ring after that read is seen there or by the wake loop (decision 0234).
+   */
   private sweep(): void {
     if (Atomics.load(this.ctl, HEADER.ABORT) !== 0) {
       this.rejectAll(this.abortError());
       return;
     }
-    for (const word of this.waiters.words()) this.signal(word);
+    for (const word of this.waiters.words()) this.waiters.wake(word);
   }
 
   private async wakeLoop(): Promise<void> {
@@ -417,6 +388,7 @@ export class Scheduler {
     try {
       while (this.waiters.count > 0 && !this.stopped) {
         const seen = Atomics.load(this.ctl, this.doorbell);
+        this.polled = seen;
         this.sweep();
         if (this.waiters.count === 0) break;
         if (this.poll) {

@@ -4,7 +4,8 @@
 // waiters in it and a filter that lets a publish with no waiter on its word
 // skip the table. It decides which waiters a word's value releases and in what
 // order they are settled and resolved; when to look (a publish, the wake loop,
-// an abort) is the scheduler's.
+// an abort) is the scheduler's. Also the broadcast waiter (the host barrier's),
+// which settles through its scheduler's BroadcastHost.
 
 /**
  * A parked wait: resolved once ctl[word] >= target, rejected on abort or stop.
@@ -119,5 +120,64 @@ export class WaiterTable {
       if (w.broadcast) watched.add(w.word);
     }
     return watched;
+  }
+}
+
+/** Actor id meaning "do not publish a status" (internal service loops, not program actors). */
+export const NO_ACTOR = -1;
+
+/** What a broadcast waiter asks of its thread's scheduler (./scheduler.ts). */
+export interface BroadcastHost {
+  /** Publish the actor RUNNING again. */
+  unblock(actor: number): void;
+  /** Re-check the waiter's word, and wait on it again if it is short. */
+  watchBroadcast(w: BroadcastWaiter): void;
+}
+
+/** Told when its broadcast wait is over, before the wait's promise resolves (the host barrier's leave). */
+export interface BroadcastListener {
+  /** The word reached the target; `aux` is the wait's aux (the barrier's round). A throw rejects the wait. */
+  woke(aux: number): void;
+}
+
+/**
+ * A broadcast waiter (waitBroadcast): one object per wait, its settling code
+ * in methods rather than closures, since a rank makes one per barrier. Settles
+ * once (whoever comes first: its own waitAsync, a sweep, rejectAll); publishes
+ * the actor RUNNING again as it does.
+ */
+export class BroadcastWaiter implements Waiter {
+  readonly broadcast = true;
+  settled = false;
+  /** Re-check the word when its waitAsync ends (made once per wait: a wait may park more than once). */
+  readonly rewatch = (): void => this.sched.watchBroadcast(this);
+
+  constructor(
+    private readonly sched: BroadcastHost,
+    private readonly actor: number,
+    readonly word: number,
+    readonly target: number,
+    private readonly aux: number,
+    private readonly listener: BroadcastListener | undefined,
+    private readonly done: () => void,
+    private readonly failed: (e: Error) => void,
+  ) {}
+
+  resolve(): void {
+    if (this.actor !== NO_ACTOR) this.sched.unblock(this.actor);
+    if (this.listener !== undefined) {
+      try {
+        this.listener.woke(this.aux);
+      } catch (e) {
+        this.failed(e as Error);
+        return;
+      }
+    }
+    this.done();
+  }
+
+  reject(e: Error): void {
+    if (this.actor !== NO_ACTOR) this.sched.unblock(this.actor);
+    this.failed(e);
   }
 }
