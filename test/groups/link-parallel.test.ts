@@ -13,3 +13,4 @@ await import('../link-pieces.test.js');
 await import('../link-claims.test.js');
 await import('../link-claims-unit.test.js');
 await import('../owned-actors.test.js');
+await import('../scheduler-counts.test.js');
