@@ -40,9 +40,9 @@ const BYTES_PER_RANK = 64 * 1024;
 const LAYOUTS: ThreadLayout[] = [1, 2, 'rank'];
 /**
  * Spawns per layout: the first `warmUp` warm the threads up (modules, JIT), the next
- * `timed` are timed; the median is reported. From p = 256 on, one of each: with one
- * thread per rank, the third and later spawns there hit V8's compile storm (every
- * isolate optimising the same code; ~250 s per spawn, docs/benchmarks.md).
+ * `timed` are timed; the median is reported. From p = 256 on, one of each: a spawn
+ * of one thread per rank takes seconds there. (Its third and later spawns took minutes
+ * until decision 0238, every isolate optimising the same code.)
  */
 function spawnsFor(p: number, given: [number, number] | undefined): { warmUp: number; timed: number } {
   if (given) return { warmUp: given[0], timed: given[1] };
@@ -213,7 +213,7 @@ async function evaluate(ctx: BenchContext<OptionsOf<typeof options>>): Promise<B
         `  p=${p}: ${LAYOUTS.map((l) => `--threads ${l}: ${(rates[`threads_${l}`] / 1e3).toFixed(1)} k msgs/s (best spawn ${(bests[`threads_${l}`] / 1e3).toFixed(0)} k)`).join(', ')}; best/rank = ${(Math.max(...Object.values(rates)) / rates.threads_rank).toFixed(2)}; same crit_ns across layouts: ${same}`,
         `  p=${p}: bare Atomics ring of ${p} threads (wakes only, no simulation): ${(bare / 1e3).toFixed(1)} k msgs/s; --threads rank reaches ${vsFloor.threads_rank.toFixed(2)} of it`,
         `  p=${p}: one-thread model (${p} coroutines, same data and awaits, nothing simulated): ${(floor / 1e3).toFixed(1)} k msgs/s; --threads 1 reaches ${vsFloor.threads_1.toFixed(2)} of it, --threads 2 ${vsFloor.threads_2.toFixed(2)}`,
-        `  p=${p}: median of ${timed} timed spawn(s) after ${warmUp} warm-up(s) per layout, each ratio the median over spawns of (floor run right after the spawn) / (spawn)${p >= 256 ? ' (later spawns with --threads rank hit the compile storm: docs/benchmarks.md)' : ''}`,
+        `  p=${p}: median of ${timed} timed spawn(s) after ${warmUp} warm-up(s) per layout, each ratio the median over spawns of (floor run right after the spawn) / (spawn)`,
       ],
       extra: {
         ...Object.fromEntries(Object.entries(rates).map(([k, v]) => [`${k}_msgs_per_s`, Math.round(v)])),
