@@ -6,10 +6,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import type { Torch } from '../../lib/host/torch.js';
 import { rankSetUp } from '../sim_throughput.js';
 
-/** Every thread's CPU time (ns, /proc/self/task/T/schedstat) and the reading thread's id. */
+/** Every thread's CPU time (ns, /proc/self/task/T/schedstat). */
 export interface ThreadCpu {
   ns: Record<string, number>;
-  self: string;
   /** Process-wide user + system CPU (us), as sim_throughput reads it. */
   processUs: number;
 }
@@ -29,7 +28,7 @@ function threadCpu(): ThreadCpu {
     }
   }
   const u = process.resourceUsage();
-  return { ns, self: threadId(), processUs: u.userCPUTime + u.systemCPUTime };
+  return { ns, processUs: u.userCPUTime + u.systemCPUTime };
 }
 
 /** As sim_throughput's worker (one all-reduce of `nElem` f32), reading every thread's CPU at the window's two ends. */

@@ -242,17 +242,12 @@ export class Scheduler {
     const ctl = this.ctl;
     this.shared.times[L.clock(actor)] = clockPs;
     const w = L.actor(actor, 0);
-    if (ownsWord(this.shared, actor, ACTOR.WAIT_WORD)) {
-      if (ctl[w + ACTOR.WAIT_WORD] !== word) Atomics.store(ctl, w + ACTOR.WAIT_WORD, word);
-      if (ctl[w + ACTOR.WAIT_TARGET] !== target) Atomics.store(ctl, w + ACTOR.WAIT_TARGET, target);
-      if (ctl[w + ACTOR.WAIT_KIND] !== kind) Atomics.store(ctl, w + ACTOR.WAIT_KIND, kind);
-      if (ctl[w + ACTOR.WAIT_AUX] !== aux) Atomics.store(ctl, w + ACTOR.WAIT_AUX, aux);
-    } else {
-      Atomics.store(ctl, w + ACTOR.WAIT_WORD, word);
-      Atomics.store(ctl, w + ACTOR.WAIT_TARGET, target);
-      Atomics.store(ctl, w + ACTOR.WAIT_KIND, kind);
-      Atomics.store(ctl, w + ACTOR.WAIT_AUX, aux);
-    }
+    // Words another thread may write (./owned.ts): always stored.
+    const all = !ownsWord(this.shared, actor, ACTOR.WAIT_WORD);
+    if (all || ctl[w + ACTOR.WAIT_WORD] !== word) Atomics.store(ctl, w + ACTOR.WAIT_WORD, word);
+    if (all || ctl[w + ACTOR.WAIT_TARGET] !== target) Atomics.store(ctl, w + ACTOR.WAIT_TARGET, target);
+    if (all || ctl[w + ACTOR.WAIT_KIND] !== kind) Atomics.store(ctl, w + ACTOR.WAIT_KIND, kind);
+    if (all || ctl[w + ACTOR.WAIT_AUX] !== aux) Atomics.store(ctl, w + ACTOR.WAIT_AUX, aux);
     this.storeState(actor, ACTOR_STATE.BLOCKED);
     Atomics.add(this.ctl, L.actor(actor, ACTOR.GEN), 1);
     Atomics.add(this.ctl, this.stateEpoch, 1);
