@@ -70,3 +70,14 @@ t.test("each session's pool request sets the threshold for its executors", async
   const again = await flagsSetDuring(() => void resources.executorPool(1));
   t.ok(again.includes(`${name}=${base}`), `a session of one executor on the same pool gets the default: ${again.join(' ')}`);
 });
+
+t.test("a value on node's command line wins, in either spelling; another flag does not count", async (t) => {
+  const { name } = tieringFlag()!;
+  const probe = `import v8 from 'node:v8'; const { setTiering } = await import(${JSON.stringify(new URL('../lib/session/thread-flags.js', import.meta.url).href)}); const seen = []; const real = v8.setFlagsFromString; v8.setFlagsFromString = (f) => { seen.push(f); real(f); }; setTiering(256, 2); console.log(JSON.stringify(seen));`;
+  const run = (flag: string): string[] => JSON.parse(execFileSync(process.execPath, [flag, '--input-type=module', '-e', probe], { encoding: 'utf8' })) as string[];
+  t.same(run(`${name}=1000`), [], 'dashes');
+  t.same(run(`--${name.slice(2).replace(/-/g, '_')}=1000`), [], 'underscores');
+  // V8 11 has a longer flag of the same stem; V8 12 and 13 another flag of the same family.
+  const other = name === '--interrupt-budget' ? '--interrupt-budget-for-feedback-allocation=940' : '--invocation-count-for-osr=800';
+  t.equal(run(other).length, 1, `${other}: the threshold is still set`);
+});

@@ -156,9 +156,9 @@ export function setTiering(executors: number, cores: number = availableParalleli
 }
 let tieringSet: number | undefined;
 
+/** Whether node's command line gave V8 flag `name` (`--a-b`, also as `--a_b`, with or without `=value`). */
 function givenOnCommandLine(name: string): boolean {
-  const given = process.execArgv.join(' ');
-  return given.includes(name) || given.includes(name.replace(/-/g, '_'));
+  return process.execArgv.some((a) => a.split('=')[0].replace(/_/g, '-') === name);
 }
 
 /**
