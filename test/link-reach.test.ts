@@ -4,7 +4,7 @@
 // not claimed yet by its floor plus (k + 1) latencies; the link's far end does not bound
 // it, and PEs past it only by the way round that avoids it (a route is a simple path); an idle PE is bounded by the horizon only; a band
 // read when a PE lagged is read again once it has caught up; a pe_pe link needs only the
-// PE it leaves.
+// PE it leaves; a thread makes bands only for the links it asks about (decision 0243).
 import t from 'tap';
 import { loadTopology } from '../lib/config/load.js';
 import { topologyPath } from '../lib/config/paths.js';
@@ -130,4 +130,22 @@ t.test('a link of a ring of up to 65 SIPs keeps its whole ring: a deep band is r
     t.ok(unreachedBefore(sh, reach, route, sips - 1, end, 0), `${sips} SIPs: and once it is just in time, alone`);
     t.equal(lb.graph.walk.stamp !== stamp, walks, walks ? `${sips} SIPs: more than 64 nodes behind the link, its band is walked again` : `${sips} SIPs: its band read again from the list, no walk`);
   }
+});
+
+t.test('a thread makes the bands of the links it asks about, none other (decision 0243: not p^2 in all under --threads rank)', async (t) => {
+  const m = new Machine(loadTopology(topologyPath('ideal'), ['system.sips.count=256']));
+  const links = new Links(m);
+  const sh = SharedState.create({ executors: 1, pes: m.totalPes, hosts: 257, nSlots: 2, slotSize: 64, cubes: m.sips * m.cubesPerSip, arenaBytes: 1024, links: links.count });
+  const reach = new LinkReach(m, links);
+  t.equal(reach.bandsMade, 0, 'none made by the constructor');
+  for (let pe = 0; pe < 256; pe++) floorOf(sh, pe, 100 * ALPHA);
+  const route = links.route(3, 4);
+  floorOf(sh, 3, 10 * ALPHA);
+  floorOf(sh, 1, 10 * ALPHA - 3 * ALPHA - 1);
+  t.notOk(unreachedBefore(sh, reach, route, 3, 10 * ALPHA, 0), 'PE 1, two links back, a picosecond short of three latencies');
+  floorOf(sh, 1, 10 * ALPHA - 3 * ALPHA);
+  t.ok(unreachedBefore(sh, reach, route, 3, 10 * ALPHA, 0), 'PE 1 at three latencies: alone');
+  t.equal(reach.bandsMade, route.length, "the route's links only");
+  t.equal(reach.minLatencyPs(links.route(3, 5)), ALPHA);
+  t.equal(reach.bandsMade, route.length + 1, 'and the next link once asked for');
 });

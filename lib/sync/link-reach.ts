@@ -34,10 +34,15 @@ import type { LinkEnds, Links } from '../topology/links.js';
 import type { Machine } from '../topology/machine.js';
 import { actorWord } from './owned.js';
 
-/** One link class's nodes: the nodes with a link into each, and a node's PEs (null: pe_pe, a crossbar). */
+/**
+ * One link class's nodes: the nodes with a link into each (node v's are
+ * intoList[intoStart[v]] to intoList[intoStart[v + 1] - 1]), and a node's PEs.
+ */
 interface ClassGraph {
-  readonly into: Map<number, number[]>;
-  readonly pesOf: ((node: number) => [number, number]) | null;
+  readonly intoStart: Int32Array;
+  readonly intoList: Int32Array;
+  /** Whether the class's PEs come from its nodes (false: pe_pe, a crossbar). */
+  readonly hasPes: boolean;
   /** A node's PEs are [node * pesPer, (node + 1) * pesPer) for nodes below pesAt (null: every node). */
   readonly pesPer: number;
   readonly pesAt: number | null;
@@ -88,8 +93,8 @@ class LinkBands {
   ) {
     this.bands = new Float64Array(bandCount).fill(-Infinity);
     // A cube is a crossbar: only the PE a pe_pe link leaves starts a route over it.
-    this.lastLevel = graph.pesOf === null ? 1 : Infinity;
-    this.soleNearPe = graph.pesOf === null ? from : graph.pesPer === 1 && (graph.pesAt === null || from < graph.pesAt) ? from : -1;
+    this.lastLevel = graph.hasPes ? Infinity : 1;
+    this.soleNearPe = !graph.hasPes ? from : graph.pesPer === 1 && (graph.pesAt === null || from < graph.pesAt) ? from : -1;
   }
 
   /** Read band b again: the lowest max(floor, h) + level * latency of its PEs (Infinity: none). */
@@ -99,7 +104,7 @@ class LinkBands {
     let best = Infinity;
     const g = this.graph;
     const pesPer = g.pesPer;
-    if (g.pesOf === null) {
+    if (!g.hasPes) {
       if (b === 0) best = this.lowest(sh, this.from, this.from + 1, 1, h, best);
     } else {
       if (this.near === undefined) this.findNear();
@@ -141,8 +146,7 @@ class LinkBands {
       for (let i = head; i < end; i++) {
         const v = w.queue[i];
         if (level >= lo && (g.pesAt === null || v < g.pesAt)) best = this.lowest(sh, v * pesPer, (v + 1) * pesPer, level, h, best);
-        const us = g.into.get(v);
-        if (us !== undefined) for (const u of us) if (w.seen[u] !== stamp) (w.seen[u] = stamp), (w.queue[tail++] = u);
+        tail = pushInto(g, v, stamp, tail);
       }
       head = end;
       if (head === tail) this.lastLevel = Math.min(this.lastLevel, level);
@@ -162,8 +166,7 @@ class LinkBands {
     for (let level = 1; level < NEAR_LEVELS; level++) {
       const end = tail;
       for (let i = head; i < end; i++) {
-        const us = g.into.get(w.queue[i]);
-        if (us !== undefined) for (const u of us) if (w.seen[u] !== stamp) (w.seen[u] = stamp), (w.queue[tail++] = u);
+        tail = pushInto(g, w.queue[i], stamp, tail);
       }
       nearEnd[level] = end;
       if (end > NEAR_NODES) {
@@ -192,8 +195,7 @@ class LinkBands {
     for (let level = 1; tail <= ALL_NODES; level++) {
       const end = tail;
       for (let i = head; i < end; i++) {
-        const us = g.into.get(w.queue[i]);
-        if (us !== undefined) for (const u of us) if (w.seen[u] !== stamp) (w.seen[u] = stamp), (w.queue[tail++] = u);
+        tail = pushInto(g, w.queue[i], stamp, tail);
       }
       ends.push(end);
       head = end;
@@ -216,39 +218,77 @@ class LinkBands {
   }
 }
 
-/** Per thread and machine: every link's bands, read on demand. */
+/** Queue the unseen nodes with a link into `v` at `tail` of g's walk, stamped: the new tail. */
+function pushInto(g: ClassGraph, v: number, stamp: number, tail: number): number {
+  const w = g.walk;
+  for (let i = g.intoStart[v], e = g.intoStart[v + 1]; i < e; i++) {
+    const u = g.intoList[i];
+    if (w.seen[u] !== stamp) (w.seen[u] = stamp), (w.queue[tail++] = u);
+  }
+  return tail;
+}
+
+/**
+ * Per thread and machine: the bands of the links this thread's checks ask about, each
+ * made when first asked for. Under --threads rank a thread asks about its own rank's few
+ * links, and a LinkBands for every link of the machine in every thread was p^2 in all
+ * (decision 0243). The class graphs behind the walks are two arrays of ints a class.
+ */
 export class LinkReach {
-  private readonly links: (LinkBands | null)[];
-  constructor(m: Machine, links: Links) {
+  /** By link id: its bands once asked for (undefined: not yet; null: the id names no link). */
+  private readonly links: (LinkBands | null | undefined)[];
+  private readonly graphs: Record<LinkEnds['cls'], ClassGraph>;
+  private readonly latency: Record<LinkEnds['cls'], number>;
+  private readonly bandCount: number;
+  /** How many links' bands this thread has made (each when first asked for). */
+  bandsMade = 0;
+  constructor(
+    m: Machine,
+    private readonly machineLinks: Links,
+  ) {
     const cls = m.topology.timing.links;
-    // Nodes of a class: SIPs and switches, or cubes (both fewer than the link ids).
-    const nodes = links.count;
-    const walkOf = (n: number) => ({ stamp: 0, seen: new Int32Array(n), queue: new Int32Array(n) });
-    const graphs: Record<LinkEnds['cls'], ClassGraph> = {
-      sip_sip: { into: new Map(), pesOf: (v) => (v < m.sips ? [v * m.pesPerSip, (v + 1) * m.pesPerSip] : [0, 0]), pesPer: m.pesPerSip, pesAt: m.sips, walk: walkOf(nodes) },
-      cube_cube: { into: new Map(), pesOf: (v) => [v * m.pesPerCube, (v + 1) * m.pesPerCube], pesPer: m.pesPerCube, pesAt: null, walk: walkOf(nodes) },
-      pe_pe: { into: new Map(), pesOf: null, pesPer: 1, pesAt: null, walk: walkOf(0) },
+    this.latency = { sip_sip: latencyPs(cls.sip_sip.latency_ns), cube_cube: latencyPs(cls.cube_cube.latency_ns), pe_pe: latencyPs(cls.pe_pe.latency_ns) };
+    // Two passes over the links (count, then place), after one for each class's node count: no list a node.
+    const edges = (each: (c: 'sip_sip' | 'cube_cube', from: number, to: number) => void): void => {
+      for (let id = 0; id < machineLinks.count; id++) {
+        const e = machineLinks.ends(id);
+        if (e.to >= 0 && e.cls !== 'pe_pe') each(e.cls, e.from, e.to); // else names no link; or a crossbar's
+      }
     };
-    const ends: LinkEnds[] = [];
-    for (let id = 0; id < links.count; id++) {
-      const e = links.ends(id);
-      ends.push(e);
-      if (e.to < 0 || e.cls === 'pe_pe') continue; // names no link; or a crossbar's
-      const list = graphs[e.cls].into.get(e.to);
-      if (list) list.push(e.from);
-      else graphs[e.cls].into.set(e.to, [e.from]);
-    }
+    // Nodes of a class: SIPs and switches, or cubes.
+    const nodes = { sip_sip: 0, cube_cube: 0 };
+    edges((c, from, to) => (nodes[c] = Math.max(nodes[c], from + 1, to + 1)));
+    const into = { sip_sip: new Int32Array(nodes.sip_sip + 1), cube_cube: new Int32Array(nodes.cube_cube + 1) };
+    edges((c, _from, to) => into[c][to + 1]++);
+    for (const c of ['sip_sip', 'cube_cube'] as const) for (let v = 0; v < nodes[c]; v++) into[c][v + 1] += into[c][v];
+    const list = { sip_sip: new Int32Array(into.sip_sip[nodes.sip_sip]), cube_cube: new Int32Array(into.cube_cube[nodes.cube_cube]) };
+    const fill = { sip_sip: into.sip_sip.slice(0, nodes.sip_sip), cube_cube: into.cube_cube.slice(0, nodes.cube_cube) };
+    edges((c, from, to) => (list[c][fill[c][to]++] = from));
+    const walkOf = (n: number) => ({ stamp: 0, seen: new Int32Array(n), queue: new Int32Array(n) });
+    this.graphs = {
+      sip_sip: { intoStart: into.sip_sip, intoList: list.sip_sip, hasPes: true, pesPer: m.pesPerSip, pesAt: m.sips, walk: walkOf(nodes.sip_sip) },
+      cube_cube: { intoStart: into.cube_cube, intoList: list.cube_cube, hasPes: true, pesPer: m.pesPerCube, pesAt: null, walk: walkOf(nodes.cube_cube) },
+      pe_pe: { intoStart: new Int32Array(1), intoList: new Int32Array(0), hasPes: false, pesPer: 1, pesAt: null, walk: walkOf(0) },
+    };
     // Bands up to a level past any simple path's length (the nodes of the largest class).
-    const bandCount = 2 + Math.ceil(Math.log2(Math.max(2, m.totalPes + m.sips)));
-    this.links = ends.map((e) => (e.to < 0 ? null : new LinkBands(latencyPs(cls[e.cls].latency_ns), graphs[e.cls], e.from, e.to, bandCount)));
+    this.bandCount = 2 + Math.ceil(Math.log2(Math.max(2, m.totalPes + m.sips)));
+    this.links = new Array<LinkBands | null | undefined>(machineLinks.count).fill(undefined);
   }
   bandsOf(link: number): LinkBands {
-    return this.links[link]!;
+    const b = this.links[link];
+    return b === undefined ? this.make(link) : b!;
+  }
+  private make(link: number): LinkBands {
+    const e = this.machineLinks.ends(link);
+    const b = e.to < 0 ? null : new LinkBands(this.latency[e.cls], this.graphs[e.cls], e.from, e.to, this.bandCount);
+    this.links[link] = b;
+    this.bandsMade++;
+    return b!;
   }
   /** The smallest latency of `route`'s links: a flow crossing one of them joins it no sooner after it starts. */
   minLatencyPs(route: readonly number[]): number {
     let m = Infinity;
-    for (const l of route) m = Math.min(m, this.links[l]!.latencyPs);
+    for (const l of route) m = Math.min(m, this.bandsOf(l).latencyPs);
     return m;
   }
 }
