@@ -1,13 +1,16 @@
-// Runs on: main of its own process (`node dist/benches/sim/thread-cost.js N [bare|executor]`),
+// Runs on: main of its own process (`node dist/benches/sim/thread-cost.js N [bare|executor|FILE]`),
 // and the N Workers it starts. Owns: what one thread costs to start, counted
 // rather than timed — N threads that each import the executor's entry point
 // (lib/executor/executor-worker.ts, what every executor of a session loads) or
-// nothing (a bare Worker), all kept alive, then the process's CPU and resident
+// nothing (a bare Worker), or a module FILE (say, the entry point bundled into one
+// file, decision 0244), all kept alive, then the process's CPU and resident
 // memory growth over N. Under --threads rank a run pays this once a rank
 // (decision 0130, docs/benchmarks.md "What a thread costs to start").
 //
 // Prints one JSON line: n, what each thread loaded, the CPU ms a thread and the
 // RSS MiB a thread (after a full GC on main, so main's garbage is not counted).
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { threadEnv, threadExecArgv } from '../../lib/session/thread-flags.js';
 
@@ -15,15 +18,17 @@ const ENTRY = new URL('../../lib/executor/executor-worker.js', import.meta.url).
 
 export interface ThreadCost {
   n: number;
-  loads: 'bare' | 'executor';
+  /** 'bare', 'executor', or the module file each thread imported. */
+  loads: string;
   cpuMsPerThread: number;
   rssMiBPerThread: number;
 }
 
-/** Start n threads that each load `loads`, keep them alive, and count what they cost. */
-export async function threadCost(n: number, loads: 'bare' | 'executor'): Promise<ThreadCost> {
+/** Start n threads that each load `loads` ('bare': nothing; 'executor': its entry point; else a module file), keep them alive, and count what they cost. */
+export async function threadCost(n: number, loads: string): Promise<ThreadCost> {
+  const entry = loads === 'executor' ? ENTRY : loads === 'bare' ? null : pathToFileURL(resolve(loads)).href;
   // A pending timer keeps each thread alive until it is terminated, so its memory is still held when it is read.
-  const body = loads === 'executor' ? `import(${JSON.stringify(ENTRY)}).then(ready, (e) => parentPort.postMessage({ failed: String(e) }))` : 'ready()';
+  const body = entry !== null ? `import(${JSON.stringify(entry)}).then(ready, (e) => parentPort.postMessage({ failed: String(e) }))` : 'ready()';
   const code = `const { parentPort } = require('node:worker_threads'); setInterval(() => undefined, 1 << 30); const ready = () => parentPort.postMessage('ready'); ${body};`;
   const rss0 = process.memoryUsage().rss;
   const cpu0 = process.cpuUsage();
@@ -35,7 +40,7 @@ export async function threadCost(n: number, loads: 'bare' | 'executor'): Promise
         workers.push(w);
         return new Promise<void>((resolve, reject) => {
           w.once('error', reject);
-          w.once('message', (m: unknown) => (m === 'ready' ? resolve() : reject(new Error(`a thread could not load the executor's entry point: ${JSON.stringify(m)}`))));
+          w.once('message', (m: unknown) => (m === 'ready' ? resolve() : reject(new Error(`a thread could not load ${entry}: ${JSON.stringify(m)}`))));
         });
       }),
     );
@@ -50,7 +55,7 @@ export async function threadCost(n: number, loads: 'bare' | 'executor'): Promise
 async function main(): Promise<void> {
   const n = Number(process.argv[2] ?? 32);
   const loads = process.argv[3] ?? 'executor';
-  if (!Number.isInteger(n) || n < 1 || (loads !== 'bare' && loads !== 'executor')) throw new RangeError(`usage: thread-cost.js N [bare|executor] (N >= 1), got ${process.argv.slice(2).join(' ')}`);
+  if (!Number.isInteger(n) || n < 1) throw new RangeError(`usage: thread-cost.js N [bare|executor|FILE] (N >= 1), got ${process.argv.slice(2).join(' ')}`);
   process.stdout.write(`${JSON.stringify(await threadCost(n, loads))}\n`);
 }
 
