@@ -248,16 +248,15 @@ export class LinkReach {
   ) {
     const cls = m.topology.timing.links;
     this.latency = { sip_sip: latencyPs(cls.sip_sip.latency_ns), cube_cube: latencyPs(cls.cube_cube.latency_ns), pe_pe: latencyPs(cls.pe_pe.latency_ns) };
-    // Two passes over the links (count, then place), after one for each class's node count: no list a node.
+    // Two passes over the links: count each node's in-links, then place them (no list a node).
     const edges = (each: (c: 'sip_sip' | 'cube_cube', from: number, to: number) => void): void => {
       for (let id = 0; id < machineLinks.count; id++) {
         const e = machineLinks.ends(id);
         if (e.to >= 0 && e.cls !== 'pe_pe') each(e.cls, e.from, e.to); // else names no link; or a crossbar's
       }
     };
-    // Nodes of a class: SIPs and switches, or cubes.
-    const nodes = { sip_sip: 0, cube_cube: 0 };
-    edges((c, from, to) => (nodes[c] = Math.max(nodes[c], from + 1, to + 1)));
+    // Nodes of a class: SIPs and switches (lib/topology/fabric.ts), or cubes.
+    const nodes = { sip_sip: m.sips + m.fabric.switches, cube_cube: m.sips * m.cubesPerSip };
     const into = { sip_sip: new Int32Array(nodes.sip_sip + 1), cube_cube: new Int32Array(nodes.cube_cube + 1) };
     edges((c, _from, to) => into[c][to + 1]++);
     for (const c of ['sip_sip', 'cube_cube'] as const) for (let v = 0; v < nodes[c]; v++) into[c][v + 1] += into[c][v];
@@ -282,7 +281,7 @@ export class LinkReach {
     const e = this.machineLinks.ends(link);
     const b = e.to < 0 ? null : new LinkBands(this.latency[e.cls], this.graphs[e.cls], e.from, e.to, this.bandCount);
     this.links[link] = b;
-    this.bandsMade++;
+    if (b !== null) this.bandsMade++;
     return b!;
   }
   /** The smallest latency of `route`'s links: a flow crossing one of them joins it no sooner after it starts. */
