@@ -52,6 +52,13 @@ const THREADS = {
 };
 
 /**
+ * Packages bundled with the modules that import them rather than loaded as their
+ * files: used by the runtime alone (no object of theirs crosses into a user's code,
+ * so a user importing them too loses nothing by a second copy).
+ */
+const INLINED = ['@petamoriken/float16'];
+
+/**
  * The static import graph of dist/lib from `entries`: each file (absolute path)
  * to the files of dist/lib it imports with an import statement, in esbuild's
  * order. A module imported only by `import()` is not followed: it is loaded when
@@ -106,13 +113,15 @@ function ownUrls(bundleDir, group, links) {
     setup(build) {
       build.onResolve({ filter: /^\.\.?\// }, (args) => {
         const target = resolve(args.resolveDir, args.path);
-        if (group.has(target) || args.kind === 'entry-point') return undefined;
+        if (group.has(target) || args.kind === 'entry-point' || !target.startsWith(LIB + '/')) return undefined;
         if (links.has(target)) return { path: target, namespace: 'link' };
         return { path: './' + relative(bundleDir, target).split('\\').join('/'), external: true };
       });
+      build.onResolve({ filter: /^[^./]/ }, (args) => (INLINED.some((p) => args.path === p || args.path.startsWith(p + '/')) ? undefined : { path: args.path, external: true }));
       build.onLoad({ filter: /.*/, namespace: 'link' }, (args) => ({ contents: links.get(args.path), loader: 'js', resolveDir: bundleDir }));
-      build.onLoad({ filter: /\.js$/, namespace: 'file' }, (args) => {
-        if (!args.path.startsWith(LIB + '/')) return undefined;
+      // An inlined package's source keeps its comments; esbuild's whitespace minifier drops them (decision 0241).
+      build.onLoad({ filter: /\.m?js$/, namespace: 'file' }, async (args) => {
+        if (!args.path.startsWith(LIB + '/')) return { contents: (await esbuild.transform(readFileSync(args.path, 'utf8'), { loader: 'js', format: 'esm', minifyWhitespace: true, legalComments: 'none' })).code, loader: 'js', resolveDir: dirname(args.path) };
         const own = './' + relative(bundleDir, args.path).split('\\').join('/');
         const source = readFileSync(args.path, 'utf8');
         return { contents: source.replaceAll('import.meta.url', `new URL(${JSON.stringify(own)}, import.meta.url).href`), loader: 'js', resolveDir: dirname(args.path) };
@@ -186,11 +195,11 @@ for (const [sig, files] of groups) {
   const bundle = join(RUNTIME, `${sig}.js`);
   const r = await esbuild.build({
     stdin: { contents: entries.get(sig), resolveDir: LIB, sourcefile: `${sig}-entry.js`, loader: 'js' },
-    bundle: true, format: 'esm', platform: 'node', packages: 'external', target: 'es2022', keepNames: true, legalComments: 'none', write: false, outfile: bundle,
+    bundle: true, format: 'esm', platform: 'node', target: 'es2022', keepNames: true, legalComments: 'none', write: false, outfile: bundle,
     plugins: [ownUrls(RUNTIME, new Set(files), links)], logLevel: 'warning',
   });
   // esbuild names each module's source file in a line comment; the runtime's JavaScript carries none (decision 0241).
-  const text = r.outputFiles[0].text.split('\n').filter((line) => !/^\/\/ (dist\/|link:|\S+-entry\.js$)/.test(line)).join('\n');
+  const text = r.outputFiles[0].text.split('\n').filter((line) => !/^\/\/ \S+$/.test(line)).join('\n');
   mkdirSync(RUNTIME, { recursive: true });
   writeFileSync(bundle, text);
 }
