@@ -10,3 +10,4 @@ export {};
 (await import('../helpers/reserve.js')).reserveExecutors(8);
 await import('../cli-user-bench.test.js');
 await import('../readme-snippets.test.js');
+await import('../one-module-instance.test.js');

@@ -29,3 +29,4 @@ await import('../config-limits.test.js');
 await import('../readme.test.js');
 await import('../cli-help.test.js');
 await import('../usage-errors.test.js');
+await import('../runtime-bundles.test.js');

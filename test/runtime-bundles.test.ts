@@ -1,0 +1,110 @@
+// Runs on: main thread (tap). Covers decision 0245 against the build's output: the
+// runtime's bundles (dist/lib/runtime/, listed with the modules left apart in its
+// manifest.json) and the files they replace. Each bundled module's file is a
+// one-line re-export, so no isolate loads a module's code twice; no two bundles
+// import each other, directly or through a module left apart; and a bundle mixes no
+// module that waits for a top-level await (kind-catalog's) with one that does not,
+// reading that from lib/'s own imports: Node 20 can leave an import unsettled when
+// a module becomes async only by sharing a bundle with one that waits.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import t from 'tap';
+
+const ROOT = resolve(dirname(new URL(import.meta.url).pathname), '..', '..');
+const LIB = join(ROOT, 'lib');
+const RUNTIME = join(ROOT, 'dist', 'lib', 'runtime');
+
+interface Manifest {
+  bundles: Record<string, string[]>;
+  apart: string[];
+}
+const manifest = JSON.parse(readFileSync(join(RUNTIME, 'manifest.json'), 'utf8')) as Manifest;
+
+function tsFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((f) => {
+    const p = join(dir, f);
+    return statSync(p).isDirectory() ? tsFiles(p) : f.endsWith('.ts') && !f.endsWith('.d.ts') ? [p] : [];
+  });
+}
+
+/** lib-relative .js path of each lib/ module to those it imports statically for a value (type-only imports and exports left out). */
+const graph = new Map<string, string[]>();
+for (const file of tsFiles(LIB)) {
+  const src = readFileSync(file, 'utf8');
+  const targets = [...src.matchAll(/^(?:import|export)\s+(?!type\b)(?:[^'";]*?\sfrom\s+)?'(\.[^']+)'/gm)].map((m) => relative(LIB, resolve(dirname(file), m[1])));
+  graph.set(relative(LIB, file).replace(/\.ts$/, '.js'), targets);
+}
+
+function reaches(from: string, to: string): boolean {
+  const seen = new Set([from]);
+  const todo = [from];
+  while (todo.length > 0) {
+    const f = todo.pop() as string;
+    if (f === to) return true;
+    for (const g of graph.get(f) ?? []) {
+      if (!seen.has(g)) {
+        seen.add(g);
+        todo.push(g);
+      }
+    }
+  }
+  return false;
+}
+
+const bundled = Object.values(manifest.bundles).flat();
+
+t.test('the build bundled the runtime, and left apart the module that awaits at its top level', async (t) => {
+  t.ok(bundled.length > 50, `${bundled.length} modules in ${Object.keys(manifest.bundles).length} bundles`);
+  t.ok(bundled.includes('kernel/context.js') && bundled.includes('host/torch.js'), 'the executor side and the host side are in');
+  t.same(manifest.apart, ['topology/kind-catalog.js'], 'the kind catalog (its top-level await loads the kinds) is its own file');
+  t.equal(new Set(bundled).size, bundled.length, 'each module in one bundle');
+});
+
+t.test("each bundled module's file only re-exports from its bundle", async (t) => {
+  const longer: string[] = [];
+  for (const [bundle, modules] of Object.entries(manifest.bundles)) {
+    for (const m of modules) {
+      const text = readFileSync(join(ROOT, 'dist', 'lib', m), 'utf8');
+      const to = relative(join(ROOT, 'dist', 'lib', dirname(m)), join(RUNTIME, bundle));
+      if (!/^(?:export \{[^}]*\} from|import) "[^"]+";\n$/.test(text) || !text.includes(`"${to.startsWith('.') ? to : './' + to}"`)) longer.push(m);
+    }
+  }
+  t.same(longer, []);
+});
+
+t.test('no cycle between bundles, nor through a module left apart', async (t) => {
+  const imports = new Map<string, string[]>();
+  for (const bundle of Object.keys(manifest.bundles)) {
+    const text = readFileSync(join(RUNTIME, bundle), 'utf8');
+    const to = [...text.matchAll(/^import [^"]*"(\.[^"]+)";$/gm)].map((m) => relative(join(ROOT, 'dist', 'lib'), resolve(RUNTIME, m[1])));
+    imports.set(`runtime/${bundle}`, to);
+  }
+  const owner = new Map(Object.entries(manifest.bundles).flatMap(([b, ms]) => ms.map((m): [string, string] => [m, `runtime/${b}`])));
+  // A module left apart imports its modules' bundles (through their files).
+  for (const a of manifest.apart) imports.set(a, (graph.get(a) ?? []).map((m) => owner.get(m) ?? m));
+  const cycles: string[] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const visit = (n: string, path: string[]): void => {
+    if (state.get(n) === 'done') return;
+    if (state.get(n) === 'open') {
+      cycles.push([...path.slice(path.indexOf(n)), n].join(' -> '));
+      return;
+    }
+    state.set(n, 'open');
+    for (const m of imports.get(n) ?? []) visit(m, [...path, n]);
+    state.set(n, 'done');
+  };
+  for (const n of imports.keys()) visit(n, []);
+  t.same(cycles, []);
+});
+
+t.test('a bundle holds modules that all wait, or all do not, for each module awaiting at its top level', async (t) => {
+  const mixed: string[] = [];
+  for (const [bundle, modules] of Object.entries(manifest.bundles)) {
+    for (const a of manifest.apart) {
+      const waiting = modules.filter((m) => reaches(m, a));
+      if (waiting.length > 0 && waiting.length < modules.length) mixed.push(`${bundle}: ${waiting.length} of ${modules.length} wait for ${a} (${waiting.slice(0, 3).join(', ')})`);
+    }
+  }
+  t.same(mixed, []);
+});
