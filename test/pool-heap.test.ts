@@ -2,8 +2,12 @@
 // of many threads. --threads rank's isolates, one rank each, get 1 MiB semi-spaces;
 // a pool of one keeps 4 MiB. Counts what each rank's nursery committed (V8's heap
 // space statistics) after allocating short-lived objects, not the process's RSS.
+// And decision 0246: a pool started for a session of 256 ranks or more shares one
+// executor's nursery and gets no old-space floor; a smaller session's pool keeps both.
+import v8 from 'node:v8';
 import t from 'tap';
-import { semiSpaceMb } from '../lib/session/thread-flags.js';
+import { LARGE_SESSION_RANKS, oldSpaceFloorMb, semiSpaceMb } from '../lib/session/thread-flags.js';
+import { ThreadResources } from '../lib/session/thread-resources.js';
 import { TestRuntime } from './helpers/run.js';
 import { NURSERY_RANK, nurseryRank } from './fixtures/nursery-rank.js';
 
@@ -16,6 +20,41 @@ t.test('the nursery half is the pool\'s share: 4 MiB for a few executors, 1 MiB 
   t.equal(semiSpaceMb(8), 2);
   t.equal(semiSpaceMb(P), 1);
   t.equal(semiSpaceMb(1024), 1);
+});
+
+t.test('a pool for a session of 256 ranks or more shares one executor\'s nursery and has no old-space floor', async (t) => {
+  t.equal(LARGE_SESSION_RANKS, 256);
+  t.equal(semiSpaceMb(1, 1024), 4, 'one executor: 4 MiB halves, as for a small session');
+  t.equal(semiSpaceMb(2, 1024), 2, 'two share 4 MiB');
+  t.equal(semiSpaceMb(4, 1024), 1);
+  t.equal(semiSpaceMb(2, 255), 4, 'below 256 ranks: decision 0232 as before');
+  t.equal(oldSpaceFloorMb(2, 1024), 0);
+  t.equal(oldSpaceFloorMb(1, 256), 0);
+  t.equal(oldSpaceFloorMb(2, 255), 32, 'below 256 ranks: decision 0215 as before');
+  t.equal(oldSpaceFloorMb(1), 32);
+});
+
+t.test("a pool's isolates get the sizes of the session that starts it", async (t) => {
+  const real = v8.setFlagsFromString;
+  const started = async (ranks: number): Promise<string[]> => {
+    const seen: string[] = [];
+    v8.setFlagsFromString = (flags: string) => {
+      seen.push(flags);
+      real(flags);
+    };
+    const resources = new ThreadResources({ epochGc: false });
+    try {
+      resources.executorPool(2, ranks);
+    } finally {
+      v8.setFlagsFromString = real;
+      await resources.close();
+    }
+    // The last value of each (the process's heap flags are set first, once).
+    const last = new Map(seen.map((f) => f.split('=') as [string, string]));
+    return ['--initial-old-space-size', '--max-semi-space-size'].map((name) => `${name}=${last.get(name)}`);
+  };
+  t.same(await started(1024), ['--initial-old-space-size=0', '--max-semi-space-size=2']);
+  t.same(await started(64), ['--initial-old-space-size=32', '--max-semi-space-size=4']);
 });
 
 for (const [threads, most] of [['rank', 2 * semiSpaceMb(P)], [1, 2 * semiSpaceMb(1)]] as const) {

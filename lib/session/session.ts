@@ -127,7 +127,7 @@ export class Session implements Spawner {
     });
     coord.postMessage({ type: 'session', plan: this.plan, buffers: this.shared.buffers, timerMs: this.resources.coordinatorTimerMs });
 
-    const pool = this.resources.executorPool(this.plan.executors);
+    const pool = this.resources.executorPool(this.plan.executors, this.plan.hostExecutor.length);
     const ready: Promise<void>[] = [];
     for (let e = 0; e < this.plan.executors; e++) {
       const { port1, port2 } = new MessageChannel();

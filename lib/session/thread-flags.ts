@@ -5,6 +5,7 @@
 import { availableParallelism } from 'node:os';
 import v8 from 'node:v8';
 import { Worker } from 'node:worker_threads';
+import { RELEASE_FROM_RANKS } from './idle-heap.js';
 
 /**
  * Node flags for our threads: the parent's, minus module hooks (--import,
@@ -65,8 +66,14 @@ const HEAP_FLAGS: [string, number][] = [
  * it (large p) grows by the percentage as before. The pool's isolates share
  * POOL_OLD_SPACE_FLOOR_MB, so only pools of a few threads get a floor, never
  * --threads rank's many isolates.
+ * A pool started for a session of LARGE_SESSION_RANKS ranks or more gets none
+ * (decision 0246): its spawns run for seconds, so the full collections a floor saves
+ * are few against them, while its ranks' state and promoted garbage filled the floor
+ * before the first one, in pages that collection left partly free for the rest of
+ * the run.
  */
-export function oldSpaceFloorMb(executors: number): number {
+export function oldSpaceFloorMb(executors: number, ranks = 0): number {
+  if (ranks >= LARGE_SESSION_RANKS) return 0;
   const floor = Math.min(ISOLATE_OLD_SPACE_FLOOR_MB, Math.floor(POOL_OLD_SPACE_FLOOR_MB / Math.max(1, executors)));
   return floor >= MIN_USEFUL_FLOOR_MB ? floor : 0;
 }
@@ -82,11 +89,19 @@ const MIN_USEFUL_FLOOR_MB = 16;
  * with many ranks, keeps 4 MiB halves; --threads rank's isolates, one rank each, get
  * 1 MiB halves. Such an isolate's nursery had grown to both 4 MiB halves during
  * start-up (loading the runtime), resident for the rest of the run.
+ * A pool started for a session of LARGE_SESSION_RANKS ranks or more shares one
+ * executor's SEMI_SPACE_MB instead (decision 0246): two executors get 2 MiB halves.
+ * A ring step's objects live until their rank's next step, while the other ranks of
+ * its thread take theirs; an executor with half the ranks allocates half as much in
+ * that time, so half the nursery gives its objects the same chance to die.
  */
-export function semiSpaceMb(executors: number): number {
-  return Math.max(1, Math.min(SEMI_SPACE_MB, Math.floor(POOL_SEMI_SPACE_MB / Math.max(1, executors))));
+export function semiSpaceMb(executors: number, ranks = 0): number {
+  const pool = ranks >= LARGE_SESSION_RANKS ? SEMI_SPACE_MB : POOL_SEMI_SPACE_MB;
+  return Math.max(1, Math.min(SEMI_SPACE_MB, Math.floor(pool / Math.max(1, executors))));
 }
 const POOL_SEMI_SPACE_MB = 16;
+/** A session this large runs its spawns for seconds (lib/session/idle-heap.ts's RELEASE_FROM_RANKS): its pool's heap is sized for memory (decision 0246). */
+export const LARGE_SESSION_RANKS = RELEASE_FROM_RANKS;
 
 /**
  * Before a pool of `executors` threads starts: the isolates created from now on get
@@ -94,16 +109,16 @@ const POOL_SEMI_SPACE_MB = 16;
  * setHeapFlags' are; main's isolate exists already and keeps its own. A value given
  * on node's command line wins.
  */
-export function setOldSpaceFloor(executors: number): void {
+export function setOldSpaceFloor(executors: number, ranks = 0): void {
   if (givenOnCommandLine('--initial-old-space-size')) return;
-  v8.setFlagsFromString(`--initial-old-space-size=${oldSpaceFloorMb(executors)}`);
+  v8.setFlagsFromString(`--initial-old-space-size=${oldSpaceFloorMb(executors, ranks)}`);
 }
 
-/** As setOldSpaceFloor, for the nursery: the isolates created from now on get semiSpaceMb(executors). */
-export function setSemiSpace(executors: number): void {
+/** As setOldSpaceFloor, for the nursery: the isolates created from now on get semiSpaceMb(executors, ranks). */
+export function setSemiSpace(executors: number, ranks = 0): void {
   setHeapFlags(); // first, or its default would later overwrite this
   if (givenOnCommandLine('--max-semi-space-size')) return;
-  v8.setFlagsFromString(`--max-semi-space-size=${semiSpaceMb(executors)}`);
+  v8.setFlagsFromString(`--max-semi-space-size=${semiSpaceMb(executors, ranks)}`);
 }
 
 /**

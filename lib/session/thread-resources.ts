@@ -64,7 +64,8 @@ export class ThreadResources {
     this.onNote = opts.onNote;
   }
 
-  executorPool(n: number): Piscina {
+  /** The pool of `n` executors; started (if it does not run yet) for a session of `ranks` ranks, which sizes its heaps (./thread-flags.ts). */
+  executorPool(n: number, ranks = 0): Piscina {
     // Each session, whatever the pool's size: TurboFan's threshold for the n isolates it runs on (decision 0238).
     setTiering(n);
     if (!this.pool || this.poolSize < n) {
@@ -75,9 +76,9 @@ export class ThreadResources {
       // through require(esm), and a later import() of the same graph (kernels, benches) can trip
       // Node's "module imported again after being required" assertion (seen intermittently when the
       // pool grew). Turning require(esm) off in the pool makes piscina fall back to import().
-      // Before the pool's isolates start: a full-collection floor for few of them (decision 0215), smaller nurseries for many (decision 0232).
-      setOldSpaceFloor(n);
-      setSemiSpace(n);
+      // Before the pool's isolates start: a full-collection floor for few of them (decision 0215), smaller nurseries for many (decision 0232), neither for a large session (decision 0246).
+      setOldSpaceFloor(n, ranks);
+      setSemiSpace(n, ranks);
       this.pool = new Piscina({ filename: EXECUTOR_FILE, minThreads: n, maxThreads: n, concurrentTasksPerWorker: 1, idleTimeout: 60_000, execArgv: [...threadExecArgv(), ...REQUIRE_ESM_OFF], env: threadEnv(), ...(this.executorHeapMb === undefined ? {} : { resourceLimits: { maxOldGenerationSizeMb: this.executorHeapMb } }) });
       this.poolSize = n;
     }

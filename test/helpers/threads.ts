@@ -74,9 +74,9 @@ export function sharedThreads(): ThreadResources {
   if (shared !== undefined) return shared;
   const resources = new ThreadResources();
   const grow = resources.executorPool.bind(resources);
-  resources.executorPool = (n: number) => {
+  resources.executorPool = (n: number, ranks?: number) => {
     largest = Math.max(largest, n);
-    return grow(n);
+    return grow(n, ranks);
   };
   if (reservedExecutors() > 0) grow(reservedExecutors());
   return (shared = resources);
