@@ -195,12 +195,16 @@ for (const [sig, files] of groups) {
   const bundle = join(RUNTIME, `${sig}.js`);
   const r = await esbuild.build({
     stdin: { contents: entries.get(sig), resolveDir: LIB, sourcefile: `${sig}-entry.js`, loader: 'js' },
-    bundle: true, format: 'esm', platform: 'node', target: 'es2022', keepNames: true, legalComments: 'none', write: false, outfile: bundle,
+    bundle: true, format: 'esm', platform: 'node', target: 'es2022', keepNames: true, legalComments: 'none', sourcemap: 'linked', sourcesContent: false, write: false, outfile: bundle,
     plugins: [ownUrls(RUNTIME, new Set(files), links)], logLevel: 'warning',
   });
   // esbuild names each module's source file in a line comment; the runtime's JavaScript carries none (decision 0241).
-  const text = r.outputFiles[0].text.split('\n').filter((line) => !/^\/\/ \S+$/.test(line)).join('\n');
+  // Emptied, not removed, so that the bundle's source map (to lib's TypeScript, through tsc's maps) keeps its lines.
+  const js = r.outputFiles.find((f) => f.path === bundle);
+  const map = r.outputFiles.find((f) => f.path === bundle + '.map');
+  const text = js.text.split('\n').map((line) => (/^\/\/ \S+$/.test(line) ? '' : line)).join('\n');
   mkdirSync(RUNTIME, { recursive: true });
+  if (map !== undefined) writeFileSync(bundle + '.map', map.text);
   writeFileSync(bundle, text);
 }
 writeFileSync(join(RUNTIME, 'manifest.json'), JSON.stringify({ bundles: Object.fromEntries([...groups].map(([sig, files]) => [`${sig}.js`, files.map(rel)])), apart: awaiting.map(rel) }, null, 2) + '\n');
