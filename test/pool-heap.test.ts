@@ -4,9 +4,11 @@
 // space statistics) after allocating short-lived objects, not the process's RSS.
 // And decision 0246: a pool started for a session of 256 ranks or more shares one
 // executor's nursery and gets no old-space floor; a smaller session's pool keeps both.
+// And decision 0247: such a pool on more threads than cores optimises on its own threads.
 import v8 from 'node:v8';
 import t from 'tap';
-import { LARGE_SESSION_RANKS, oldSpaceFloorMb, semiSpaceMb } from '../lib/session/thread-flags.js';
+import { availableParallelism } from 'node:os';
+import { concurrentCompile, LARGE_SESSION_RANKS, oldSpaceFloorMb, semiSpaceMb } from '../lib/session/thread-flags.js';
 import { ThreadResources } from '../lib/session/thread-resources.js';
 import { TestRuntime } from './helpers/run.js';
 import { NURSERY_RANK, nurseryRank } from './fixtures/nursery-rank.js';
@@ -51,10 +53,21 @@ t.test("a pool's isolates get the sizes of the session that starts it", async (t
     }
     // The last value of each (the process's heap flags are set first, once).
     const last = new Map(seen.map((f) => f.split('=') as [string, string]));
-    return ['--initial-old-space-size', '--max-semi-space-size'].map((name) => `${name}=${last.get(name)}`);
+    const compile = seen.filter((f) => /^--(no-)?concurrent-recompilation$/.test(f)).at(-1);
+    return [...['--initial-old-space-size', '--max-semi-space-size'].map((name) => `${name}=${last.get(name)}`), compile ?? 'unset'];
   };
-  t.same(await started(1024), ['--initial-old-space-size=0', '--max-semi-space-size=2']);
-  t.same(await started(64), ['--initial-old-space-size=32', '--max-semi-space-size=4']);
+  const background = (ranks: number): string => (concurrentCompile(2, ranks, availableParallelism()) ? '--concurrent-recompilation' : '--no-concurrent-recompilation');
+  t.same(await started(1024), ['--initial-old-space-size=0', '--max-semi-space-size=2', background(1024)]);
+  t.same(await started(64), ['--initial-old-space-size=32', '--max-semi-space-size=4', '--concurrent-recompilation']);
+});
+
+t.test('a large session on more threads than cores optimises on its own threads; any other on V8\'s background threads', async (t) => {
+  t.equal(concurrentCompile(2, 1024, 2), false, 'two executors, main and the coordinator on 2 cores');
+  t.equal(concurrentCompile(1, 1024, 2), false, 'one executor: still three threads on 2 cores');
+  t.equal(concurrentCompile(256, 256, 2), false);
+  t.equal(concurrentCompile(2, 1024, 16), true, 'idle cores: the background compiles run beside the ranks');
+  t.equal(concurrentCompile(2, 255, 2), true, 'below 256 ranks: V8\'s default');
+  t.equal(concurrentCompile(64, 64, 2), true);
 });
 
 for (const [threads, most] of [['rank', 2 * semiSpaceMb(P)], [1, 2 * semiSpaceMb(1)]] as const) {

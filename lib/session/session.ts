@@ -117,6 +117,8 @@ export class Session implements Spawner {
     for (let h = 0; h < L.dims.hosts; h++) this.env.sched.setState(L.hostActor(h), ACTOR_STATE.DONE);
     this.env.sched.setState(this.host.actor, ACTOR_STATE.RUNNING);
 
+    // The pool first: the V8 flags it sets for its isolates (./thread-flags.ts) reach the coordinator too when this session starts it.
+    const pool = this.resources.executorPool(this.plan.executors, this.plan.hostExecutor.length);
     const coord = this.resources.coordinatorThread();
     this.coordinatorDone = new Promise<FromCoordinator>((resolve) => {
       const onMessage = (m: FromCoordinator): void => {
@@ -127,7 +129,6 @@ export class Session implements Spawner {
     });
     coord.postMessage({ type: 'session', plan: this.plan, buffers: this.shared.buffers, timerMs: this.resources.coordinatorTimerMs });
 
-    const pool = this.resources.executorPool(this.plan.executors, this.plan.hostExecutor.length);
     const ready: Promise<void>[] = [];
     for (let e = 0; e < this.plan.executors; e++) {
       const { port1, port2 } = new MessageChannel();

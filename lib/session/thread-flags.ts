@@ -122,6 +122,25 @@ export function setSemiSpace(executors: number, ranks = 0): void {
 }
 
 /**
+ * Whether the isolates of a pool of `executors` threads, started for a session of
+ * `ranks` ranks on `cores` cores, optimise on V8's background threads (decision
+ * 0247). Not for a large session (LARGE_SESSION_RANKS) whose threads already
+ * outnumber the cores (the executors, main and the coordinator): there a
+ * background compile has no idle core to run on, so it only takes turns with the
+ * ranks, and the compile zones it allocates stay in the background threads' malloc
+ * arenas. Its isolates optimise on their own thread instead, between messages.
+ */
+export function concurrentCompile(executors: number, ranks: number, cores: number = availableParallelism()): boolean {
+  return !(ranks >= LARGE_SESSION_RANKS && executors + 2 > cores);
+}
+
+/** As setOldSpaceFloor, for where the pool's isolates optimise: concurrentCompile. */
+export function setConcurrentCompile(executors: number, ranks = 0, cores: number = availableParallelism()): void {
+  if (givenOnCommandLine('--concurrent-recompilation') || givenOnCommandLine('--no-concurrent-recompilation')) return;
+  v8.setFlagsFromString(concurrentCompile(executors, ranks, cores) ? '--concurrent-recompilation' : '--no-concurrent-recompilation');
+}
+
+/**
  * How much later than V8's default a function is optimised by TurboFan while a session
  * runs `executors` executor threads on `cores` cores (decision 0238): one step for every
  * ISOLATES_A_CORE isolates a core, from 1 to MAX_TIERING_FACTOR. V8 decides per isolate, as

@@ -6,7 +6,7 @@ import { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { enableYoungGc, epochGcFromEnv } from '../sync/young-gc.js';
 import type { ToCoordinator } from '../sync/messages.js';
-import { setOldSpaceFloor, setSemiSpace, setTiering, threadEnv, threadExecArgv } from './thread-flags.js';
+import { setConcurrentCompile, setOldSpaceFloor, setSemiSpace, setTiering, threadEnv, threadExecArgv } from './thread-flags.js';
 import type { SharedState } from '../shm/shared-state.js';
 import type { SessionPlan } from '../config/plan.js';
 
@@ -76,9 +76,11 @@ export class ThreadResources {
       // through require(esm), and a later import() of the same graph (kernels, benches) can trip
       // Node's "module imported again after being required" assertion (seen intermittently when the
       // pool grew). Turning require(esm) off in the pool makes piscina fall back to import().
-      // Before the pool's isolates start: a full-collection floor for few of them (decision 0215), smaller nurseries for many (decision 0232), neither for a large session (decision 0246).
+      // Before the pool's isolates start: a full-collection floor for few of them (decision 0215), smaller nurseries for many (decision 0232), neither for a large session (decision 0246),
+      // and a large session on more threads than cores optimises on its own threads (decision 0247).
       setOldSpaceFloor(n, ranks);
       setSemiSpace(n, ranks);
+      setConcurrentCompile(n, ranks);
       this.pool = new Piscina({ filename: EXECUTOR_FILE, minThreads: n, maxThreads: n, concurrentTasksPerWorker: 1, idleTimeout: 60_000, execArgv: [...threadExecArgv(), ...REQUIRE_ESM_OFF], env: threadEnv(), ...(this.executorHeapMb === undefined ? {} : { resourceLimits: { maxOldGenerationSizeMb: this.executorHeapMb } }) });
       this.poolSize = n;
     }
