@@ -114,15 +114,15 @@ function ownUrls(bundleDir, group, links) {
       build.onResolve({ filter: /^\.\.?\// }, (args) => {
         const target = resolve(args.resolveDir, args.path);
         if (group.has(target) || args.kind === 'entry-point' || !target.startsWith(LIB + '/')) return undefined;
-        if (links.has(target)) return { path: target, namespace: 'link' };
-        return { path: './' + relative(bundleDir, target).split('\\').join('/'), external: true };
+        if (links.has(target)) return { path: rel(target), namespace: 'link', pluginData: target };
+        return { path: './' + slashed(bundleDir, target), external: true };
       });
       build.onResolve({ filter: /^[^./]/ }, (args) => (INLINED.some((p) => args.path === p || args.path.startsWith(p + '/')) ? undefined : { path: args.path, external: true }));
-      build.onLoad({ filter: /.*/, namespace: 'link' }, (args) => ({ contents: links.get(args.path), loader: 'js', resolveDir: bundleDir }));
+      build.onLoad({ filter: /.*/, namespace: 'link' }, (args) => ({ contents: links.get(args.pluginData), loader: 'js', resolveDir: bundleDir }));
       // An inlined package's source keeps its comments; esbuild's whitespace minifier drops them (decision 0241).
       build.onLoad({ filter: /\.m?js$/, namespace: 'file' }, async (args) => {
         if (!args.path.startsWith(LIB + '/')) return { contents: (await esbuild.transform(readFileSync(args.path, 'utf8'), { loader: 'js', format: 'esm', minifyWhitespace: true, legalComments: 'none' })).code, loader: 'js', resolveDir: dirname(args.path) };
-        const own = './' + relative(bundleDir, args.path).split('\\').join('/');
+        const own = './' + slashed(bundleDir, args.path);
         const source = readFileSync(args.path, 'utf8');
         return { contents: source.replaceAll('import.meta.url', `new URL(${JSON.stringify(own)}, import.meta.url).href`), loader: 'js', resolveDir: dirname(args.path) };
       });
@@ -140,7 +140,11 @@ async function awaitsAtTop(file) {
   }
 }
 
-const rel = (file) => relative(LIB, file).split('\\').join('/');
+/** `file` relative to `dir`, with forward slashes, as an import names it. */
+const slashed = (dir, file) => relative(dir, file).split('\\').join('/');
+const rel = (file) => slashed(LIB, file);
+/** A module's name in a bundle's signature: topology/kind-catalog.js is topology.kind-catalog. */
+const label = (file) => rel(file).replace(/\.js$/, '').replaceAll('/', '.');
 const kindFiles = readdirSync(KINDS).filter((f) => f.endsWith('.js')).map((f) => join(KINDS, f));
 const threadEntries = Object.values(THREADS).flat().map((e) => join(LIB, e));
 const graph = await importGraph([...threadEntries, ...kindFiles]);
@@ -150,7 +154,7 @@ const reached = [...graph.keys()].filter((f) => !entrySet.has(f) && [...reachedB
 const awaiting = [];
 for (const f of reached) if (await awaitsAtTop(f)) awaiting.push(f);
 reachedBy.set('kinds', reach(graph, kindFiles));
-for (const f of awaiting) reachedBy.set(rel(f).replace(/\.js$/, '').replaceAll('/', '.'), reach(graph, [f]));
+for (const f of awaiting) reachedBy.set(label(f), reach(graph, [f]));
 const awaitingSet = new Set(awaiting);
 const bundled = reached.filter((f) => !awaitingSet.has(f));
 
@@ -165,7 +169,8 @@ const bundled = reached.filter((f) => !awaitingSet.has(f));
 const groups = new Map();
 for (const f of bundled) {
   const by = [...reachedBy.entries()].filter(([, r]) => r.has(f)).map(([label]) => label);
-  const waits = awaiting.filter((a) => reach(graph, [f]).has(a)).map((a) => 'after-' + rel(a).replace(/\.js$/, '').replaceAll('/', '.'));
+  const reaches = reach(graph, [f]);
+  const waits = awaiting.filter((a) => reaches.has(a)).map((a) => 'after-' + label(a));
   const sig = [...by.sort(), ...waits.sort()].join('+');
   if (!groups.has(sig)) groups.set(sig, []);
   groups.get(sig).push(f);

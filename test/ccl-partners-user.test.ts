@@ -6,8 +6,7 @@
 // package is) and named by path from that folder's ccl.yaml: the all-reduce as
 // the entry's module, the all-to-all as collectives.all_to_all. Their data
 // against a JS reference, and the guide's law on the fully connected ideal machine.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
@@ -17,6 +16,7 @@ import { REDUCE_OPS } from '../lib/ccl/reduce-op.js';
 import { a2aUnevenWorker, a2aValue, CCL_FIXTURES, everyRank, expectedAllReduce } from './fixtures/ccl.js';
 import { allReduceSweepWorker, PARTNER_FIXTURES } from './fixtures/ccl-partners.js';
 import { range } from './helpers/all-to-all.js';
+import { userProject } from './helpers/cli.js';
 import { TestRuntime } from './helpers/run.js';
 
 const rt = new TestRuntime({ modules: [CCL_FIXTURES, PARTNER_FIXTURES] });
@@ -73,11 +73,7 @@ algorithms:
     topology: ring_1d
 `;
 
-const dir = mkdtempSync(join(tmpdir(), 'kernbench-user-partners-'));
-t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
-mkdirSync(join(dir, 'node_modules'));
-symlinkSync(ROOT, join(dir, 'node_modules', 'kernbench'), 'dir');
+const dir = userProject(t, 'user-partners');
 writeFileSync(join(dir, 'my_doubling.ts'), guideFile());
 writeFileSync(join(dir, 'my_alltoall.mjs'), MY_ALLTOALL);
 writeFileSync(join(dir, 'ccl.yaml'), CCL);

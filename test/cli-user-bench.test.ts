@@ -3,19 +3,12 @@
 // name, with no build step: its own option, --help from its schema, workers
 // spawned on executor threads under every --threads layout; and a module that
 // breaks the bench contract refused up front (exit 2, its path, no stack).
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { assertUsageError, kernbench, ROOT } from './helpers/cli.js';
+import { assertUsageError, kernbench, userProject } from './helpers/cli.js';
 
-// A user's project: its own package.json ("type": "module": tsx compiles .ts as ESM) and
-// kernbench installed as a dependency (a symlink to this checkout, as `npm link` makes).
-const DIR = mkdtempSync(join(tmpdir(), 'kernbench-user-bench-'));
-t.teardown(() => rmSync(DIR, { recursive: true, force: true }));
-writeFileSync(join(DIR, 'package.json'), JSON.stringify({ name: 'user-benches', type: 'module' }));
-mkdirSync(join(DIR, 'node_modules'));
-symlinkSync(ROOT, join(DIR, 'node_modules', 'kernbench'), 'dir');
+const DIR = userProject(t, 'user-benches');
 
 // Each rank all-reduces (rank + 1) * scale; rank r reports the sum it got, and on which thread it ran.
 writeFileSync(

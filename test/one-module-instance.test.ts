@@ -7,17 +7,12 @@
 // runtime throws `instanceof KernbenchError`. A module loaded twice in one isolate
 // fails them: tile.js loaded as its own file beside the bundle that holds it fails
 // the Tile check.
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { kernbench, ROOT } from './helpers/cli.js';
+import { kernbench, userProject } from './helpers/cli.js';
 
-const DIR = mkdtempSync(join(tmpdir(), 'kernbench-one-instance-'));
-t.teardown(() => rmSync(DIR, { recursive: true, force: true }));
-writeFileSync(join(DIR, 'package.json'), JSON.stringify({ name: 'user-instances', type: 'module' }));
-mkdirSync(join(DIR, 'node_modules'));
-symlinkSync(ROOT, join(DIR, 'node_modules', 'kernbench'), 'dir');
+const DIR = userProject(t, 'user-instances');
 
 // Each check is a bit of the number a rank reports: 1 Tile (in its kernel), 2 Tensor, 4 KernbenchError.
 writeFileSync(

@@ -4,22 +4,17 @@
 // wall-clock time diverges (exit 1, every run reported with a `kernbench run`
 // line that really reruns it); a deadlock and a hang are reported as such; bad
 // flag values are usage errors.
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { execa } from 'execa';
 import { Parser, type Result } from 'tap-parser';
 import t, { type Test } from 'tap';
-import { assertUsageError, BIN, kernbench, ROOT } from './helpers/cli.js';
+import { assertUsageError, BIN, kernbench, ROOT, userProject } from './helpers/cli.js';
 import { formatTap, parseCount, parseLayouts, parseSeconds, runStress, shellQuote } from '../lib/bench/stress.js';
 import { loadBench } from '../lib/bench/registry.js';
 
-const DIR = mkdtempSync(join(tmpdir(), 'kernbench-stress-'));
-t.teardown(() => rmSync(DIR, { recursive: true, force: true }));
-writeFileSync(join(DIR, 'package.json'), JSON.stringify({ name: 'stress-benches', type: 'module' }));
-mkdirSync(join(DIR, 'node_modules'));
-symlinkSync(ROOT, join(DIR, 'node_modules', 'kernbench'), 'dir');
+const DIR = userProject(t, 'stress-benches');
 
 const result = `{ bench: ctx.bench, algorithm: ctx.ccl.algorithm, topology: torch.topologyName, worldSize: 1, nElem: 1, dtype: 'f64', ok: true, critNs: 0, lines: [] }`;
 // Its output is a fresh random number: no two runs share a digest.

@@ -2,18 +2,13 @@
 // from the public entry points only, runs from a folder outside the package
 // (kernbench installed as a symlinked dependency), and its output is checked
 // against a JS computation of the same block.
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { kernbenchProcess, ROOT } from './helpers/cli.js';
+import { kernbenchProcess, ROOT, userProject } from './helpers/cli.js';
 import { roundTo } from '../lib/dtype/index.js';
 
-const DIR = mkdtempSync(join(tmpdir(), 'kernbench-user-layer-'));
-t.teardown(() => rmSync(DIR, { recursive: true, force: true }));
-writeFileSync(join(DIR, 'package.json'), JSON.stringify({ name: 'user-layer', type: 'module' }));
-mkdirSync(join(DIR, 'node_modules'));
-symlinkSync(ROOT, join(DIR, 'node_modules', 'kernbench'), 'dir');
+const DIR = userProject(t, 'user-layer');
 copyFileSync(join(ROOT, 'examples', 'tp-layer', 'my_layer.ts'), join(DIR, 'my_layer.ts'));
 
 const values = (n: number, k: number) => Float32Array.from({ length: n }, (_, i) => (((i * k) % 13) - 6) / 16);

@@ -4,6 +4,8 @@
 // a user does where the process boundary is what is tested — and the shape every
 // usage error must have (exit 2, one message, no stack, its code).
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa, type Options } from 'execa';
@@ -21,6 +23,20 @@ delete process.env.NODE_OPTIONS;
 // The tests run compiled, from dist/test/: the project root is two levels up from dist/test/helpers/.
 export const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 export const BIN = join(ROOT, 'bin', 'kernbench.js');
+
+/**
+ * A user's project in a temporary folder, removed when `t` ends: its own package.json
+ * (ES modules: tsx compiles .ts as ESM) and kernbench installed as a dependency (a
+ * link to this checkout, as `npm link` makes). Returns the folder.
+ */
+export function userProject(t: Test, name: string): string {
+  const dir = mkdtempSync(join(tmpdir(), `kernbench-${name}-`));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, type: 'module' }));
+  mkdirSync(join(dir, 'node_modules'));
+  symlinkSync(ROOT, join(dir, 'node_modules', 'kernbench'), 'dir');
+  return dir;
+}
 
 export interface Run {
   exitCode: number | undefined;
