@@ -10,7 +10,6 @@
 import { DIR_COUNT } from '../shm/layout.js';
 import type { ThreadEnv } from '../sync/thread-env.js';
 import { InboundChannel } from './inbound.js';
-import { installIdleRelease } from './link-timing.js';
 import { OutboundChannel } from './outbound.js';
 
 export { ChannelOp } from './channel-op.js';
@@ -33,10 +32,7 @@ export class PeChannels {
   constructor(
     private readonly env: ThreadEnv,
     private readonly pe: number,
-  ) {
-    // What building the first channel's link timing did: the thread's idle pass releases held pieces.
-    installIdleRelease(env);
-  }
+  ) {}
 
   /** The outbound channel of direction `d`. */
   outbound(d: number): OutboundChannel {

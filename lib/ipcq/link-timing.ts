@@ -155,9 +155,9 @@ class ClaimedLinks implements LinkTiming {
     const stats = this.env.stats;
     if (stats.messages - stats.freshHorizonAt >= freshEvery(L.dims.pes)) {
       stats.freshHorizonAt = stats.messages;
-      releaseOthers(this.env, false);
+      releaseOthers(this.env);
     }
-    // Else it is held, and released when a pass finds it may go (Scheduler.onIdle, the coordinator).
+    // Else it is held, and released when a pass finds it may go (this one, a later fresh horizon, the coordinator's).
     return unreachedBefore(sh, this.reach, route.links, this.pe, arrivalPs, keptHorizon(sh)) && claimedAlone(sh, route.links, this.pe, this.dir);
   }
 
@@ -201,7 +201,7 @@ class ClaimedLinks implements LinkTiming {
     // may run (a holding channel counts as waiting): one that took its horizon before this hold
     // must look again (lib/coordinator/coordinator-worker.ts).
     Atomics.add(sh.ctl, L.exec(env.sched.executor, EXEC.STATE_EPOCH), 1);
-    // Released by a thread's idle pass, this one's included (Scheduler.onIdle), or by the coordinator's.
+    // Released by a thread's periodic fresh horizon, or by the coordinator's pass (rung by a thread about to park).
     await env.sched.waitUntil(NO_ACTOR, w, HOLD.ALONE, WAIT_KIND.LINK, peer, readyPs);
     const how = Atomics.load(sh.ctl, w);
     Atomics.store(sh.ctl, w, HOLD.NONE);
@@ -250,20 +250,15 @@ class ArbitratedLinks implements LinkTiming {
   }
 }
 
-/** A fresh horizon, and every held piece it lets go released: this thread's idle pass (Scheduler.onIdle). */
-function releaseOthers(env: ThreadEnv, lookahead = true): boolean {
-  const h = launchHorizon(env.shared, env.machine, lookahead);
-  if (Atomics.load(env.shared.ctl, HEADER.HELD_PENDING) === 0) return false;
-  return releaseHeld(env.shared, env.machine, h, (pe, dir) => env.sched.publish(env.shared.layout.pe(pe, PE.HOLD + dir), env.plan.peExecutor[pe])) > 0;
-}
-
 /**
- * With shared links proved alone (mode 'claimed'), a thread that runs PEs releases held
- * pieces in its idle pass (Scheduler.onIdle), once it has a PE: the channels are built
- * when first used (./channel.ts), not with their PE.
+ * A fresh horizon (floors only, O(PEs)), and every held piece it lets go released: a
+ * thread's periodic one. The lookahead pass over held pieces is the coordinator's alone
+ * (decision 0248).
  */
-export function installIdleRelease(env: ThreadEnv): void {
-  if (env.plan.links === 'claimed') env.sched.onIdle ??= () => releaseOthers(env);
+function releaseOthers(env: ThreadEnv): void {
+  const h = launchHorizon(env.shared, env.machine, false);
+  if (Atomics.load(env.shared.ctl, HEADER.HELD_PENDING) === 0) return;
+  releaseHeld(env.shared, env.machine, h, (pe, dir) => env.sched.publish(env.shared.layout.pe(pe, PE.HOLD + dir), env.plan.peExecutor[pe]));
 }
 
 /** The link timing of the plan's mode for the outbound channel `dir` of PE `pe`. */

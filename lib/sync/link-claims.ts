@@ -1,7 +1,7 @@
 // Runs on: executor threads (a kernel's claims at its start and end, a piece's
-// check, the release of held pieces by a thread about to go idle or taking its
-// periodic fresh horizon) and the coordinator thread (the release, or the
-// hand-over to the link arbiter, of pieces nobody else releases). Only with
+// check, the release of held pieces by a thread taking its periodic fresh
+// horizon) and the coordinator thread (the release, with lookahead, when a
+// thread is about to park with pieces held, or the hand-over to the link arbiter). Only with
 // timing.link_sharing: max_min and the fast path on. Owns: the proof that a piece
 // of a shared link meets no other flow, so its times alone are final at once, and
 // nothing is ever run again (docs/decisions/0100-claims-and-a-launch-horizon.md,

@@ -291,9 +291,6 @@ export class Scheduler {
     ringCoordinator(this.ctl);
   }
 
-  /** Before this thread parks with link pieces held (lib/sync/link-claims.ts): release what may go; true if any. */
-  onIdle: (() => boolean) | null = null;
-
   /**
    * After storing a counter `word` that a waiter on executor `consumer` may need.
    * Same thread: resolve local waiters. Other thread: ring its doorbell.
@@ -400,11 +397,8 @@ export class Scheduler {
         }
         // Nothing here can run until another thread publishes: a moment for housekeeping.
         if (collectIfIdle() && Atomics.load(this.ctl, this.doorbell) !== seen) continue;
-        // Pieces held for their links: release what may go now; else the coordinator hears this thread is idle.
-        if (this.onIdle !== null && Atomics.load(this.ctl, HEADER.HELD_PENDING) > 0) {
-          if (this.onIdle()) continue;
-          ringCoordinator(this.ctl);
-        }
+        // Pieces held for their links: the coordinator's pass releases what may go, or hands them to the arbiter (decision 0248).
+        if (Atomics.load(this.ctl, HEADER.HELD_PENDING) > 0) ringCoordinator(this.ctl);
         Atomics.add(this.ctl, this.sleepGen, 1); // odd: parked
         const r = Atomics.waitAsync(this.ctl, this.doorbell, seen);
         if (r.async) await r.value;
