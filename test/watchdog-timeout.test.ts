@@ -14,7 +14,12 @@ t.test('a kernel whose virtual time grows without bound ends at --timeout, named
   t.equal(r.exitCode, 1);
   const e = stoppedJson(r.stdout);
   t.equal(e.code, 'ERR_TIMEOUT');
-  assertKernelRunning(t, e.actors, 'runaway');
+  // Stopped by wall time, the loop of loads can be caught between two of them, waiting for
+  // its grant on the cube's memory channel (the coordinator's pass held the arbiter that
+  // moment): still the kernel that never ends, not a deadlock. Any other state fails.
+  const k = e.actors.find((a) => a.kernel === 'runaway' && a.who.endsWith('kernel'));
+  if (k?.state === 'waiting') t.match(k.waitsFor, /^waits for a grant on the memory channel of cube 0 since /, 'between two loads');
+  else assertKernelRunning(t, e.actors, 'runaway');
 });
 
 t.test('run --max-virtual-time stops the runaway kernel (exit 1, ERR_VIRTUAL_TIME_LIMIT); a bad value is a usage error', async (t) => {
