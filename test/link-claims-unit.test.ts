@@ -5,6 +5,7 @@
 // bounds it by its clock and its sends' arrivals, a running host by its clock, a host
 // waiting for a kernel not at all, a command in flight makes it -Infinity, and the
 // highest horizon found is kept).
+import { actorActive, publishClock, raisePeFloor } from '../lib/sync/pe-floor.js';
 import t from 'tap';
 import { loadTopology } from '../lib/config/load.js';
 import { topologyPath } from '../lib/config/paths.js';
@@ -87,10 +88,18 @@ function setter(sh: SharedState) {
     Atomics.store(sh.ctl, L.actor(actor, ACTOR.STATE), state);
     Atomics.add(sh.ctl, L.actor(actor, ACTOR.GEN), 1); // as the scheduler does: a horizon keeps a host's words while its generation stands
     const bit = 1 << (actor & 31);
-    if (state === ACTOR_STATE.RUNNING || state === ACTOR_STATE.BLOCKED) Atomics.or(sh.ctl, L.activeWord(actor), bit);
+    const active = state === ACTOR_STATE.RUNNING || state === ACTOR_STATE.BLOCKED;
+    if (active) Atomics.or(sh.ctl, L.activeWord(actor), bit);
     else Atomics.and(sh.ctl, L.activeWord(actor), ~bit);
     sh.times[L.clock(actor)] = clockPs;
+    actorActive(sh, actor, active); // a PE's floor follows, as the scheduler keeps it
   };
+}
+
+/** Publish PE `p`'s send east as arriving alone at `ps`, as a piece's check does (its floor rises with it). */
+function arriveEast(sh: SharedState, p: number, ps: number): void {
+  sh.times[sh.layout.flow(p, EAST, FLOW.ARRIVAL_PS)] = ps;
+  raisePeFloor(sh, p, ps);
 }
 
 /** Publish actor `a` as blocked on ctl[word] >= target. */
@@ -107,7 +116,7 @@ t.test('the launch horizon: what bounds it, what does not, and it is kept', asyn
   const L = sh.layout;
   const set = setter(sh);
   set(L.peActor(pe(1)), ACTOR_STATE.BLOCKED, 100);
-  sh.times[L.flow(pe(1), EAST, FLOW.ARRIVAL_PS)] = 500;
+  arriveEast(sh, pe(1), 500);
   const host = L.hostActor(1);
   set(host, ACTOR_STATE.RUNNING, 50);
   t.equal(launchHorizon(sh, m), 50, 'a running host: its clock');
@@ -118,8 +127,7 @@ t.test('the launch horizon: what bounds it, what does not, and it is kept', asyn
   Atomics.store(sh.ctl, L.actor(host, ACTOR.WAIT_AUX), pe(1));
   set(host, ACTOR_STATE.BLOCKED, 60); // its wait words first, then the state and the generation
   t.equal(launchHorizon(sh, m), 500, 'a host waiting for a kernel does not bound it; the kernel\'s PE does, by its send\'s arrival');
-  sh.times[L.flow(pe(1), EAST, FLOW.ARRIVAL_PS)] = 0;
-  sh.times[L.clock(L.peActor(pe(1)))] = 700;
+  publishClock(sh, L.peActor(pe(1)), 700);
   t.equal(launchHorizon(sh, m), 700, 'or by its clock, the later of the two');
   t.equal(keptHorizon(sh), 700, 'the highest found is kept');
   Atomics.add(sh.ctl, HEADER.COMMANDS_IN_FLIGHT, 1);

@@ -5,10 +5,11 @@
 // it, and PEs past it only by the way round that avoids it (a route is a simple path); an idle PE is bounded by the horizon only; a band
 // read when a PE lagged is read again once it has caught up; a pe_pe link needs only the
 // PE it leaves; a thread makes bands only for the links it asks about (decision 0243).
+import { actorActive, peFloor, publishClock, raisePeFloor } from '../lib/sync/pe-floor.js';
 import t from 'tap';
 import { loadTopology } from '../lib/config/load.js';
 import { topologyPath } from '../lib/config/paths.js';
-import { ACTOR, ACTOR_STATE } from '../lib/shm/layout.js';
+import { ACTOR, ACTOR_STATE, FLOW } from '../lib/shm/layout.js';
 import { SharedState } from '../lib/shm/shared-state.js';
 import { Links } from '../lib/topology/links.js';
 import { Machine } from '../lib/topology/machine.js';
@@ -30,13 +31,15 @@ function floorOf(sh: SharedState, pe: number, clockPs: number | null): void {
   const a = L.peActor(pe);
   const bit = 1 << (a & 31);
   if (clockPs === null) {
+    actorActive(sh, a, false);
     Atomics.store(sh.ctl, L.actor(a, ACTOR.STATE), ACTOR_STATE.IDLE);
     Atomics.and(sh.ctl, L.activeWord(a), ~bit);
     return;
   }
+  sh.times[L.clock(a)] = clockPs;
+  actorActive(sh, a, true);
   Atomics.store(sh.ctl, L.actor(a, ACTOR.STATE), ACTOR_STATE.BLOCKED);
   Atomics.or(sh.ctl, L.activeWord(a), bit);
-  sh.times[L.clock(a)] = clockPs;
 }
 
 t.test('a link is reached from its upstream PEs, each a latency further back; not from past its far end', async (t) => {
@@ -148,4 +151,49 @@ t.test('a thread makes the bands of the links it asks about, none other (decisio
   t.equal(reach.bandsMade, route.length, "the route's links only");
   t.equal(reach.minLatencyPs(links.route(3, 5)), ALPHA);
   t.equal(reach.bandsMade, route.length + 1, 'and the next link once asked for');
+});
+
+t.test("a PE's floor is one word: its clock and arrivals while its kernel is active, raised only then, -Infinity without one (decision 0251)", async (t) => {
+  const { sh } = ring();
+  const L = sh.layout;
+  const a = L.peActor(2);
+  t.equal(peFloor(sh, 2), -Infinity, 'no kernel yet');
+  sh.times[L.clock(a)] = 300;
+  sh.times[L.flow(2, 0, FLOW.ARRIVAL_PS)] = 500;
+  actorActive(sh, a, true);
+  t.equal(peFloor(sh, 2), 500, 'active: the later of its clock and its arrivals');
+  publishClock(sh, a, 700);
+  t.equal(peFloor(sh, 2), 700, 'a published clock raises it');
+  t.equal(sh.times[L.clock(a)], 700, 'and is the clock word');
+  raisePeFloor(sh, 2, 600);
+  t.equal(peFloor(sh, 2), 700, 'an earlier arrival does not lower it');
+  actorActive(sh, L.channelActor(2, 0), false);
+  publishClock(sh, L.channelActor(2, 0), 900);
+  t.equal(peFloor(sh, 2), 700, "its channels' actors are not its kernel");
+  actorActive(sh, a, false);
+  t.equal(peFloor(sh, 2), -Infinity, 'its kernel ended');
+  raisePeFloor(sh, 2, 900);
+  publishClock(sh, a, 900);
+  t.equal(peFloor(sh, 2), -Infinity, 'nothing raises the floor of a PE without a kernel');
+});
+
+t.test("a piece of a link's one PE is proved by the bound its last check kept, without reading the link's bands (decision 0251)", async (t) => {
+  const { m, links, sh } = ring();
+  const route = links.route(3, 4);
+  const l = route[0];
+  const end = 10 * ALPHA;
+  for (let pe = 0; pe < 8; pe++) floorOf(sh, pe, 100 * ALPHA);
+  floorOf(sh, 3, end);
+  floorOf(sh, 2, end - 2 * ALPHA); // one link back: its flow would join 3 -> 4 at the end exactly
+  const reach = new LinkReach(m, links);
+  t.equal(reach.clearFrom2[l], -Infinity, 'nothing kept before a check');
+  t.ok(unreachedBefore(sh, reach, route, 3, end, 0), 'alone');
+  t.equal(reach.clearFrom2[l], end, "the check kept the lowest bound it proved: PE 2's");
+  // Floors only rise in a run; lowering PE 2's shows which pieces still read the bands.
+  floorOf(sh, 2, 0);
+  t.ok(unreachedBefore(sh, reach, route, 3, end, 0), 'a piece ending at the kept bound is proved from it: the bands are not read');
+  t.notOk(unreachedBefore(sh, reach, route, 3, end + 1, 0), 'one ending past it reads them, and finds PE 2');
+  floorOf(sh, 2, 50 * ALPHA);
+  t.ok(unreachedBefore(sh, reach, route, 3, end + 1, 0), 'and again, once PE 2 moved on');
+  t.equal(reach.clearFrom2[l], 52 * ALPHA, 'the bound kept rises with it');
 });

@@ -29,6 +29,7 @@ import { actorsBound, commandInFlight } from './snapshot.js';
 import { stateEpoch, type SharedState } from '../shm/shared-state.js';
 import type { Machine } from '../topology/machine.js';
 import { latencyPs, transferPs } from '../time/virtual-time.js';
+import { publishClock } from '../sync/pe-floor.js';
 
 /** Snapshot attempts before a pass gives up (actors kept changing state; a later ring retries). */
 const SNAPSHOT_TRIES = 3;
@@ -145,7 +146,7 @@ export class Arbiter {
     }
     t[L.grant(pe, GRANT.DONE_PS)] = done;
     // Its bound from now on (it resumes at `done`); it rewrites the word itself when it next blocks.
-    t[L.clock(L.peActor(pe))] = done;
+    publishClock(sh, L.peActor(pe), done);
     Atomics.store(sh.ctl, L.pe(pe, PE.GRANT_SEQ), Atomics.load(sh.ctl, L.pe(pe, PE.REQ_SEQ)));
     Atomics.sub(sh.ctl, HEADER.GRANTS_PENDING, 1);
     return done;

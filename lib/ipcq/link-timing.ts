@@ -19,6 +19,7 @@ import { EXEC, FLOW, HEADER, PE, WAIT_KIND } from '../shm/layout.js';
 import type { LinkMode } from '../config/plan.js';
 import type { ThreadEnv } from '../sync/thread-env.js';
 import { NO_ACTOR } from '../sync/scheduler.js';
+import { raisePeFloor } from '../sync/pe-floor.js';
 import { CLAIMED, HOLD, claimedAlone, claimedBy, keptHorizon, launchHorizon, machineLinks, releaseHeld } from '../sync/link-claims.js';
 import { linkReach, unreachedBefore, type LinkReach } from '../sync/link-reach.js';
 import { aloneArrivalPs, aloneRateOf, joinOf, pieceBytes, pieceStartPs } from '../topology/link-share.js';
@@ -150,6 +151,7 @@ class ClaimedLinks implements LinkTiming {
     const L = sh.layout;
     const arrivalW = L.flow(this.pe, this.dir, FLOW.ARRIVAL_PS);
     if (arrivalPs > sh.times[arrivalW]) sh.times[arrivalW] = arrivalPs;
+    raisePeFloor(sh, this.pe, arrivalPs);
     // A fresh horizon costs O(PEs): this thread takes one each time it has sent as many
     // messages as there are PEs, so its cost a message stays O(1) and the kept one stays close.
     const stats = this.env.stats;

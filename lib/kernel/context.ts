@@ -22,6 +22,7 @@ import { KernbenchError, formatPs, type ErrorCode } from '../errors.js';
 import type { ChannelOp } from '../ipcq/channel.js';
 import { resolvedUntagged } from '../sync/fault-owner.js';
 import { TURNS_BEFORE_PARK } from '../sync/scheduler.js';
+import { publishClock } from '../sync/pe-floor.js';
 import { Peer, peerRoute, routeThrough, type Ports, type Route } from './ports.js';
 import { Flow, Region } from './flow.js';
 import { claimDirection, runBranches } from './branches.js';
@@ -138,7 +139,7 @@ export class KernelContext extends MemoryOps implements SendWaiter {
     const channel = this.pe.channels.outbound(d);
     // Shared links proved alone: the flow's clock as it sends, a fresher lower bound for others' launch horizons (lib/sync/end-bounds.ts).
     const env = this.pe.env;
-    if (env.plan.links === 'claimed') env.shared.times[env.shared.layout.clock(this.flow.actor)] = this.clock.nowPs;
+    if (env.plan.links === 'claimed') publishClock(env.shared, this.flow.actor, this.clock.nowPs);
     const r = channel.send(set, peer, tile.dtype, tile.data, this.clock.nowPs, this.transfers.horizonPs, this.run);
     // Either way the flow's end waits for it (drain).
     if (typeof r === 'number') {

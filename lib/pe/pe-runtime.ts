@@ -4,6 +4,7 @@
 // order, except launches onto a PE shared by a spawn's hosts, which run in
 // (virtual time, host) order once admitted (./admission.ts). Run k's record is
 // row k, whatever its ticket (RECORD.TICKET says which).
+import { publishClock } from '../sync/pe-floor.js';
 import { importModule } from '../loader/user-module.js';
 import { AbortError, DeadlockError, KernelError, RunStoppedError, serializeError } from '../errors.js';
 import { actorStates } from '../coordinator/actor-states.js';
@@ -190,7 +191,7 @@ export class PeRuntime {
   private stopAtLimit(kernel: string, limit: KernbenchError): RunStoppedError {
     const { env } = this;
     const L = env.shared.layout;
-    env.shared.times[L.clock(L.peActor(this.id))] = this.clock.nowPs;
+    publishClock(env.shared, L.peActor(this.id), this.clock.nowPs);
     const states = actorStates(env.shared, env.machine);
     const stopped = new RunStoppedError('ERR_VIRTUAL_TIME_LIMIT', `stopped: kernel '${kernel}' on ${env.machine.describePe(this.id)}: ${limit.message}`, states.summary, states.actors);
     const report = serializeError(stopped);

@@ -110,6 +110,7 @@ export class ShmLayout {
   private readonly grantBase: number;
   private readonly channelFreeBase: number;
   private readonly flowBase: number;
+  private readonly floorBase: number;
   /** `times` index: a lower bound on the virtual time the link arbiter can still wake anyone at (lib/coordinator/link-arbiter.ts). */
   readonly linkBound: number;
   /** `times` index: the highest launch horizon found so far, a lower bound on the virtual time of any launch not yet committed (lib/sync/link-claims.ts). */
@@ -157,6 +158,8 @@ export class ShmLayout {
     f = Math.ceil(f / 8) * 8; // a 64-byte line: a PE's four arrivals share one (flow)
     this.flowBase = f;
     f += dims.pes * DIR_COUNT * FLOW.WIDTH;
+    this.floorBase = f;
+    f += dims.pes;
     this.linkBound = f;
     f += 1;
     this.horizon = f;
@@ -319,6 +322,14 @@ export class ShmLayout {
    */
   flow(pe: number, dir: number, field: number): number {
     return this.flowBase + (pe * FLOW.WIDTH + field) * DIR_COUNT + dir;
+  }
+  /**
+   * PE `pe`'s floor while its kernel is active (its clock and its sends' arrivals alone,
+   * lib/sync/pe-floor.ts), -Infinity while it has none: one dense word a PE, so a check
+   * that reads the floors of many PEs reads a line for eight of them (decision 0251).
+   */
+  floor(pe: number): number {
+    return this.floorBase + pe;
   }
   barrierTime(round: number, host: number): number {
     return this.barrierBase + (round % 2) * this.dims.hosts + host;

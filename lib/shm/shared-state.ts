@@ -42,13 +42,16 @@ export class SharedState {
 
   static create(dims: LayoutDims): SharedState {
     const layout = new ShmLayout(dims);
-    return new SharedState(layout, {
+    const sh = new SharedState(layout, {
       ctl: new SharedArrayBuffer(layout.ctlWords * 4),
       times: new SharedArrayBuffer(layout.timesWords * 8),
       ipcq: Array.from({ length: layout.channelSets }, () => new SharedArrayBuffer(Math.max(8, layout.ipcqSetBytes))),
       arena: new SharedArrayBuffer(dims.arenaBytes),
       cmd: new SharedArrayBuffer(layout.cmdBytes),
     });
+    // No PE has a kernel yet (lib/sync/pe-floor.ts): before any thread attaches.
+    sh.times.fill(-Infinity, layout.floor(0), layout.floor(dims.pes));
+    return sh;
   }
 
   static attach(dims: LayoutDims, buffers: SharedBuffers): SharedState {

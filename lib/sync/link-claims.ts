@@ -48,7 +48,8 @@ import { ACTOR, ACTOR_STATE, ACTORS_PER_PE, DIR_COUNT, FLOW, HEADER, PE, RECORD,
 import { stateEpoch, type SharedState } from '../shm/shared-state.js';
 import { Links } from '../topology/links.js';
 import { kernelEndBounds, kernelFlowNow } from './end-bounds.js';
-import { linkReach, peFloor, unreachedBefore } from './link-reach.js';
+import { linkReach, unreachedBefore } from './link-reach.js';
+import { peFloor } from './pe-floor.js';
 import { joinOf, pieceStartPs } from '../topology/link-share.js';
 import type { Machine } from '../topology/machine.js';
 import { ownsWord } from './owned.js';

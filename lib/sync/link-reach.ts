@@ -27,12 +27,11 @@
 //                when it leaves a switch)               into that node
 //   cube_cube    the PEs of the cube it leaves          the PEs of its neighbour cubes
 //   pe_pe        the PE it leaves                       none (a cube is a crossbar)
-import { ACTOR, ACTOR_STATE, DIR_COUNT, FLOW } from '../shm/layout.js';
 import type { SharedState } from '../shm/shared-state.js';
 import { latencyPs } from '../time/virtual-time.js';
 import type { LinkEnds, Links } from '../topology/links.js';
 import type { Machine } from '../topology/machine.js';
-import { actorWord } from './owned.js';
+import { peFloor } from './pe-floor.js';
 
 /**
  * One link class's nodes: the nodes with a link into each (node v's are
@@ -237,6 +236,15 @@ function pushInto(g: ClassGraph, v: number, stamp: number, tail: number): number
 export class LinkReach {
   /** By link id: its bands once asked for (undefined: not yet; null: the id names no link). */
   private readonly links: (LinkBands | null | undefined)[];
+  /**
+   * By link id, for a link whose level 1 is one PE (LinkBands.soleNearPe): no flow not
+   * claimed yet from level 2 or further joins it before this (-Infinity until a check of
+   * that PE's piece read every band it needed). A lower bound kept from that check:
+   * floors and the horizon only rise. Only that PE's routes start on the link, and its
+   * own floor needs no reading, so a piece of it whose end is no later is proved without
+   * touching the link's bands (decision 0251).
+   */
+  readonly clearFrom2: Float64Array;
   private readonly graphs: Record<LinkEnds['cls'], ClassGraph>;
   private readonly latency: Record<LinkEnds['cls'], number>;
   private readonly bandCount: number;
@@ -272,6 +280,7 @@ export class LinkReach {
     // Bands up to a level past any simple path's length (the nodes of the largest class).
     this.bandCount = 2 + Math.ceil(Math.log2(Math.max(2, m.totalPes + m.sips)));
     this.links = new Array<LinkBands | null | undefined>(machineLinks.count).fill(undefined);
+    this.clearFrom2 = new Float64Array(machineLinks.count).fill(-Infinity);
   }
   bandsOf(link: number): LinkBands {
     const b = this.links[link];
@@ -301,17 +310,6 @@ export function linkReach(m: Machine, links: Links): LinkReach {
   return r;
 }
 
-/** A PE's floor: the later of its kernel's clock and its sends' arrivals alone; -Infinity with no active kernel. */
-export function peFloor(sh: SharedState, pe: number): number {
-  const L = sh.layout;
-  const a = L.peActor(pe);
-  const s = actorWord(sh, a, ACTOR.STATE);
-  if (s !== ACTOR_STATE.RUNNING && s !== ACTOR_STATE.BLOCKED) return -Infinity;
-  const times = sh.times;
-  let f = times[L.clock(a)];
-  for (let d = 0; d < DIR_COUNT; d++) f = Math.max(f, times[L.flow(pe, d, FLOW.ARRIVAL_PS)]);
-  return f;
-}
 
 /**
  * Can no flow that has not claimed yet join any link of `route` before `endPs`, given
@@ -321,15 +319,28 @@ export function peFloor(sh: SharedState, pe: number): number {
  */
 export function unreachedBefore(sh: SharedState, r: LinkReach, route: readonly number[], pe: number, endPs: number, h: number): boolean {
   for (let i = 0; i < route.length; i++) {
-    const lb = r.bandsOf(route[i]);
+    const l = route[i];
+    // A route's first link leaves the piece's own node: when that node's one PE is the piece's, a bound kept from its last check may answer.
+    if (i === 0 && r.clearFrom2[l] >= endPs) continue;
+    const lb = r.bandsOf(l);
     const lat = lb.latencyPs;
     // Level 1 is the PEs of the node the link leaves: when that is the piece's PE alone, its floor passes.
-    for (let b = i === 0 && lb.soleNearPe === pe ? 1 : 0; b < lb.bands.length; b++) {
+    const fromPe = i === 0 && lb.soleNearPe === pe;
+    // The lowest bound this check proves for levels 2 and further (clearFrom2).
+    let clear = Infinity;
+    for (let b = fromPe ? 1 : 0; b < lb.bands.length; b++) {
       const lo = 1 << b;
-      if (h + lo * lat >= endPs || lo > lb.lastLevel) break; // this band and every later one start late enough, or there are none
-      if (lb.bands[b] >= endPs) continue;
-      if (lb.read(sh, b, h) < endPs) return false;
+      if (lo > lb.lastLevel) break; // no level is left
+      if (h + lo * lat >= endPs) {
+        // This band and every later one start late enough: the horizon answers for them.
+        clear = Math.min(clear, h + lo * lat);
+        break;
+      }
+      const band = lb.bands[b] >= endPs ? lb.bands[b] : lb.read(sh, b, h);
+      if (band < endPs) return false;
+      clear = Math.min(clear, band);
     }
+    if (fromPe && clear > r.clearFrom2[l]) r.clearFrom2[l] = clear;
   }
   return true;
 }

@@ -53,6 +53,7 @@ import { collectIfIdle } from './young-gc.js';
 import { ownSetImmediate } from './own-timers.js';
 import { BroadcastWaiter, NO_ACTOR, WaiterTable, type BroadcastListener, type Waiter } from './waiter-table.js';
 import { ownsWord } from './owned.js';
+import { actorActive } from './pe-floor.js';
 
 export type { BroadcastListener, Waiter } from './waiter-table.js';
 export { NO_ACTOR } from './waiter-table.js';
@@ -271,8 +272,10 @@ export class Scheduler {
     const L = this.shared.layout;
     const w = L.actor(actor, ACTOR.STATE);
     const was = this.ctl[w]; // this thread is its actors' only writer (./owned.ts): a plain load
-    Atomics.store(this.ctl, w, state);
     const active = state === ACTOR_STATE.RUNNING || state === ACTOR_STATE.BLOCKED;
+    // A PE's floor follows its kernel's activity, set before the state says so (./pe-floor.ts).
+    actorActive(this.shared, actor, active);
+    Atomics.store(this.ctl, w, state);
     if (active !== (was === ACTOR_STATE.RUNNING || was === ACTOR_STATE.BLOCKED)) {
       const bit = 1 << (actor & 31);
       if (active) Atomics.or(this.ctl, L.activeWord(actor), bit);
