@@ -1,8 +1,8 @@
 // Runs on: executor threads (a kernel's claims at its start and end, a piece's
 // check, the release of held pieces by a thread taking its periodic fresh
 // horizon) and the coordinator thread (the release, with lookahead, when a
-// thread is about to park with pieces held, or the hand-over to the link arbiter). Only with
-// timing.link_sharing: max_min and the fast path on. Owns: the proof that a piece
+// thread is about to park with pieces held, or the hand-over to the link
+// arbiter). Only with timing.link_sharing: max_min and the fast path on. Owns: the proof that a piece
 // of a shared link meets no other flow, so its times alone are final at once, and
 // nothing is ever run again (docs/decisions/0100-claims-and-a-launch-horizon.md,
 // 0170-a-piece-is-alone-by-the-reach-of-its-links.md).
@@ -49,7 +49,7 @@ import { stateEpoch, type SharedState } from '../shm/shared-state.js';
 import { Links } from '../topology/links.js';
 import { kernelEndBounds, kernelFlowNow } from './end-bounds.js';
 import { linkReach, unreachedBefore } from './link-reach.js';
-import { peFloor } from './pe-floor.js';
+import { floorNow, peFloor } from './pe-floor.js';
 import { joinOf, pieceStartPs } from '../topology/link-share.js';
 import type { Machine } from '../topology/machine.js';
 import { ownsWord } from './owned.js';
@@ -204,7 +204,7 @@ export function launchHorizon(sh: SharedState, m: Machine, lookahead = true): nu
     let h = Infinity;
     // An active PE: its kernel's end, looking ahead through the receives it waits for (./end-bounds.ts).
     if (lookahead) {
-      kernelEndBounds(sh, m, activeFloor, ends);
+      kernelEndBounds(sh, m, floorNow, ends); // an active PE's bound without lookahead: its clock and arrivals
       for (let pe = 0; pe < L.dims.pes; pe++) if (ends[pe] < h) h = ends[pe];
     } else {
       // An idle PE (-Infinity) launches nothing of its own: the hosts below bound it.
@@ -228,15 +228,6 @@ export function launchHorizon(sh: SharedState, m: Machine, lookahead = true): nu
     }
   }
   return -Infinity;
-}
-
-/** A PE's bound without lookahead: the later of its clock and its sends' arrivals alone (a function, not a closure made each horizon). */
-function activeFloor(sh: SharedState, pe: number): number {
-  const L = sh.layout;
-  const times = sh.times;
-  let f = times[L.clock(L.peActor(pe))];
-  for (let d = 0; d < DIR_COUNT; d++) f = Math.max(f, times[L.flow(pe, d, FLOW.ARRIVAL_PS)]);
-  return f;
 }
 
 /**

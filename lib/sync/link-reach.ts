@@ -310,7 +310,6 @@ export function linkReach(m: Machine, links: Links): LinkReach {
   return r;
 }
 
-
 /**
  * Can no flow that has not claimed yet join any link of `route` before `endPs`, given
  * the horizon `h`? Band by band out from each link, until the horizon alone answers for

@@ -30,7 +30,17 @@ export function raisePeFloor(sh: SharedState, pe: number, t: number): void {
 /** Publish actor `actor`'s clock `t` (the word the arbiters and horizons read); a PE's actor raises its PE's floor with it. */
 export function publishClock(sh: SharedState, actor: number, t: number): void {
   sh.times[sh.layout.clock(actor)] = t;
-  if (actor % ACTORS_PER_PE === 0 && actor < sh.layout.dims.pes * ACTORS_PER_PE) raisePeFloor(sh, actor / ACTORS_PER_PE, t);
+  const pe = peOfActor(sh, actor);
+  if (pe >= 0) raisePeFloor(sh, pe, t);
+}
+
+/** The later of PE `pe`'s published clock and its sends' arrivals alone, read now from their words: its floor while its kernel is active. */
+export function floorNow(sh: SharedState, pe: number): number {
+  const L = sh.layout;
+  const times = sh.times;
+  let f = times[L.clock(L.peActor(pe))];
+  for (let d = 0; d < DIR_COUNT; d++) f = Math.max(f, times[L.flow(pe, d, FLOW.ARRIVAL_PS)]);
+  return f;
 }
 
 /**
@@ -39,15 +49,11 @@ export function publishClock(sh: SharedState, actor: number, t: number): void {
  * or to -Infinity. The caller is the actor's thread, before it stores the state.
  */
 export function actorActive(sh: SharedState, actor: number, active: boolean): void {
-  const L = sh.layout;
-  if (actor % ACTORS_PER_PE !== 0 || actor >= L.dims.pes * ACTORS_PER_PE) return;
-  const pe = actor / ACTORS_PER_PE;
-  if (!active) {
-    sh.times[L.floor(pe)] = -Infinity;
-    return;
-  }
-  const times = sh.times;
-  let f = times[L.clock(actor)];
-  for (let d = 0; d < DIR_COUNT; d++) f = Math.max(f, times[L.flow(pe, d, FLOW.ARRIVAL_PS)]);
-  times[L.floor(pe)] = f;
+  const pe = peOfActor(sh, actor);
+  if (pe >= 0) sh.times[sh.layout.floor(pe)] = active ? floorNow(sh, pe) : -Infinity;
+}
+
+/** The PE whose kernel's main flow actor `actor` is, or -1 (a channel's, a branch's, a host's). */
+function peOfActor(sh: SharedState, actor: number): number {
+  return actor % ACTORS_PER_PE === 0 && actor < sh.layout.dims.pes * ACTORS_PER_PE ? actor / ACTORS_PER_PE : -1;
 }
