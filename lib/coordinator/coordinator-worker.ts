@@ -100,11 +100,21 @@ function runSession(m: Extract<ToCoordinator, { type: 'session' }>): void {
     if (Atomics.load(ctl, HEADER.HELD_PENDING) > 0) passHeld();
     if (Atomics.load(ctl, HEADER.GRANTS_PENDING) > 0 || Atomics.load(ctl, HEADER.FLOWS_PENDING) > 0) {
       arbiter.lock();
-      let granted: number[];
-      let sent: number[];
+      const granted: number[] = [];
+      const sent: number[] = [];
       try {
-        granted = arbiter.pass();
-        sent = links ? links.pass() : [];
+        // Each arbiter's pass moves the other's bound: a grant raises its requester's bound for
+        // the link arbiter (which passes after it), and a link pass that makes flows final or
+        // raises the link bound may let the memory arbiter grant. Nobody rings for what the
+        // coordinator did itself, so the memory arbiter passes again then, not at the timer.
+        for (;;) {
+          granted.push(...arbiter.pass());
+          if (!links) break;
+          const linkBound = sh.times[sh.layout.linkBound];
+          const f = links.pass();
+          sent.push(...f);
+          if (Atomics.load(ctl, HEADER.GRANTS_PENDING) === 0 || (f.length === 0 && sh.times[sh.layout.linkBound] === linkBound)) break;
+        }
       } finally {
         arbiter.unlock();
       }
