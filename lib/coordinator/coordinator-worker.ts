@@ -7,7 +7,7 @@
 import { parentPort } from 'node:worker_threads';
 import { DeadlockError, serializeError } from '../errors.js';
 import { ABORT_KIND, HEADER } from '../shm/layout.js';
-import { abortSession } from '../sync/wake.js';
+import { abortSession, CoordinatorDoorbell } from '../sync/wake.js';
 import { SharedState, stateEpoch } from '../shm/shared-state.js';
 import { Machine } from '../topology/machine.js';
 import { loadSipKindModule, sipKindToLoad } from '../loader/topology-kind.js';
@@ -86,20 +86,13 @@ function runSession(m: Extract<ToCoordinator, { type: 'session' }>): void {
   let deadlock = false;
   let unrungGrants = 0;
   const timerMs = m.timerMs ?? PASS_INTERVAL_MS;
-  let seen = Atomics.load(ctl, HEADER.COORD_DOORBELL);
+  const doorbell = new CoordinatorDoorbell(ctl);
   /** stateEpoch as the last detector pass read it. */
   let lastEpoch = -1;
   while (Atomics.load(ctl, HEADER.SESSION_END) === 0) {
     // Arbiter passes are driven by the doorbell (a request, or an actor that stopped
     // running while requests are pending); the timeout only paces the deadlock detector.
-    Atomics.store(ctl, HEADER.COORD_PARKED, 1);
-    const woke = Atomics.wait(ctl, HEADER.COORD_DOORBELL, seen, timerMs);
-    Atomics.store(ctl, HEADER.COORD_PARKED, 0);
-    // Only a timeout is a pass nobody asked for. A notify with the doorbell unchanged is a
-    // ring whose add the previous pass already read (its notify came after this wait began).
-    const rung = woke !== 'timed-out';
-    // Read before the pass: a ring that comes during it makes the next wait return at once.
-    seen = Atomics.load(ctl, HEADER.COORD_DOORBELL);
+    const rung = doorbell.wait(timerMs);
     if (Atomics.load(ctl, HEADER.ABORT) !== 0) continue; // already aborting: wait for the end
     passes++;
     Atomics.add(ctl, HEADER.COORD_PASSES, 1);
@@ -107,11 +100,21 @@ function runSession(m: Extract<ToCoordinator, { type: 'session' }>): void {
     if (Atomics.load(ctl, HEADER.HELD_PENDING) > 0) passHeld();
     if (Atomics.load(ctl, HEADER.GRANTS_PENDING) > 0 || Atomics.load(ctl, HEADER.FLOWS_PENDING) > 0) {
       arbiter.lock();
-      let granted: number[];
-      let sent: number[];
+      const granted: number[] = [];
+      const sent: number[] = [];
       try {
-        granted = arbiter.pass();
-        sent = links ? links.pass() : [];
+        // Each arbiter's pass moves the other's bound: a grant raises its requester's bound for
+        // the link arbiter (which passes after it), and a link pass that makes flows final or
+        // raises the link bound may let the memory arbiter grant. Nobody rings for what the
+        // coordinator did itself, so the memory arbiter passes again then, not at the timer.
+        for (;;) {
+          granted.push(...arbiter.pass());
+          if (!links) break;
+          const linkBound = sh.times[sh.layout.linkBound];
+          const f = links.pass();
+          sent.push(...f);
+          if (Atomics.load(ctl, HEADER.GRANTS_PENDING) === 0 || (f.length === 0 && sh.times[sh.layout.linkBound] === linkBound)) break;
+        }
       } finally {
         arbiter.unlock();
       }

@@ -16,8 +16,10 @@
 //                                 flight: then no grant now) starts it again
 // A snapshot is exact in the way the deadlock detector's is, with one count
 // for all actors: stateEpoch (../shm/shared-state.ts), the sum of every thread's EXEC.STATE_EPOCH (each
-// bumped on every state change of an actor the thread runs, and never lowered),
-// is read before and after by the caller, and equal means nobody changed state in between.
+// bumped before every state store of an actor the thread runs, and never lowered),
+// is read before and after by the caller, and equal means nobody changed state in between:
+// a state read in between is one stored after a bump the first read saw, so whatever the
+// actor published before it (a request before its wait) is seen too (lib/sync/scheduler.ts).
 // A running actor may raise its clock word with no change of state, so the running
 // actors' clocks are read before the blocked actors' conditions (actorsBound).
 import { ACTOR, ACTOR_STATE, HEADER } from '../shm/layout.js';

@@ -97,7 +97,7 @@ export const EXEC = {
   /** Written as the thread's scheduler stops: its publishes to a waiter on this thread (no synchronisation). */
   PUBLISHES_LOCAL: 6,
   /**
-   * Bumped by this thread on every state change of an actor it runs (after the actor's GEN).
+   * Bumped by this thread before every state store of an actor it runs (the actor's GEN after it).
    * The sum over every thread (stateEpoch, lib/coordinator/snapshot.ts) equal before and after
    * a scan means no actor changed state during it; one word a thread, in its own line, so that
    * threads do not contend for one word on every state change (decision 0126).

@@ -232,8 +232,8 @@ export class Scheduler {
   }
 
   /**
-   * Publish the actor's wait for the deadlock detector: fields first, then the state, then
-   * the generation. A thread's own actor's wait words are written by this thread only
+   * Publish the actor's wait for the deadlock detector: fields first, then the thread's
+   * epoch, the state, the generation (the order is the snapshots' argument: storeState). A thread's own actor's wait words are written by this thread only
    * (./owned.ts), so a word that already holds its value (a channel parks on the same
    * ring word with the same kind and aux, wave after wave) is not stored again: it was
    * stored before this state store, as a store now would be (decision 0234).
@@ -249,9 +249,9 @@ export class Scheduler {
     if (all || ctl[w + ACTOR.WAIT_TARGET] !== target) Atomics.store(ctl, w + ACTOR.WAIT_TARGET, target);
     if (all || ctl[w + ACTOR.WAIT_KIND] !== kind) Atomics.store(ctl, w + ACTOR.WAIT_KIND, kind);
     if (all || ctl[w + ACTOR.WAIT_AUX] !== aux) Atomics.store(ctl, w + ACTOR.WAIT_AUX, aux);
+    Atomics.add(this.ctl, this.stateEpoch, 1);
     this.storeState(actor, ACTOR_STATE.BLOCKED);
     Atomics.add(this.ctl, L.actor(actor, ACTOR.GEN), 1);
-    Atomics.add(this.ctl, this.stateEpoch, 1);
     this.stoppedRunning();
   }
 
@@ -261,13 +261,25 @@ export class Scheduler {
 
   setState(actor: number, state: number): void {
     const L = this.shared.layout;
+    Atomics.add(this.ctl, this.stateEpoch, 1);
     this.storeState(actor, state);
     Atomics.add(this.ctl, L.actor(actor, ACTOR.GEN), 1);
-    Atomics.add(this.ctl, this.stateEpoch, 1);
     if (state !== ACTOR_STATE.RUNNING) this.stoppedRunning();
   }
 
-  /** Store an actor's state, and flip its bit in the active-actor bitmap when it starts or stops being active (RUNNING or BLOCKED). */
+  /**
+   * Store an actor's state, and flip its bit in the active-actor bitmap when it starts or
+   * stops being active (RUNNING or BLOCKED). Its callers bump the thread's epoch before
+   * and the actor's generation after. Before: a snapshot that reads the new state and
+   * the same epoch before and after (lib/coordinator/snapshot.ts) then had the bump
+   * before its first read, so it also sees everything the actor published before
+   * (a memory request, then BLOCKED on its grant: the arbiter sees the request or the
+   * actor still RUNNING, never BLOCKED with its request unseen). With the bump after
+   * the store, a snapshot could read the new state and its second epoch between the
+   * two, and grant a later request first (decision 0252). After: a reader that keeps
+   * what it read at a generation (lib/sync/link-claims.ts's host words) reads the
+   * state the generation stands for.
+   */
   private storeState(actor: number, state: number): void {
     const L = this.shared.layout;
     const w = L.actor(actor, ACTOR.STATE);

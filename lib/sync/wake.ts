@@ -1,6 +1,7 @@
 // Runs on: any thread. Owns: waking every thread of a session at once (abort,
 // deadlock, session end), so parked waiters re-check the abort word; the abort
-// itself (abortSession) and the coordinator's doorbell (ringCoordinator); and the
+// itself (abortSession) and the coordinator's doorbell (ringCoordinator, and the
+// coordinator's side, CoordinatorDoorbell); and the
 // count of a session's synchronisations between threads, read from its words
 // once every thread has stopped (syncCounts).
 import type { SerializedError } from '../errors.js';
@@ -20,6 +21,34 @@ export function wakeAllThreads(sh: SharedState): void {
 export function ringCoordinator(ctl: Int32Array): void {
   Atomics.add(ctl, HEADER.COORD_DOORBELL, 1);
   if (Atomics.load(ctl, HEADER.COORD_PARKED) === 1) Atomics.notify(ctl, HEADER.COORD_DOORBELL);
+}
+
+/**
+ * The coordinator's side of its doorbell (ringCoordinator rings it). A ring is never
+ * lost: one that comes while a pass runs makes the next wait return at once, and so
+ * does one that came before the coordinator attached to the session. Executors run
+ * kernels as soon as their launches arrive, so a kernel may ask for a grant and ring
+ * before the coordinator has read the session's first message; a doorbell first read
+ * then would have taken those rings as seen, and the grant waited for the timer.
+ */
+export class CoordinatorDoorbell {
+  /** The doorbell's value when the last wait returned; -1 (no value it takes) before the first. */
+  private seen = -1;
+
+  constructor(private readonly ctl: Int32Array) {}
+
+  /** Park until a ring not yet seen, or for `timerMs`. True when rung (the pass it brings was asked for). */
+  wait(timerMs: number): boolean {
+    const ctl = this.ctl;
+    Atomics.store(ctl, HEADER.COORD_PARKED, 1);
+    const woke = Atomics.wait(ctl, HEADER.COORD_DOORBELL, this.seen, timerMs);
+    Atomics.store(ctl, HEADER.COORD_PARKED, 0);
+    // Read before the pass: a ring that comes during it makes the next wait return at once.
+    this.seen = Atomics.load(ctl, HEADER.COORD_DOORBELL);
+    // Only a timeout is a pass nobody asked for. A notify with the doorbell unchanged is a
+    // ring whose add the previous pass already read (its notify came after this wait began).
+    return woke !== 'timed-out';
+  }
 }
 
 /**

@@ -13,6 +13,7 @@ await import('../link-reach.test.js');
 await import('../run-once.test.js');
 await import('../link-own-kernel.test.js');
 await import('../coordinator-fault.test.js');
+await import('../coordinator-doorbell.test.js');
 await import('../actors-bound.test.js');
 await import('../memory-after-send.test.js');
 await import('../link-one-way-collectives.test.js');

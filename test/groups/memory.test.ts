@@ -8,4 +8,5 @@
 export {};
 await import('../kernel-concurrency.test.js');
 await import('../memory-channels.test.js');
+await import('../arbiter-race.test.js');
 await import('../ipcq-rounding.test.js');

@@ -1,0 +1,98 @@
+// Runs on: main thread (tap), and one Worker (./fixtures/state-writer.ts). Covers: the
+// memory arbiter's snapshot against a kernel on another thread that asks for an
+// access and blocks on its grant while passes run (lib/coordinator/arbiter.ts,
+// lib/sync/scheduler.ts). Two PEs share cube 0's HBM: PE 1 (the Worker) asks at
+// k * STEP in cycle k, PE 0 (this thread) at k * STEP + 10, so every cycle's grants
+// must be PE 1's, then PE 0's. PE 1 runs, with a clock below PE 0's request, until
+// it asks, so a pass may grant PE 0 only once it has seen PE 1's request.
+//
+// The scheduler bumped the thread's epoch after storing BLOCKED: a pass could read
+// the pending set before PE 1's request, PE 1 already BLOCKED (on a grant it had not
+// been seen to ask for, so no bound), and its second epoch before the bump, and grant
+// PE 0 first. In the suite that showed as a crit that changed with the machine's
+// load (test/memory-channels.test.ts's order test, about one run in thirty beside
+// two busy processes). Here passes spin against each cycle's request and block: the
+// window, a few nanoseconds, was met a few times in a million cycles on an idle
+// 2-core machine (fewer when it is busy); with the bump before the store there is none.
+import { Worker } from 'node:worker_threads';
+import t from 'tap';
+import { loadTopology } from '../lib/config/load.js';
+import { topologyPath } from '../lib/config/paths.js';
+import { Arbiter } from '../lib/coordinator/arbiter.js';
+import { ACTOR, ACTOR_STATE, GRANT, HEADER, PE, WAIT_KIND } from '../lib/shm/layout.js';
+import { SharedState } from '../lib/shm/shared-state.js';
+import { setOwnActors } from '../lib/sync/owned.js';
+import { Scheduler } from '../lib/sync/scheduler.js';
+import { Machine } from '../lib/topology/machine.js';
+import { awaitWord, DONE, GO } from './fixtures/state-writer.js';
+
+/** Virtual time between cycles: far more than an access takes, so each cycle starts with both PEs idle on the channel. */
+const STEP = 1e9;
+/** Cycles run; at most this long on the wall clock (a busy machine runs fewer: the test only gets weaker). */
+const CYCLES = 1_000_000;
+const WALL_MS = 4_000;
+
+t.test("a pass never grants a later request before an earlier one whose requester is blocking on another thread", async (t) => {
+  const machine = new Machine(loadTopology(topologyPath('default')));
+  const sh = SharedState.create({ executors: 1, pes: 2, hosts: 1, nSlots: 2, slotSize: 64, cubes: 1, arenaBytes: 1024 });
+  const L = sh.layout;
+  const ctl = sh.ctl;
+  const arbiter = new Arbiter(sh, machine);
+  setOwnActors(sh, [L.mainExecutor, 0], [], L.mainExecutor);
+  const sched = new Scheduler(sh, L.mainExecutor, false, null);
+  const me = L.peActor(0);
+  sched.setState(me, ACTOR_STATE.RUNNING);
+  const hs = new Int32Array(new SharedArrayBuffer(8));
+  const worker = new Worker(new URL('./fixtures/state-writer.js', import.meta.url), { workerData: { dims: sh.layout.dims, buffers: sh.buffers, handshake: hs.buffer, pe: 1, stepPs: STEP } });
+  const stopped = new Promise((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+  // Until the other PE runs, it bounds nothing.
+  while (Atomics.load(ctl, L.actor(L.peActor(1), ACTOR.STATE)) !== ACTOR_STATE.RUNNING) await new Promise((r) => setTimeout(r, 1));
+
+  const wrongOrder: number[] = [];
+  const t0 = Date.now();
+  let k = 1;
+  for (; k <= CYCLES && Date.now() - t0 < WALL_MS; k++) {
+    const at = k * STEP + 10;
+    sh.times[L.grant(0, GRANT.AT_PS)] = at;
+    sh.times[L.grant(0, GRANT.BYTES)] = 256;
+    sh.times[L.grant(0, GRANT.SPACE)] = 1;
+    sh.times[L.grant(0, GRANT.CUBE)] = 0;
+    Atomics.add(ctl, HEADER.GRANTS_PENDING, 1);
+    const n = Atomics.add(ctl, L.pe(0, PE.REQ_SEQ), 1) + 1;
+    sched.block(me, L.pe(0, PE.GRANT_SEQ), n, WAIT_KIND.GRANT, 0, at);
+    Atomics.store(hs, GO, k);
+    Atomics.notify(hs, GO);
+    let mine = false;
+    let theirs = false;
+    while (!mine || !theirs) {
+      if (!arbiter.tryLock()) continue;
+      let granted: number[];
+      try {
+        granted = arbiter.pass();
+      } finally {
+        arbiter.unlock();
+      }
+      for (const pe of granted) {
+        if (pe === 1) {
+          theirs = true;
+          Atomics.notify(ctl, L.pe(1, PE.GRANT_SEQ));
+        }
+        else {
+          mine = true;
+          if (!theirs) wrongOrder.push(k);
+        }
+      }
+    }
+    sched.unblock(me);
+    awaitWord(hs, DONE, k);
+  }
+  Atomics.store(hs, GO, -1);
+  Atomics.notify(hs, GO);
+  await stopped;
+  await worker.terminate();
+  t.ok(k > 1000, `cycles run: ${k - 1}`);
+  t.same({ cycles: wrongOrder.length, first: wrongOrder.slice(0, 5) }, { cycles: 0, first: [] }, `cycles whose later request was granted first (of ${k - 1})`);
+});
