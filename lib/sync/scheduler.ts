@@ -233,10 +233,11 @@ export class Scheduler {
 
   /**
    * Publish the actor's wait for the deadlock detector: fields first, then the thread's
-   * epoch, the state, the generation (the order is the snapshots' argument: storeState). A thread's own actor's wait words are written by this thread only
-   * (./owned.ts), so a word that already holds its value (a channel parks on the same
-   * ring word with the same kind and aux, wave after wave) is not stored again: it was
-   * stored before this state store, as a store now would be (decision 0234).
+   * epoch, the state, the generation (the order is the snapshots' argument: storeState).
+   * A thread's own actor's wait words are written by this thread only (./owned.ts), so a
+   * word that already holds its value (a channel parks on the same ring word with the
+   * same kind and aux, wave after wave) is not stored again: it was stored before this
+   * state store, as a store now would be (decision 0234).
    */
   block(actor: number, word: number, target: number, kind: number, aux: number, clockPs: number): void {
     const L = this.shared.layout;
