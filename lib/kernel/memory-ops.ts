@@ -181,13 +181,23 @@ export abstract class MemoryOps extends TileOps {
     const space = s.space;
     const wait = this.port.request(flow.actor, requestedPs, space, s.sip * env.machine.cubesPerSip + s.cube, bytes);
     flow.begin(op);
-    const granted = (): T => {
-      this.clock.advanceTo(this.port.donePs());
-      env.trace?.span(this.pe.id, `${space} access`, requestedPs, this.clock.nowPs);
-      return this.settledAs(value);
-    };
-    if (wait === null) return Promise.resolve(granted());
-    return wait.then(granted, (e: unknown) => this.failedWith(e));
+    if (wait === null) return Promise.resolve(this.granted(space, requestedPs, value));
+    return wait.then(
+      () => this.granted(space, requestedPs, value),
+      (e: unknown) => this.failedWith(e),
+    );
+  }
+
+  /**
+   * The access asked for at `requestedPs` is granted: the clock moves to its completion.
+   * A method, not a closure made by memoryAccess: the runtime bundles keep functions'
+   * names (scripts/bundle-runtime.mjs, keepNames), which costs a named closure a
+   * property definition each time it is made, on every load (decision 0253).
+   */
+  private granted<T>(space: string, requestedPs: number, value: T): T {
+    this.clock.advanceTo(this.port.donePs());
+    this.pe.env.trace?.span(this.pe.id, `${space} access`, requestedPs, this.clock.nowPs);
+    return this.settledAs(value);
   }
 
   private checkBounds(op: string, t: TensorDesc, s: ShardDesc, offset: number, count: number): void {
