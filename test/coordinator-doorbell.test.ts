@@ -10,17 +10,13 @@
 // flow it made final may let a memory request be granted, and nobody rings for that.
 import { Worker } from 'node:worker_threads';
 import t from 'tap';
-import { loadCcl, loadTopology } from '../lib/config/load.js';
-import { DEFAULT_CCL_FILE, topologyPath } from '../lib/config/paths.js';
-import { buildPlan } from '../lib/config/plan.js';
-import { ACTOR_STATE, FLOW, GRANT, HEADER, PE, WAIT_KIND } from '../lib/shm/layout.js';
-import { SharedState } from '../lib/shm/shared-state.js';
-import { Machine } from '../lib/topology/machine.js';
+import type { SessionPlan } from '../lib/config/plan.js';
+import { ACTOR_STATE, GRANT, HEADER, PE, WAIT_KIND } from '../lib/shm/layout.js';
+import type { SharedState } from '../lib/shm/shared-state.js';
 import type { FromCoordinator, ToCoordinator } from '../lib/sync/messages.js';
 import { Scheduler } from '../lib/sync/scheduler.js';
 import { CoordinatorDoorbell, ringCoordinator } from '../lib/sync/wake.js';
-
-const COORDINATOR = new URL('../lib/coordinator/coordinator-worker.js', import.meta.url);
+import { askFlow, coordinatorSession, COORDINATOR } from './helpers/coordinator-session.js';
 
 t.test('a ring before the coordinator first waits is not taken as seen; later waits return on a ring or time out', async (t) => {
   const ctl = new Int32Array(new SharedArrayBuffer(HEADER.COORD_DOORBELL * 4 + 64));
@@ -33,11 +29,7 @@ t.test('a ring before the coordinator first waits is not taken as seen; later wa
 });
 
 t.test('a grant asked for and rung before the coordinator attaches is made by a rung pass, not by its timer', async (t) => {
-  const topology = loadTopology(topologyPath('ideal'), ['system.sips.count=1']);
-  const ccl = { ...loadCcl(DEFAULT_CCL_FILE), module_url: '' };
-  const plan = buildPlan({ topologyName: 'ideal', topology, ccl, threads: 1, jitterSeed: null, noData: true });
-  const sh = SharedState.create(plan.dims);
-  const L = sh.layout;
+  const { plan, sh } = coordinatorSession(['system.sips.count=1']);
   const n = askAndBlock(sh, 0, 1000);
   t.ok(Atomics.load(sh.ctl, HEADER.COORD_DOORBELL) > 0, 'blocking with a request pending rang the coordinator');
   // Only now does the coordinator get the session.
@@ -49,21 +41,11 @@ t.test('a grant asked for and rung before the coordinator attaches is made by a 
 t.test('a grant that a link flow made final in the same pass allows is made by that pass, not at the timer', async (t) => {
   // The memory arbiter holds a request back while link flows are pending and the link bound is not past it
   // (lib/coordinator/arbiter.ts); the link arbiter passes after it, in the same coordinator pass.
-  const topology = loadTopology(topologyPath('ideal'), ['system.sips.count=2', 'timing.link_sharing=max_min']);
-  const ccl = { ...loadCcl(DEFAULT_CCL_FILE), module_url: '' };
-  const plan = buildPlan({ topologyName: 'ideal', topology, ccl, threads: 1, jitterSeed: null, noData: true });
+  const { plan, machine, sh } = coordinatorSession(['system.sips.count=2', 'timing.link_sharing=max_min']);
   t.not(plan.links, 'none', 'the session has a link arbiter');
-  const sh = SharedState.create(plan.dims);
   const L = sh.layout;
-  const peer = new Machine(topology).peId({ sip: 1, cube: 0, pe: 0 });
-  // PE 0's east channel asks for a link flow from 10 000 ps, as ArbitratedLinks.cross does (its actor idle: no bound).
-  sh.times[L.flow(0, 0, FLOW.START_PS)] = 10_000;
-  sh.times[L.flow(0, 0, FLOW.SERIAL_PS)] = 1000;
-  sh.times[L.flow(0, 0, FLOW.PEER)] = peer;
-  sh.times[L.flow(0, 0, FLOW.LATENCY_PS)] = 100;
-  sh.times[L.flow(0, 0, FLOW.JOIN_MIN_PS)] = 0;
-  Atomics.add(sh.ctl, HEADER.FLOWS_PENDING, 1);
-  Atomics.add(sh.ctl, L.pe(0, PE.FLOW_REQ), 1);
+  // PE 0's east channel asks for a link flow from 10 000 ps (its actor idle: no bound).
+  askFlow(sh, machine.peId({ sip: 1, cube: 0, pe: 0 }), 10_000);
   // PE 1 asks for memory at 20 000 ps: after the flow ends, but the link bound (0) is not past it yet.
   const n = askAndBlock(sh, 1, 20_000);
   const r = await serve(plan, sh, 1, n);
@@ -92,7 +74,7 @@ function askAndBlock(sh: SharedState, pe: number, atPs: number): number {
  * wait for PE `pe`'s grant `n` (at most 20 s of wall time, so that without a pass the
  * test fails rather than hangs), end the session: PE `pe`'s GRANT_SEQ and the report's unrung grants.
  */
-async function serve(plan: ReturnType<typeof buildPlan>, sh: SharedState, pe: number, n: number): Promise<{ granted: number; unrungGrants: number | string }> {
+async function serve(plan: SessionPlan, sh: SharedState, pe: number, n: number): Promise<{ granted: number; unrungGrants: number | string }> {
   const L = sh.layout;
   const coordinator = new Worker(COORDINATOR);
   try {

@@ -7,41 +7,25 @@
 // flow waited for passes that never came, a silent stall (CI caught one).
 import { Worker } from 'node:worker_threads';
 import t from 'tap';
-import { loadCcl, loadTopology } from '../lib/config/load.js';
-import { DEFAULT_CCL_FILE, topologyPath } from '../lib/config/paths.js';
-import { buildPlan } from '../lib/config/plan.js';
 import { ABORT_KIND, FLOW, HEADER, PE } from '../lib/shm/layout.js';
-import { SharedState } from '../lib/shm/shared-state.js';
 import type { FromCoordinator, ToCoordinator } from '../lib/sync/messages.js';
 import { ringCoordinator } from '../lib/sync/wake.js';
-import { Machine } from '../lib/topology/machine.js';
-
-const COORDINATOR = new URL('../lib/coordinator/coordinator-worker.js', import.meta.url);
+import { askFlow, coordinatorSession, COORDINATOR } from './helpers/coordinator-session.js';
 
 t.test('a coordinator that throws mid-session aborts the session with its error as the report', async (t) => {
-  const topology = loadTopology(topologyPath('ideal'), ['system.sips.count=2', 'timing.link_sharing=max_min']);
-  const ccl = { ...loadCcl(DEFAULT_CCL_FILE), module_url: '' };
-  const plan = buildPlan({ topologyName: 'ideal', topology, ccl, threads: 1, jitterSeed: null, noData: true });
+  const { plan, machine, sh } = coordinatorSession(['system.sips.count=2', 'timing.link_sharing=max_min']);
   t.not(plan.links, 'none', 'the session has a link arbiter');
-  const sh = SharedState.create(plan.dims);
   const L = sh.layout;
-  const m = new Machine(topology);
-  const peer = m.peId({ sip: 1, cube: 0, pe: 0 });
+  const peer = machine.peId({ sip: 1, cube: 0, pe: 0 });
 
   const coordinator = new Worker(COORDINATOR);
   t.teardown(() => coordinator.terminate());
   const answer = new Promise<FromCoordinator>((resolve) => coordinator.once('message', resolve));
   coordinator.postMessage({ type: 'session', plan, buffers: sh.buffers, timerMs: 5 } satisfies ToCoordinator);
 
-  // Outbound channel (PE 0, east) asks for a link flow, as ArbitratedLinks.cross does.
+  // Outbound channel (PE 0, east) asks for a link flow, and rings.
   const request = (startPs: number): void => {
-    sh.times[L.flow(0, 0, FLOW.START_PS)] = startPs;
-    sh.times[L.flow(0, 0, FLOW.SERIAL_PS)] = 1000;
-    sh.times[L.flow(0, 0, FLOW.PEER)] = peer;
-    sh.times[L.flow(0, 0, FLOW.LATENCY_PS)] = 100;
-    sh.times[L.flow(0, 0, FLOW.JOIN_MIN_PS)] = 0;
-    Atomics.add(sh.ctl, HEADER.FLOWS_PENDING, 1);
-    Atomics.add(sh.ctl, L.pe(0, PE.FLOW_REQ), 1);
+    askFlow(sh, peer, startPs);
     ringCoordinator(sh.ctl);
   };
   request(10_000);
