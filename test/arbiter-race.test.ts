@@ -29,7 +29,8 @@ import { SharedState } from '../lib/shm/shared-state.js';
 import { setOwnActors } from '../lib/sync/owned.js';
 import { Scheduler } from '../lib/sync/scheduler.js';
 import { Machine } from '../lib/topology/machine.js';
-import { awaitWord, DONE, GO } from './fixtures/state-writer.js';
+import { DONE, GO } from './fixtures/state-writer.js';
+import { awaitWord } from './helpers/await-word.js';
 import { READY, SEEN, STALE, STOP } from './fixtures/state-watcher.js';
 
 /** Virtual time between cycles: far more than an access takes, so each cycle starts with both PEs idle on the channel. */

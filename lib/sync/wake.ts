@@ -53,16 +53,38 @@ export class CoordinatorDoorbell {
 
 /**
  * Abort the session: claim ABORT_KIND (the first aborter wins; later calls
- * return false and change nothing), write the report (if any) to the report
- * slot, bump ABORT, wake every thread. Every waiter then rejects with
+ * return false, change nothing, and return only once the winner's abort is
+ * done), write the report (if any) to the report slot, bump ABORT, wake every
+ * thread. Every waiter then rejects with
  * Scheduler.abortError(). Any thread may call it (main, coordinator, executors).
  */
 export function abortSession(sh: SharedState, kind: number, report?: SerializedError): boolean {
-  if (Atomics.compareExchange(sh.ctl, HEADER.ABORT_KIND, ABORT_KIND.NONE, kind) !== ABORT_KIND.NONE) return false;
-  if (report) sh.writeErrorSlot(-1, { error: report });
-  Atomics.add(sh.ctl, HEADER.ABORT, 1);
-  wakeAllThreads(sh);
+  const ctl = sh.ctl;
+  if (Atomics.compareExchange(ctl, HEADER.ABORT_KIND, ABORT_KIND.NONE, kind) !== ABORT_KIND.NONE) {
+    // Another thread claimed the abort and may not have written its report yet: a loser that
+    // went on would fail its owners with AbortErrors that could settle a join before the report
+    // exists ("no rank reported a root cause", decision 0254). The winner is a few synchronous
+    // steps from its add; only a winner whose thread died in them never makes it, and then
+    // the loser ends the abort itself, without the report, rather than wait for ever.
+    if (Atomics.wait(ctl, HEADER.ABORT, 0, WINNER_DEAD_MS) === 'timed-out') finishAbort(sh);
+    return false;
+  }
+  try {
+    if (report) sh.writeErrorSlot(-1, { error: report });
+  } finally {
+    finishAbort(sh);
+  }
   return true;
+}
+
+/** How long a loser of the abort's claim waits for the winner's report before taking its thread for dead. */
+const WINNER_DEAD_MS = 10_000;
+
+/** The abort's last step: bump ABORT (every waiter now rejects), wake the losers of the claim and every thread. */
+function finishAbort(sh: SharedState): void {
+  Atomics.add(sh.ctl, HEADER.ABORT, 1);
+  Atomics.notify(sh.ctl, HEADER.ABORT);
+  wakeAllThreads(sh);
 }
 
 /**
