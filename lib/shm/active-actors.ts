@@ -5,7 +5,7 @@
 // lib/sync/end-bounds.ts) visit only the actors whose bits are set.
 //
 // A session has one bitmap word for 32 actors, and most words stay zero in a run
-// that uses few PEs (17 actors a PE, most of them DMA channels and tl.parallel
+// that uses few PEs (13 actors a PE, most of them DMA channels and tl.parallel
 // branches): a lone HBM load's arbiter pass read every word, twice. The summary has a
 // bit for each bitmap word, set before the word's first bit is ever set and never
 // cleared in the session. A reader takes a word whose summary bit it found clear
