@@ -11,6 +11,8 @@ import t from 'tap';
 import { actorsBound } from '../lib/coordinator/snapshot.js';
 import { ACTOR, ACTOR_STATE, PE } from '../lib/shm/layout.js';
 import { SharedState } from '../lib/shm/shared-state.js';
+import { Scheduler } from '../lib/sync/scheduler.js';
+import { markActive } from '../lib/shm/active-actors.js';
 
 function fresh(): SharedState {
   return SharedState.create({ executors: 1, pes: 4, hosts: 4, nSlots: 2, slotSize: 64, cubes: 4, arenaBytes: 1024, links: 0 });
@@ -25,9 +27,7 @@ function put(sh: SharedState, a: number, state: number, clockPs: number, wait?: 
     Atomics.store(sh.ctl, L.actor(a, ACTOR.WAIT_TARGET), wait.target);
   }
   Atomics.store(sh.ctl, L.actor(a, ACTOR.STATE), state);
-  const bit = 1 << (a & 31);
-  if (state === ACTOR_STATE.RUNNING || state === ACTOR_STATE.BLOCKED) Atomics.or(sh.ctl, L.activeWord(a), bit);
-  else Atomics.and(sh.ctl, L.activeWord(a), ~bit);
+  markActive(sh.ctl, L, a, state === ACTOR_STATE.RUNNING || state === ACTOR_STATE.BLOCKED);
 }
 
 t.test('which actors bound: running and ready ones by their clock, not blocked, idle or the caller', async (t) => {
@@ -106,4 +106,34 @@ t.test('an actor unblocked between the reads (its state stored before its epoch 
   Atomics.load = load;
   t.ok(played, 'the interleaving was played');
   t.equal(bound, 100, 'the resumed actor bounds it at its clock');
+});
+
+t.test('actors turned active through the Scheduler are found in every word of a bitmap whose summary takes two words; a word whose actors went idle stays in the summary', async (t) => {
+  // 80 PEs and 4 hosts: over 1 024 actors, so over 32 bitmap words and a summary of two words.
+  const sh = SharedState.create({ executors: 1, pes: 80, hosts: 4, nSlots: 2, slotSize: 64, cubes: 20, arenaBytes: 1024, links: 0 });
+  const L = sh.layout;
+  t.equal(L.activeSummaryWords, 2, 'the summary has two words');
+  const sched = new Scheduler(sh, 0, false, null);
+  const first = L.peActor(0);
+  const last = L.hostActor(3);
+  t.ok(last >>> 5 >= 32, `the last actor's word (${last >>> 5}) is in the summary's second word`);
+  const mid = L.peActor(40);
+  const midWord = mid >>> 5;
+  t.equal(actorsBound(sh, -1, -Infinity), Infinity, 'nobody active');
+  sh.times[L.clock(last)] = 70;
+  sched.setState(last, ACTOR_STATE.RUNNING);
+  t.equal(actorsBound(sh, -1, -Infinity), 70, 'an actor of the last word');
+  sh.times[L.clock(mid)] = 50;
+  sched.setState(mid, ACTOR_STATE.RUNNING);
+  sh.times[L.clock(first)] = 90;
+  sched.setState(first, ACTOR_STATE.RUNNING);
+  t.equal(actorsBound(sh, -1, -Infinity), 50, 'the lowest of three words');
+  sched.setState(mid, ACTOR_STATE.IDLE);
+  t.equal(actorsBound(sh, -1, -Infinity), 70, 'an idle actor bounds nothing');
+  t.equal(Atomics.load(sh.ctl, L.activeWord(mid)), 0, 'its word is empty');
+  t.not(Atomics.load(sh.ctl, L.activeSummaryWord(midWord)) & (1 << (midWord & 31)), 0, 'and stays in the summary');
+  sh.times[L.clock(mid + 1)] = 10;
+  sched.setState(mid + 1, ACTOR_STATE.RUNNING);
+  t.equal(actorsBound(sh, -1, -Infinity), 10, 'a new actor of that word is found');
+  t.equal(Atomics.load(sh.ctl, L.activeSummaryWord(0)), 1 | (1 << midWord), 'the summary names the words ever active, and no other');
 });

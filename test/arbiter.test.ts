@@ -11,6 +11,7 @@ import { NO_ACTOR, Scheduler } from '../lib/sync/scheduler.js';
 import { SharedState } from '../lib/shm/shared-state.js';
 import { Machine } from '../lib/topology/machine.js';
 import { latencyPs, transferPs } from '../lib/time/virtual-time.js';
+import { markActive } from '../lib/shm/active-actors.js';
 
 const machine = new Machine(loadTopology(topologyPath('default')));
 const hbm = machine.topology.timing.memory.hbm;
@@ -39,8 +40,7 @@ function setActor(sh: SharedState, a: number, state: number, clockPs: number, wo
   Atomics.store(sh.ctl, L.actor(a, ACTOR.WAIT_WORD), word);
   Atomics.store(sh.ctl, L.actor(a, ACTOR.WAIT_TARGET), target);
   Atomics.store(sh.ctl, L.actor(a, ACTOR.STATE), state);
-  if (state === ACTOR_STATE.RUNNING || state === ACTOR_STATE.BLOCKED) Atomics.or(sh.ctl, L.activeWord(a), 1 << (a & 31));
-  else Atomics.and(sh.ctl, L.activeWord(a), ~(1 << (a & 31)));
+  markActive(sh.ctl, L, a, state === ACTOR_STATE.RUNNING || state === ACTOR_STATE.BLOCKED);
   Atomics.add(sh.ctl, L.actor(a, ACTOR.GEN), 1);
   Atomics.add(sh.ctl, L.exec(0, EXEC.STATE_EPOCH), 1);
 }

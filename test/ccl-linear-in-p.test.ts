@@ -13,6 +13,7 @@ import { nextChannelSet, ProcessGroup } from '../lib/ccl/process-group.js';
 import { loadTopology } from '../lib/config/load.js';
 import { topologyPath } from '../lib/config/paths.js';
 import { Machine } from '../lib/topology/machine.js';
+import { markActive } from '../lib/shm/active-actors.js';
 
 const SMALL = 256;
 const LARGE = 4 * SMALL;
@@ -119,7 +120,7 @@ t.test("a deadlock pass while one actor runs reads the active actors' states, no
     // Every PE idle, the last rank's host running: start-up and teardown, when the hosts run and the PEs do not.
     const host = L.hostActor(p - 1);
     Atomics.store(sh.ctl, L.actor(host, ACTOR.STATE), ACTOR_STATE.RUNNING);
-    Atomics.or(sh.ctl, L.activeWord(host), 1 << (host & 31)); // as the scheduler publishes it
+    markActive(sh.ctl, L, host, true); // as the scheduler publishes it
     let n = 0;
     const actor = L.actor.bind(L);
     L.actor = (a, field) => {

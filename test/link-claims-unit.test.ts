@@ -17,6 +17,7 @@ import { Machine } from '../lib/topology/machine.js';
 import { CLAIMED, claimLinks, claimedAlone, claimedBy, keptHorizon, launchHorizon, releaseLinks } from '../lib/sync/link-claims.js';
 import { kernelEndBounds, kernelFlowNow } from '../lib/sync/end-bounds.js';
 import { setOwnActors } from '../lib/sync/owned.js';
+import { markActive } from '../lib/shm/active-actors.js';
 
 const m = new Machine(loadTopology(topologyPath('default'), ['system.sips.count=8']));
 const pe = (sip: number) => m.peId({ sip, cube: 0, pe: 0 });
@@ -87,10 +88,8 @@ function setter(sh: SharedState) {
   return (actor: number, state: number, clockPs: number) => {
     Atomics.store(sh.ctl, L.actor(actor, ACTOR.STATE), state);
     Atomics.add(sh.ctl, L.actor(actor, ACTOR.GEN), 1); // as the scheduler does: a horizon keeps a host's words while its generation stands
-    const bit = 1 << (actor & 31);
     const active = state === ACTOR_STATE.RUNNING || state === ACTOR_STATE.BLOCKED;
-    if (active) Atomics.or(sh.ctl, L.activeWord(actor), bit);
-    else Atomics.and(sh.ctl, L.activeWord(actor), ~bit);
+    markActive(sh.ctl, L, actor, active);
     sh.times[L.clock(actor)] = clockPs;
     actorActive(sh, actor, active); // a PE's floor follows, as the scheduler keeps it
   };

@@ -14,6 +14,7 @@ import { SharedState } from '../lib/shm/shared-state.js';
 import { Links } from '../lib/topology/links.js';
 import { Machine } from '../lib/topology/machine.js';
 import { LinkReach, unreachedBefore } from '../lib/sync/link-reach.js';
+import { markActive } from '../lib/shm/active-actors.js';
 
 const NS = 1000; // ps
 const ALPHA = 1000 * NS;
@@ -29,17 +30,16 @@ function ring(): { m: Machine; links: Links; sh: SharedState } {
 function floorOf(sh: SharedState, pe: number, clockPs: number | null): void {
   const L = sh.layout;
   const a = L.peActor(pe);
-  const bit = 1 << (a & 31);
   if (clockPs === null) {
     actorActive(sh, a, false);
     Atomics.store(sh.ctl, L.actor(a, ACTOR.STATE), ACTOR_STATE.IDLE);
-    Atomics.and(sh.ctl, L.activeWord(a), ~bit);
+    markActive(sh.ctl, L, a, false);
     return;
   }
   sh.times[L.clock(a)] = clockPs;
   actorActive(sh, a, true);
   Atomics.store(sh.ctl, L.actor(a, ACTOR.STATE), ACTOR_STATE.BLOCKED);
-  Atomics.or(sh.ctl, L.activeWord(a), bit);
+  markActive(sh.ctl, L, a, true);
 }
 
 t.test('a link is reached from its upstream PEs, each a latency further back; not from past its far end', async (t) => {

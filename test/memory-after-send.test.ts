@@ -20,6 +20,7 @@ import { ACTOR, ACTOR_STATE, DIR_COUNT, FLOW, GRANT, HEADER, PE } from '../lib/s
 import { SharedState } from '../lib/shm/shared-state.js';
 import { CostModel } from '../lib/topology/cost-model.js';
 import { Machine } from '../lib/topology/machine.js';
+import { markActive } from '../lib/shm/active-actors.js';
 import { TestRuntime } from './helpers/run.js';
 import { memoryAfterSendRank } from './fixtures/memory-after-send.js';
 
@@ -33,7 +34,7 @@ function block(sh: SharedState, a: number, clockPs: number, word: number, target
   Atomics.store(sh.ctl, L.actor(a, ACTOR.WAIT_WORD), word);
   Atomics.store(sh.ctl, L.actor(a, ACTOR.WAIT_TARGET), target);
   Atomics.store(sh.ctl, L.actor(a, ACTOR.STATE), ACTOR_STATE.BLOCKED);
-  Atomics.or(sh.ctl, L.activeWord(a), 1 << (a & 31));
+  markActive(sh.ctl, L, a, true);
 }
 
 t.test('an HBM access at t after an arbitrated send\'s last byte X < t waits for the sender\'s own access at X', async (t) => {
@@ -92,7 +93,7 @@ t.test('an HBM access at t after an arbitrated send\'s last byte X < t waits for
 
   // The sender resumes at X and asks the same HBM.
   Atomics.store(sh.ctl, L.actor(L.channelActor(sender, dir), ACTOR.STATE), ACTOR_STATE.DONE);
-  Atomics.and(sh.ctl, L.activeWord(L.channelActor(sender, dir)), ~(1 << (L.channelActor(sender, dir) & 31)));
+  markActive(sh.ctl, L, L.channelActor(sender, dir), false);
   ask(sender, lastBytePs);
   t.same(memory.pass(), [sender, other], 'the access at X is granted first, then the one at t');
   const senderDone = sh.times[L.grant(sender, GRANT.DONE_PS)];

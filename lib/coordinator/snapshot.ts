@@ -60,24 +60,32 @@ export function actorsBound(sh: SharedState, self: number, stopAt: number): numb
   const target0 = L.actor(0, ACTOR.WAIT_TARGET);
   const clock0 = L.clock(0);
   const active0 = L.activeWord(0);
+  const summary0 = L.activeSummaryWord(0);
   let bound = Infinity;
-  // Only active actors (RUNNING or BLOCKED) can bound anything: read the bitmap, then those.
+  // Only active actors (RUNNING or BLOCKED) can bound anything: read the bitmap's summary, the
+  // words it names, then those actors (../shm/active-actors.ts).
   for (let sweep = 0; sweep < 2; sweep++) {
-    for (let wi = 0; wi < L.activeWords; wi++) {
-      let bits = Atomics.load(ctl, active0 + wi);
-      while (bits !== 0) {
-        const low = bits & -bits;
-        bits ^= low;
-        const a = wi * 32 + (31 - Math.clz32(low));
-        if (a === self) continue;
-        const o = a * stride;
-        const s = Atomics.load(ctl, state0 + o);
-        // The second sweep takes running actors again: one unblocked between the sweeps
-        // (its state stored before its epoch bump) would otherwise be in neither.
-        const counts = s === ACTOR_STATE.RUNNING || (sweep === 1 && s === ACTOR_STATE.BLOCKED && Atomics.load(ctl, Atomics.load(ctl, word0 + o)) >= Atomics.load(ctl, target0 + o));
-        if (counts && times[clock0 + a] < bound) {
-          bound = times[clock0 + a];
-          if (bound <= stopAt) return bound;
+    for (let si = 0; si < L.activeSummaryWords; si++) {
+      let words = Atomics.load(ctl, summary0 + si);
+      while (words !== 0) {
+        const lowWord = words & -words;
+        words ^= lowWord;
+        const wi = si * 32 + (31 - Math.clz32(lowWord));
+        let bits = Atomics.load(ctl, active0 + wi);
+        while (bits !== 0) {
+          const low = bits & -bits;
+          bits ^= low;
+          const a = wi * 32 + (31 - Math.clz32(low));
+          if (a === self) continue;
+          const o = a * stride;
+          const s = Atomics.load(ctl, state0 + o);
+          // The second sweep takes running actors again: one unblocked between the sweeps
+          // (its state stored before its epoch bump) would otherwise be in neither.
+          const counts = s === ACTOR_STATE.RUNNING || (sweep === 1 && s === ACTOR_STATE.BLOCKED && Atomics.load(ctl, Atomics.load(ctl, word0 + o)) >= Atomics.load(ctl, target0 + o));
+          if (counts && times[clock0 + a] < bound) {
+            bound = times[clock0 + a];
+            if (bound <= stopAt) return bound;
+          }
         }
       }
     }

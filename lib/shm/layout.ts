@@ -102,6 +102,7 @@ export class ShmLayout {
   private readonly ringBase: number;
   private readonly allocBase: number;
   private readonly activeBase: number;
+  private readonly activeSummaryBase: number;
   private readonly linkClaimBase: number;
   // times
   private readonly clockBase: number;
@@ -140,6 +141,8 @@ export class ShmLayout {
     w += dims.cubes * 2;
     this.activeBase = w;
     w += Math.ceil(this.actors / 32);
+    this.activeSummaryBase = w;
+    w += Math.ceil(Math.ceil(this.actors / 32) / 32);
     this.linkClaimBase = w;
     w += 2 * (dims.links ?? 0);
     this.ctlWords = w;
@@ -254,6 +257,14 @@ export class ShmLayout {
   /** Words of the active-actor bitmap (activeWord(0) is the first). */
   get activeWords(): number {
     return Math.ceil(this.actors / 32);
+  }
+  /** The word of the bitmap's summary holding bitmap word `wi`'s bit (1 << wi % 32): ../shm/active-actors.ts. */
+  activeSummaryWord(wi: number): number {
+    return this.activeSummaryBase + (wi >>> 5);
+  }
+  /** Words of the bitmap's summary (activeSummaryWord(0) is the first). */
+  get activeSummaryWords(): number {
+    return Math.ceil(this.activeWords / 32);
   }
   /** Allocation top of a cube's SRAM (space 0) or HBM (space 1), in 64-byte units (lib/shm/allocator.ts). */
   allocTop(cubeGlobal: number, space: 0 | 1): number {

@@ -47,6 +47,7 @@
 import { AbortError, DeadlockError, reviveError } from '../errors.js';
 import { ringCoordinator } from './wake.js';
 import { ABORT_KIND, ACTOR, ACTOR_STATE, EXEC, HEADER } from '../shm/layout.js';
+import { markActive } from '../shm/active-actors.js';
 import type { ErrorSlot, SharedState } from '../shm/shared-state.js';
 import type { Jitter } from './jitter.js';
 import { collectIfIdle } from './young-gc.js';
@@ -289,11 +290,7 @@ export class Scheduler {
     // A PE's floor follows its kernel's activity, set before the state says so (./pe-floor.ts).
     actorActive(this.shared, actor, active);
     Atomics.store(this.ctl, w, state);
-    if (active !== (was === ACTOR_STATE.RUNNING || was === ACTOR_STATE.BLOCKED)) {
-      const bit = 1 << (actor & 31);
-      if (active) Atomics.or(this.ctl, L.activeWord(actor), bit);
-      else Atomics.and(this.ctl, L.activeWord(actor), ~bit);
-    }
+    if (active !== (was === ACTOR_STATE.RUNNING || was === ACTOR_STATE.BLOCKED)) markActive(this.ctl, L, actor, active);
   }
 
   /**
