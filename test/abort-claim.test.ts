@@ -17,7 +17,7 @@ import { DONE, EARLY, GO, lostEarly, READY, report } from './fixtures/abort-race
 import { awaitWord } from './helpers/await-word.js';
 
 /** Cycles run: each one abort claimed by both threads. */
-const CYCLES = 20_000;
+const CYCLES = 5_000;
 
 t.test('two threads abort at once: the loser returns only once the winner has written its report and bumped ABORT', async (t) => {
   const sh = SharedState.create({ executors: 1, pes: 2, hosts: 1, nSlots: 2, slotSize: 64, cubes: 1, arenaBytes: 1024 });
