@@ -5,10 +5,10 @@ import t from 'tap';
 import { loadTopology } from '../lib/config/load.js';
 import { topologyPath } from '../lib/config/paths.js';
 import { Arbiter } from '../lib/coordinator/arbiter.js';
-import { ACTOR, ACTOR_STATE, EXEC, GRANT, HEADER, PE } from '../lib/shm/layout.js';
+import { ACTOR, ACTOR_STATE, GRANT, HEADER, PE } from '../lib/shm/layout.js';
 import { CommandReader, postCommand, type LaunchCommand } from '../lib/pe/commands.js';
 import { NO_ACTOR, Scheduler } from '../lib/sync/scheduler.js';
-import { SharedState } from '../lib/shm/shared-state.js';
+import { countStateChange, SharedState } from '../lib/shm/shared-state.js';
 import { Machine } from '../lib/topology/machine.js';
 import { latencyPs, transferPs } from '../lib/time/virtual-time.js';
 import { markActive } from '../lib/shm/active-actors.js';
@@ -42,7 +42,7 @@ function setActor(sh: SharedState, a: number, state: number, clockPs: number, wo
   Atomics.store(sh.ctl, L.actor(a, ACTOR.STATE), state);
   markActive(sh.ctl, L, a, state === ACTOR_STATE.RUNNING || state === ACTOR_STATE.BLOCKED);
   Atomics.add(sh.ctl, L.actor(a, ACTOR.GEN), 1);
-  Atomics.add(sh.ctl, L.exec(0, EXEC.STATE_EPOCH), 1);
+  countStateChange(sh, 0, false);
 }
 
 const busy = (bytes: number) => transferPs(bytes, hbm.bandwidth_gb_s);

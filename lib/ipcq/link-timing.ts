@@ -202,7 +202,7 @@ class ClaimedLinks implements LinkTiming {
     // A change of state for the passes that hand held pieces to the arbiter once nothing else
     // may run (a holding channel counts as waiting): one that took its horizon before this hold
     // must look again (lib/coordinator/coordinator-worker.ts).
-    Atomics.add(sh.ctl, L.exec(env.sched.executor, EXEC.STATE_EPOCH), 1);
+    env.sched.countStateChange();
     // Released by a thread's periodic fresh horizon, or by the coordinator's pass (rung by a thread about to park).
     await env.sched.waitUntil(NO_ACTOR, w, HOLD.ALONE, WAIT_KIND.LINK, peer, readyPs);
     const how = Atomics.load(sh.ctl, w);

@@ -103,6 +103,7 @@ export class ShmLayout {
   private readonly allocBase: number;
   private readonly activeBase: number;
   private readonly activeSummaryBase: number;
+  private readonly epochSummaryBase: number;
   private readonly linkClaimBase: number;
   // times
   private readonly clockBase: number;
@@ -143,6 +144,8 @@ export class ShmLayout {
     w += Math.ceil(this.actors / 32);
     this.activeSummaryBase = w;
     w += Math.ceil(Math.ceil(this.actors / 32) / 32);
+    this.epochSummaryBase = w;
+    w += Math.ceil((dims.executors + 1) / 32);
     this.linkClaimBase = w;
     w += 2 * (dims.links ?? 0);
     this.ctlWords = w;
@@ -265,6 +268,14 @@ export class ShmLayout {
   /** Words of the bitmap's summary (activeSummaryWord(0) is the first). */
   get activeSummaryWords(): number {
     return Math.ceil(this.activeWords / 32);
+  }
+  /** The word holding thread `e`'s bit (1 << e % 32) among the threads whose EXEC.STATE_EPOCH has moved: ./shared-state.ts stateEpoch. */
+  epochSummaryWord(e: number): number {
+    return this.epochSummaryBase + (e >>> 5);
+  }
+  /** Words of the epochs' summary (epochSummaryWord(0) is the first): a bit for each executor and main. */
+  get epochSummaryWords(): number {
+    return Math.ceil((this.dims.executors + 1) / 32);
   }
   /** Allocation top of a cube's SRAM (space 0) or HBM (space 1), in 64-byte units (lib/shm/allocator.ts). */
   allocTop(cubeGlobal: number, space: 0 | 1): number {

@@ -115,10 +115,39 @@ export interface ErrorSlot {
 /**
  * Every thread's state changes so far: the sum of the EXEC.STATE_EPOCH words (main's included).
  * Each word only goes up, so two equal sums mean no word moved between their reads.
+ *
+ * Only the words of threads named in the epochs' summary are read: a thread's bit is set
+ * before its word first moves (countStateChange) and never cleared in the session, so a
+ * thread not named had a zero word when the summary was read, before this sum's other
+ * reads: as if its word had been read then. A sum that skips it may miss a change the
+ * thread makes after the summary read, but such a change's state store comes after it, so
+ * after every state a snapshot read before its second sum: what it read stands. The sessions
+ * this saves reads in have idle threads (--threads pe or rank with PEs or ranks that run
+ * nothing), where the sum read a word for each (decision 0256).
  */
 export function stateEpoch(sh: SharedState): number {
   const L = sh.layout;
+  const ctl = sh.ctl;
+  const summary0 = L.epochSummaryWord(0);
   let sum = 0;
-  for (let e = 0; e <= L.dims.executors; e++) sum += Atomics.load(sh.ctl, L.exec(e, EXEC.STATE_EPOCH));
+  for (let si = 0; si < L.epochSummaryWords; si++) {
+    let bits = Atomics.load(ctl, summary0 + si);
+    while (bits !== 0) {
+      const low = bits & -bits;
+      bits ^= low;
+      sum += Atomics.load(ctl, L.exec(si * 32 + (31 - Math.clz32(low)), EXEC.STATE_EPOCH));
+    }
+  }
   return sum;
+}
+
+/**
+ * Count a state change of thread `e` (its EXEC.STATE_EPOCH): the thread's bit in the epochs'
+ * summary first, when `named` is false (the caller's own record that it set it already).
+ * Returns true: the caller's new `named`.
+ */
+export function countStateChange(sh: SharedState, e: number, named: boolean): true {
+  if (!named) Atomics.or(sh.ctl, sh.layout.epochSummaryWord(e), 1 << (e & 31));
+  Atomics.add(sh.ctl, sh.layout.exec(e, EXEC.STATE_EPOCH), 1);
+  return true;
 }

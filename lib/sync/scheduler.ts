@@ -48,7 +48,7 @@ import { AbortError, DeadlockError, reviveError } from '../errors.js';
 import { ringCoordinator } from './wake.js';
 import { ABORT_KIND, ACTOR, ACTOR_STATE, EXEC, HEADER } from '../shm/layout.js';
 import { markActive } from '../shm/active-actors.js';
-import type { ErrorSlot, SharedState } from '../shm/shared-state.js';
+import { countStateChange, type ErrorSlot, type SharedState } from '../shm/shared-state.js';
 import type { Jitter } from './jitter.js';
 import { collectIfIdle } from './young-gc.js';
 import { ownSetImmediate } from './own-timers.js';
@@ -75,8 +75,8 @@ export class Scheduler {
   private loopRunning = false;
   private readonly doorbell: number;
   private readonly sleepGen: number;
-  /** This thread's EXEC.STATE_EPOCH word. */
-  private readonly stateEpoch: number;
+  /** This thread's bit is set in the epochs' summary (../shm/shared-state.ts countStateChange). */
+  private epochNamed = false;
   private stopped = false;
   /** DOORBELL as of the last pollDoorbell. */
   private polled = 0;
@@ -103,7 +103,6 @@ export class Scheduler {
     this.waiters = new WaiterTable(shared.ctl);
     this.doorbell = shared.layout.exec(executor, EXEC.DOORBELL);
     this.sleepGen = shared.layout.exec(executor, EXEC.SLEEP_GEN);
-    this.stateEpoch = shared.layout.exec(executor, EXEC.STATE_EPOCH);
   }
 
   /** Throws if the session was aborted (a rank failed, or a deadlock was found). */
@@ -251,7 +250,7 @@ export class Scheduler {
     if (all || ctl[w + ACTOR.WAIT_TARGET] !== target) Atomics.store(ctl, w + ACTOR.WAIT_TARGET, target);
     if (all || ctl[w + ACTOR.WAIT_KIND] !== kind) Atomics.store(ctl, w + ACTOR.WAIT_KIND, kind);
     if (all || ctl[w + ACTOR.WAIT_AUX] !== aux) Atomics.store(ctl, w + ACTOR.WAIT_AUX, aux);
-    Atomics.add(this.ctl, this.stateEpoch, 1);
+    this.countStateChange();
     this.storeState(actor, ACTOR_STATE.BLOCKED);
     Atomics.add(this.ctl, L.actor(actor, ACTOR.GEN), 1);
     this.stoppedRunning();
@@ -261,9 +260,14 @@ export class Scheduler {
     this.setState(actor, ACTOR_STATE.RUNNING);
   }
 
+  /** An actor of this thread changes state: bump the thread's epoch, before the store (storeState). Also a held link piece's hold (lib/ipcq/link-timing.ts). */
+  countStateChange(): void {
+    this.epochNamed = countStateChange(this.shared, this.executor, this.epochNamed);
+  }
+
   setState(actor: number, state: number): void {
     const L = this.shared.layout;
-    Atomics.add(this.ctl, this.stateEpoch, 1);
+    this.countStateChange();
     this.storeState(actor, state);
     Atomics.add(this.ctl, L.actor(actor, ACTOR.GEN), 1);
     if (state !== ACTOR_STATE.RUNNING) this.stoppedRunning();

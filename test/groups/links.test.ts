@@ -15,6 +15,7 @@ await import('../link-own-kernel.test.js');
 await import('../coordinator-fault.test.js');
 await import('../coordinator-doorbell.test.js');
 await import('../abort-claim.test.js');
+await import('../state-epoch.test.js');
 await import('../actors-bound.test.js');
 await import('../memory-after-send.test.js');
 await import('../link-one-way-collectives.test.js');
