@@ -57,3 +57,13 @@ t.test('two threads abort at once: the loser returns only once the winner has wr
   t.ok(won > 0 && won < CYCLES, `each side won some claims (this thread ${won} of ${CYCLES})`);
   t.same({ thisThread: early, worker: workerEarly }, { thisThread: 0, worker: 0 }, `losses that returned before the winner's abort was done (of ${CYCLES} cycles)`);
 });
+
+t.test('a claim whose winner never finishes (its thread died between claim and report) does not hold the loser for ever: it ends the abort itself', async (t) => {
+  const sh = SharedState.create({ executors: 1, pes: 2, hosts: 1, nSlots: 2, slotSize: 64, cubes: 1, arenaBytes: 1024 });
+  // The dead winner's claim: ABORT_KIND taken, no report, ABORT never bumped.
+  Atomics.store(sh.ctl, HEADER.ABORT_KIND, ABORT_KIND.DEADLOCK);
+  t.equal(abortSession(sh, ABORT_KIND.FAULT, report('the loser'), 50), false, 'the claim is lost');
+  t.equal(Atomics.load(sh.ctl, HEADER.ABORT), 1, 'the abort is done: every waiter now rejects');
+  t.equal(Atomics.load(sh.ctl, HEADER.ABORT_KIND), ABORT_KIND.DEADLOCK, 'as the winner claimed it');
+  t.equal(sh.readErrorSlot(-1), undefined, 'without a report: the loser does not write one over a claim it lost');
+});

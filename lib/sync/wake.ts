@@ -58,7 +58,7 @@ export class CoordinatorDoorbell {
  * thread. Every waiter then rejects with
  * Scheduler.abortError(). Any thread may call it (main, coordinator, executors).
  */
-export function abortSession(sh: SharedState, kind: number, report?: SerializedError): boolean {
+export function abortSession(sh: SharedState, kind: number, report?: SerializedError, winnerDeadMs = WINNER_DEAD_MS): boolean {
   const ctl = sh.ctl;
   if (Atomics.compareExchange(ctl, HEADER.ABORT_KIND, ABORT_KIND.NONE, kind) !== ABORT_KIND.NONE) {
     // Another thread claimed the abort and may not have written its report yet: a loser that
@@ -66,7 +66,7 @@ export function abortSession(sh: SharedState, kind: number, report?: SerializedE
     // exists ("no rank reported a root cause", decision 0254). The winner is a few synchronous
     // steps from its add; only a winner whose thread died in them never makes it, and then
     // the loser ends the abort itself, without the report, rather than wait for ever.
-    if (Atomics.wait(ctl, HEADER.ABORT, 0, WINNER_DEAD_MS) === 'timed-out') finishAbort(sh);
+    if (Atomics.wait(ctl, HEADER.ABORT, 0, winnerDeadMs) === 'timed-out') finishAbort(sh);
     return false;
   }
   try {
@@ -77,7 +77,7 @@ export function abortSession(sh: SharedState, kind: number, report?: SerializedE
   return true;
 }
 
-/** How long a loser of the abort's claim waits for the winner's report before taking its thread for dead. */
+/** How long a loser of the abort's claim waits for the winner's report before taking its thread for dead (a test passes less). */
 const WINNER_DEAD_MS = 10_000;
 
 /** The abort's last step: bump ABORT (every waiter now rejects), wake the losers of the claim and every thread. */
