@@ -14,7 +14,7 @@ import { ABORT_KIND, HEADER } from '../lib/shm/layout.js';
 import { SharedState } from '../lib/shm/shared-state.js';
 import { abortSession } from '../lib/sync/wake.js';
 import { DONE, EARLY, GO, lostEarly, READY, report } from './fixtures/abort-racer.js';
-import { awaitWord } from './helpers/await-word.js';
+import { awaitWord } from './helpers/handshake.js';
 
 /** Cycles run: each one abort claimed by both threads. */
 const CYCLES = 5_000;

@@ -30,7 +30,7 @@ import { setOwnActors } from '../lib/sync/owned.js';
 import { Scheduler } from '../lib/sync/scheduler.js';
 import { Machine } from '../lib/topology/machine.js';
 import { DONE, GO } from './fixtures/state-writer.js';
-import { awaitWord } from './helpers/await-word.js';
+import { awaitWord } from './helpers/handshake.js';
 import { READY, SEEN, STALE, STOP } from './fixtures/state-watcher.js';
 
 /** Virtual time between cycles: far more than an access takes, so each cycle starts with both PEs idle on the channel. */

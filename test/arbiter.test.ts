@@ -42,7 +42,7 @@ function setActor(sh: SharedState, a: number, state: number, clockPs: number, wo
   Atomics.store(sh.ctl, L.actor(a, ACTOR.STATE), state);
   markActive(sh.ctl, L, a, state === ACTOR_STATE.RUNNING || state === ACTOR_STATE.BLOCKED);
   Atomics.add(sh.ctl, L.actor(a, ACTOR.GEN), 1);
-  countStateChange(sh, 0, false);
+  countStateChange(sh, 0);
 }
 
 const busy = (bytes: number) => transferPs(bytes, hbm.bandwidth_gb_s);

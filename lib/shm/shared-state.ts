@@ -142,12 +142,10 @@ export function stateEpoch(sh: SharedState): number {
 }
 
 /**
- * Count a state change of thread `e` (its EXEC.STATE_EPOCH): the thread's bit in the epochs'
- * summary first, when `named` is false (the caller's own record that it set it already).
- * Returns true: the caller's new `named`.
+ * Count a state change of thread `e`: its bit in the epochs' summary, then its EXEC.STATE_EPOCH
+ * (stateEpoch). The Scheduler calls this for its thread's first change only, then adds alone.
  */
-export function countStateChange(sh: SharedState, e: number, named: boolean): true {
-  if (!named) Atomics.or(sh.ctl, sh.layout.epochSummaryWord(e), 1 << (e & 31));
+export function countStateChange(sh: SharedState, e: number): void {
+  Atomics.or(sh.ctl, sh.layout.epochSummaryWord(e), 1 << (e & 31));
   Atomics.add(sh.ctl, sh.layout.exec(e, EXEC.STATE_EPOCH), 1);
-  return true;
 }

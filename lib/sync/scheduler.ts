@@ -75,6 +75,8 @@ export class Scheduler {
   private loopRunning = false;
   private readonly doorbell: number;
   private readonly sleepGen: number;
+  /** This thread's EXEC.STATE_EPOCH word. */
+  private readonly stateEpoch: number;
   /** This thread's bit is set in the epochs' summary (../shm/shared-state.ts countStateChange). */
   private epochNamed = false;
   private stopped = false;
@@ -103,6 +105,7 @@ export class Scheduler {
     this.waiters = new WaiterTable(shared.ctl);
     this.doorbell = shared.layout.exec(executor, EXEC.DOORBELL);
     this.sleepGen = shared.layout.exec(executor, EXEC.SLEEP_GEN);
+    this.stateEpoch = shared.layout.exec(executor, EXEC.STATE_EPOCH);
   }
 
   /** Throws if the session was aborted (a rank failed, or a deadlock was found). */
@@ -262,7 +265,12 @@ export class Scheduler {
 
   /** An actor of this thread changes state: bump the thread's epoch, before the store (storeState). Also a held link piece's hold (lib/ipcq/link-timing.ts). */
   countStateChange(): void {
-    this.epochNamed = countStateChange(this.shared, this.executor, this.epochNamed);
+    if (this.epochNamed) {
+      Atomics.add(this.ctl, this.stateEpoch, 1);
+      return;
+    }
+    countStateChange(this.shared, this.executor);
+    this.epochNamed = true;
   }
 
   setState(actor: number, state: number): void {
