@@ -113,24 +113,27 @@ t.test('a pe_pe link: only the PE it leaves starts a route over it', async (t) =
   t.ok(unreachedBefore(sh, new LinkReach(m, links), route, a, 5 * ALPHA, -Infinity), 'every other PE idle and no horizon: none of them crosses it');
 });
 
-t.test('a link of a ring of up to 65 SIPs keeps its whole ring: a deep band is read from the list, not walked, with the walk\'s answer (decision 0230)', async (t) => {
+t.test('a link of a line of up to 65 SIPs keeps its whole line: a deep band is read from the list, not walked, with the walk\'s answer (decision 0230)', async (t) => {
+  // A line, not a ring: a ring's links read the ring's range minimum instead (test/cycle-floors.test.ts).
   for (const [sips, walks] of [[32, false], [80, true]] as const) {
-    const m = new Machine(loadTopology(topologyPath('ideal'), [`system.sips.count=${sips}`]));
+    const m = new Machine(loadTopology(topologyPath('line_1d_4'), [`system.sips.count=${sips}`]));
     const links = new Links(m);
     const sh = SharedState.create({ executors: 1, pes: m.totalPes, hosts: sips + 1, nSlots: 2, slotSize: 64, cubes: m.sips * m.cubesPerSip, arenaBytes: 1024, links: links.count });
     const reach = new LinkReach(m, links);
-    const route = links.route(sips - 1, 0); // the link back to SIP 0
+    const route = links.route(sips - 2, sips - 1); // the link to the line's last SIP
     const lb = reach.bandsOf(route[0]);
-    const end = 100 * ALPHA;
-    for (let pe = 0; pe < sips; pe++) floorOf(sh, pe, 1000 * ALPHA);
-    floorOf(sh, sips - 1, end);
+    t.equal(lb.graph.cycle, null, `${sips} SIPs: a line is not a ring`);
+    const a = lb.latencyPs;
+    const end = 100 * a;
+    for (let pe = 0; pe < sips; pe++) floorOf(sh, pe, 1000 * a);
+    floorOf(sh, sips - 2, end);
     // The PE 20 links back (level 21, band 4): its flow joins 21 latencies after it starts.
-    const far = sips - 21;
-    floorOf(sh, far, end - 21 * ALPHA - 1);
-    t.notOk(unreachedBefore(sh, reach, route, sips - 1, end, 0), `${sips} SIPs: a PE 20 links back, a picosecond short`);
+    const far = sips - 22;
+    floorOf(sh, far, end - 21 * a - 1);
+    t.notOk(unreachedBefore(sh, reach, route, sips - 2, end, 0), `${sips} SIPs: a PE 20 links back, a picosecond short`);
     const stamp = lb.graph.walk.stamp;
-    floorOf(sh, far, end - 21 * ALPHA);
-    t.ok(unreachedBefore(sh, reach, route, sips - 1, end, 0), `${sips} SIPs: and once it is just in time, alone`);
+    floorOf(sh, far, end - 21 * a);
+    t.ok(unreachedBefore(sh, reach, route, sips - 2, end, 0), `${sips} SIPs: and once it is just in time, alone`);
     t.equal(lb.graph.walk.stamp !== stamp, walks, walks ? `${sips} SIPs: more than 64 nodes behind the link, its band is walked again` : `${sips} SIPs: its band read again from the list, no walk`);
   }
 });

@@ -32,6 +32,7 @@ import { latencyPs } from '../time/virtual-time.js';
 import type { LinkEnds, Links } from '../topology/links.js';
 import type { Machine } from '../topology/machine.js';
 import { peFloor } from './pe-floor.js';
+import { cycleOf, type CycleFloors } from './cycle-floors.js';
 
 /**
  * One link class's nodes: the nodes with a link into each (node v's are
@@ -47,6 +48,8 @@ interface ClassGraph {
   readonly pesAt: number | null;
   /** Scratch of a walk over the class's nodes: a stamp per node and a queue. */
   readonly walk: { stamp: number; seen: Int32Array; queue: Int32Array };
+  /** When the class graph is a ring: its nodes' floors as a range minimum, which every link of it reads instead of bands (decision 0257). */
+  readonly cycle: CycleFloors | null;
 }
 
 /** Levels below this are kept per link as a list of nodes (bands 0 to 3): most reads are of them. */
@@ -77,6 +80,8 @@ class LinkBands {
   lastLevel: number;
   /** The one PE of level 1 when it has one, else -1. */
   readonly soleNearPe: number;
+  /** On a ring (graph.cycle): whether the link goes to from + 1 (else to from - 1). */
+  readonly down: boolean;
   /** The nodes of levels 1 to NEAR_LEVELS - 1 in level order (undefined: not found yet; null: more than NEAR_NODES). */
   private near: Int32Array | null | undefined;
   /** nearEnd[k]: where level k's nodes end in `near` (level 1 starts at 0). */
@@ -94,6 +99,29 @@ class LinkBands {
     // A cube is a crossbar: only the PE a pe_pe link leaves starts a route over it.
     this.lastLevel = graph.hasPes ? Infinity : 1;
     this.soleNearPe = !graph.hasPes ? from : graph.pesPer === 1 && (graph.pesAt === null || from < graph.pesAt) ? from : -1;
+    this.down = graph.cycle !== null && to === (from + 1) % graph.cycle.n;
+  }
+
+  /**
+   * On a ring: the lowest bound of levels `lo` and further that this check proves, when
+   * every one is at least `endPs`; else -Infinity. Levels from the first the horizon
+   * answers (h + level * latency >= endPs) are bounded by it; those below are read from
+   * the ring's range minimum.
+   */
+  cycleClear(sh: SharedState, lo: number, endPs: number, h: number): number {
+    const cycle = this.graph.cycle as CycleFloors;
+    const n = cycle.n;
+    const lat = this.latencyPs;
+    // The first level the horizon answers, or n (past the last level, n - 1).
+    let k = n;
+    if (h > -Infinity) {
+      k = Math.max(lo, Math.ceil((endPs - h) / lat));
+      if (h + k * lat < endPs) k++;
+      k = Math.min(k, n);
+    }
+    const read = cycle.bound(sh, this.from, this.down, lo, k, endPs);
+    if (read < endPs) return -Infinity;
+    return k < n ? Math.min(read, h + k * lat) : read;
   }
 
   /** Read band b again: the lowest max(floor, h) + level * latency of its PEs (Infinity: none). */
@@ -273,9 +301,9 @@ export class LinkReach {
     edges((c, from, to) => (list[c][fill[c][to]++] = from));
     const walkOf = (n: number) => ({ stamp: 0, seen: new Int32Array(n), queue: new Int32Array(n) });
     this.graphs = {
-      sip_sip: { intoStart: into.sip_sip, intoList: list.sip_sip, hasPes: true, pesPer: m.pesPerSip, pesAt: m.sips, walk: walkOf(nodes.sip_sip) },
-      cube_cube: { intoStart: into.cube_cube, intoList: list.cube_cube, hasPes: true, pesPer: m.pesPerCube, pesAt: null, walk: walkOf(nodes.cube_cube) },
-      pe_pe: { intoStart: new Int32Array(1), intoList: new Int32Array(0), hasPes: false, pesPer: 1, pesAt: null, walk: walkOf(0) },
+      sip_sip: { intoStart: into.sip_sip, intoList: list.sip_sip, hasPes: true, pesPer: m.pesPerSip, pesAt: m.sips, walk: walkOf(nodes.sip_sip), cycle: cycleOf(into.sip_sip, list.sip_sip, nodes.sip_sip, nodes.sip_sip === m.sips, m.pesPerSip, this.latency.sip_sip) },
+      cube_cube: { intoStart: into.cube_cube, intoList: list.cube_cube, hasPes: true, pesPer: m.pesPerCube, pesAt: null, walk: walkOf(nodes.cube_cube), cycle: cycleOf(into.cube_cube, list.cube_cube, nodes.cube_cube, true, m.pesPerCube, this.latency.cube_cube) },
+      pe_pe: { intoStart: new Int32Array(1), intoList: new Int32Array(0), hasPes: false, pesPer: 1, pesAt: null, walk: walkOf(0), cycle: null },
     };
     // Bands up to a level past any simple path's length (the nodes of the largest class).
     this.bandCount = 2 + Math.ceil(Math.log2(Math.max(2, m.totalPes + m.sips)));
@@ -327,7 +355,10 @@ export function unreachedBefore(sh: SharedState, r: LinkReach, route: readonly n
     const fromPe = i === 0 && lb.soleNearPe === pe;
     // The lowest bound this check proves for levels 2 and further (clearFrom2).
     let clear = Infinity;
-    for (let b = fromPe ? 1 : 0; b < lb.bands.length; b++) {
+    if (lb.graph.cycle !== null) {
+      clear = lb.cycleClear(sh, fromPe ? 2 : 1, endPs, h);
+      if (clear < endPs) return false;
+    } else for (let b = fromPe ? 1 : 0; b < lb.bands.length; b++) {
       const lo = 1 << b;
       if (lo > lb.lastLevel) break; // no level is left
       if (h + lo * lat >= endPs) {
