@@ -115,7 +115,8 @@ t.test('a pe_pe link: only the PE it leaves starts a route over it', async (t) =
 
 t.test('a link of a line of up to 65 SIPs keeps its whole line: a deep band is read from the list, not walked, with the walk\'s answer (decision 0230)', async (t) => {
   // A line, not a ring: a ring's links read the ring's range minimum instead (test/cycle-floors.test.ts).
-  for (const [sips, walks] of [[32, false], [80, true]] as const) {
+  // 50 SIPs: 49 levels of one node each, more runs than a link keeps (decision 0258), so bands, from the list.
+  for (const [sips, walks] of [[50, false], [80, true]] as const) {
     const m = new Machine(loadTopology(topologyPath('line_1d_4'), [`system.sips.count=${sips}`]));
     const links = new Links(m);
     const sh = SharedState.create({ executors: 1, pes: m.totalPes, hosts: sips + 1, nSlots: 2, slotSize: 64, cubes: m.sips * m.cubesPerSip, arenaBytes: 1024, links: links.count });
@@ -123,6 +124,7 @@ t.test('a link of a line of up to 65 SIPs keeps its whole line: a deep band is r
     const route = links.route(sips - 2, sips - 1); // the link to the line's last SIP
     const lb = reach.bandsOf(route[0]);
     t.equal(lb.graph.cycle, null, `${sips} SIPs: a line is not a ring`);
+    t.notOk(lb.hasRuns(), `${sips} SIPs: nor a few runs`);
     const a = lb.latencyPs;
     const end = 100 * a;
     for (let pe = 0; pe < sips; pe++) floorOf(sh, pe, 1000 * a);

@@ -33,6 +33,7 @@ import type { LinkEnds, Links } from '../topology/links.js';
 import type { Machine } from '../topology/machine.js';
 import { peFloor } from './pe-floor.js';
 import { cycleOf, type CycleFloors } from './cycle-floors.js';
+import { appendRuns, RangeFloors } from './range-floors.js';
 
 /**
  * One link class's nodes: the nodes with a link into each (node v's are
@@ -50,6 +51,10 @@ interface ClassGraph {
   readonly walk: { stamp: number; seen: Int32Array; queue: Int32Array };
   /** When the class graph is a ring: its nodes' floors as a range minimum, which every link of it reads instead of bands (decision 0257). */
   readonly cycle: CycleFloors | null;
+  /** Nodes with PEs: 0 .. nodesWithPes - 1. */
+  readonly nodesWithPes: number;
+  /** Their floors as range minima, for links whose levels are a few runs (decision 0258); made when first read. */
+  floors: RangeFloors | null;
 }
 
 /** Levels below this are kept per link as a list of nodes (bands 0 to 3): most reads are of them. */
@@ -82,6 +87,8 @@ class LinkBands {
   readonly soleNearPe: number;
   /** On a ring (graph.cycle): whether the link goes to from + 1 (else to from - 1). */
   readonly down: boolean;
+  /** Its levels as runs of nodes with PEs (./range-floors.ts; undefined: not found yet; null: more than MAX_RUNS, or a ring's or a crossbar's). */
+  private runs: Int32Array | null | undefined;
   /** The nodes of levels 1 to NEAR_LEVELS - 1 in level order (undefined: not found yet; null: more than NEAR_NODES). */
   private near: Int32Array | null | undefined;
   /** nearEnd[k]: where level k's nodes end in `near` (level 1 starts at 0). */
@@ -100,6 +107,58 @@ class LinkBands {
     this.lastLevel = graph.hasPes ? Infinity : 1;
     this.soleNearPe = !graph.hasPes ? from : graph.pesPer === 1 && (graph.pesAt === null || from < graph.pesAt) ? from : -1;
     this.down = graph.cycle !== null && to === (from + 1) % graph.cycle.n;
+    this.runs = graph.cycle !== null || !graph.hasPes ? null : undefined;
+  }
+
+  /** Whether its levels are read as runs (runsClear), found by a walk back from it the first time. */
+  hasRuns(): boolean {
+    if (this.runs === undefined) this.runs = this.findRuns();
+    return this.runs !== null;
+  }
+
+  /**
+   * Read as runs: the lowest bound of levels `lo` and further that this check proves,
+   * when every one is at least `endPs`; else -Infinity. Levels from the first the
+   * horizon answers are bounded by it; each run below is a range minimum.
+   */
+  runsClear(sh: SharedState, lo: number, endPs: number, h: number): number {
+    const runs = this.runs as Int32Array;
+    const g = this.graph;
+    const floors = g.floors ?? (g.floors = new RangeFloors(g.nodesWithPes, g.pesPer));
+    const lat = this.latencyPs;
+    let clear = Infinity;
+    for (let i = 0; i < runs.length; i += 3) {
+      const k = runs[i];
+      if (k < lo) continue;
+      if (h + k * lat >= endPs) return Math.min(clear, h + k * lat); // this level and every later one: the horizon answers
+      const need = endPs - k * lat;
+      const v = floors.lowest(sh, runs[i + 1], runs[i + 2], need);
+      if (v < need) return -Infinity;
+      clear = Math.min(clear, v + k * lat);
+    }
+    return clear;
+  }
+
+  /** Walk back from the link over every level, keeping its nodes with PEs as runs: null past MAX_RUNS. */
+  private findRuns(): Int32Array | null {
+    const g = this.graph;
+    const w = g.walk;
+    const stamp = this.startWalk();
+    const runs: number[] = [];
+    let head = 0;
+    let tail = 1;
+    for (let level = 1; head < tail; level++) {
+      const end = tail;
+      const nodes: number[] = [];
+      for (let i = head; i < end; i++) {
+        const v = w.queue[i];
+        if (g.pesAt === null || v < g.pesAt) nodes.push(v);
+        tail = pushInto(g, v, stamp, tail);
+      }
+      if (!appendRuns(runs, level, nodes)) return null;
+      head = end;
+    }
+    return Int32Array.from(runs);
   }
 
   /**
@@ -301,9 +360,9 @@ export class LinkReach {
     edges((c, from, to) => (list[c][fill[c][to]++] = from));
     const walkOf = (n: number) => ({ stamp: 0, seen: new Int32Array(n), queue: new Int32Array(n) });
     this.graphs = {
-      sip_sip: { intoStart: into.sip_sip, intoList: list.sip_sip, hasPes: true, pesPer: m.pesPerSip, pesAt: m.sips, walk: walkOf(nodes.sip_sip), cycle: cycleOf(into.sip_sip, list.sip_sip, nodes.sip_sip, nodes.sip_sip === m.sips, m.pesPerSip, this.latency.sip_sip) },
-      cube_cube: { intoStart: into.cube_cube, intoList: list.cube_cube, hasPes: true, pesPer: m.pesPerCube, pesAt: null, walk: walkOf(nodes.cube_cube), cycle: cycleOf(into.cube_cube, list.cube_cube, nodes.cube_cube, true, m.pesPerCube, this.latency.cube_cube) },
-      pe_pe: { intoStart: new Int32Array(1), intoList: new Int32Array(0), hasPes: false, pesPer: 1, pesAt: null, walk: walkOf(0), cycle: null },
+      sip_sip: { intoStart: into.sip_sip, intoList: list.sip_sip, hasPes: true, pesPer: m.pesPerSip, pesAt: m.sips, walk: walkOf(nodes.sip_sip), cycle: cycleOf(into.sip_sip, list.sip_sip, nodes.sip_sip, nodes.sip_sip === m.sips, m.pesPerSip, this.latency.sip_sip), nodesWithPes: m.sips, floors: null },
+      cube_cube: { intoStart: into.cube_cube, intoList: list.cube_cube, hasPes: true, pesPer: m.pesPerCube, pesAt: null, walk: walkOf(nodes.cube_cube), cycle: cycleOf(into.cube_cube, list.cube_cube, nodes.cube_cube, true, m.pesPerCube, this.latency.cube_cube), nodesWithPes: nodes.cube_cube, floors: null },
+      pe_pe: { intoStart: new Int32Array(1), intoList: new Int32Array(0), hasPes: false, pesPer: 1, pesAt: null, walk: walkOf(0), cycle: null, nodesWithPes: 0, floors: null },
     };
     // Bands up to a level past any simple path's length (the nodes of the largest class).
     this.bandCount = 2 + Math.ceil(Math.log2(Math.max(2, m.totalPes + m.sips)));
@@ -357,6 +416,9 @@ export function unreachedBefore(sh: SharedState, r: LinkReach, route: readonly n
     let clear = Infinity;
     if (lb.graph.cycle !== null) {
       clear = lb.cycleClear(sh, fromPe ? 2 : 1, endPs, h);
+      if (clear < endPs) return false;
+    } else if (lb.hasRuns()) {
+      clear = lb.runsClear(sh, fromPe ? 2 : 1, endPs, h);
       if (clear < endPs) return false;
     } else for (let b = fromPe ? 1 : 0; b < lb.bands.length; b++) {
       const lo = 1 << b;

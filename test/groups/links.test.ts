@@ -11,6 +11,7 @@ export {};
 await import('../link-sharing.test.js');
 await import('../link-reach.test.js');
 await import('../cycle-floors.test.js');
+await import('../range-floors.test.js');
 await import('../run-once.test.js');
 await import('../link-own-kernel.test.js');
 await import('../coordinator-fault.test.js');
