@@ -27,38 +27,25 @@
 // piece needs more than was read, whichever link read it first, and a band of 2^b levels
 // costs about 2b kept values when they answer.
 import type { SharedState } from '../shm/shared-state.js';
-import { peFloor } from './pe-floor.js';
+import { KeptMinima } from './kept-minima.js';
 
-export class CycleFloors {
-  /** Leaves start here: node u is tree node size + u; nodes past n hold +Infinity. */
-  private readonly size: number;
+export class CycleFloors extends KeptMinima {
   /** Kept lower bounds of the lowest floor(u) - u * a over a tree node's nodes (down). */
   private readonly minus: Float64Array;
   /** The same of floor(u) + u * a (up). */
   private readonly plus: Float64Array;
-  /** Leaves read, each reading its node's PEs' floors (what the tree saves is counted by it). */
-  leavesRead = 0;
 
   constructor(
     /** Nodes of the ring. */
-    readonly n: number,
+    n: number,
     /** A node's PEs are [u * pesPer, (u + 1) * pesPer). */
-    private readonly pesPer: number,
+    pesPer: number,
     /** The class's latency, a level's step. */
     readonly latencyPs: number,
   ) {
-    let size = 1;
-    while (size < n) size <<= 1;
-    this.size = size;
-    this.minus = new Float64Array(2 * size).fill(Infinity);
-    this.plus = new Float64Array(2 * size).fill(Infinity);
-    // Nothing read yet: every node's bound is -Infinity until a query needs it.
-    this.minus.fill(-Infinity, size, size + n);
-    this.plus.fill(-Infinity, size, size + n);
-    for (let i = size - 1; i >= 1; i--) {
-      this.minus[i] = Math.min(this.minus[2 * i], this.minus[2 * i + 1]);
-      this.plus[i] = Math.min(this.plus[2 * i], this.plus[2 * i + 1]);
-    }
+    super(n, pesPer);
+    this.minus = this.tree();
+    this.plus = this.tree();
   }
 
   /**
@@ -76,69 +63,19 @@ export class CycleFloors {
       // Nodes from - lo + 1 down to from - hi + 2; those below 0 wrap to the top.
       const top = from - lo + 1;
       const bottom = from - hi + 2;
-      if (top >= 0) best = this.query(sh, this.minus, Math.max(0, bottom), top, endPs - (from + 1) * lat) + (from + 1) * lat;
-      if (best >= endPs && bottom < 0) best = Math.min(best, this.query(sh, this.minus, bottom + n, Math.min(n - 1, top + n), endPs - (from + 1 + n) * lat) + (from + 1 + n) * lat);
+      if (top >= 0) best = this.lowestOf(sh, this.minus, Math.max(0, bottom), top, endPs - (from + 1) * lat) + (from + 1) * lat;
+      if (best >= endPs && bottom < 0) best = Math.min(best, this.lowestOf(sh, this.minus, bottom + n, Math.min(n - 1, top + n), endPs - (from + 1 + n) * lat) + (from + 1 + n) * lat);
     } else {
       // Nodes from + lo - 1 up to from + hi - 2; those past n - 1 wrap to the bottom.
       const first = from + lo - 1;
       const last = from + hi - 2;
-      if (first <= n - 1) best = this.query(sh, this.plus, first, Math.min(n - 1, last), endPs - (1 - from) * lat) + (1 - from) * lat;
-      if (best >= endPs && last >= n) best = Math.min(best, this.query(sh, this.plus, Math.max(0, first - n), last - n, endPs - (1 - from + n) * lat) + (1 - from + n) * lat);
+      if (first <= n - 1) best = this.lowestOf(sh, this.plus, first, Math.min(n - 1, last), endPs - (1 - from) * lat) + (1 - from) * lat;
+      if (best >= endPs && last >= n) best = Math.min(best, this.lowestOf(sh, this.plus, Math.max(0, first - n), last - n, endPs - (1 - from + n) * lat) + (1 - from + n) * lat);
     }
     return best >= endPs ? best : -Infinity;
   }
 
-  /**
-   * Nodes [a, b] of tree `t`: their lowest value when every one is at least `need`, else
-   * -Infinity. Bottom-up over the tree's canonical nodes of [a, b], about 2 log2(b - a) of
-   * them; one whose kept bound falls short is read again from below (refresh). Methods
-   * with their arguments, not closures: they run on the send path.
-   */
-  private query(sh: SharedState, t: Float64Array, a: number, b: number, need: number): number {
-    let best = Infinity;
-    for (let l = a + this.size, r = b + this.size + 1; l < r; l >>= 1, r >>= 1) {
-      if (l & 1) {
-        const v = t[l] >= need ? t[l] : this.refresh(sh, t, l, need);
-        if (v < need) return -Infinity;
-        if (v < best) best = v;
-        l++;
-      }
-      if (r & 1) {
-        r--;
-        const v = t[r] >= need ? t[r] : this.refresh(sh, t, r, need);
-        if (v < need) return -Infinity;
-        if (v < best) best = v;
-      }
-    }
-    return best;
-  }
-
-  /**
-   * Tree node `i` of `t`, whose kept bound fell short of `need`: its lowest value read
-   * again from below when every one is at least `need`, else -Infinity. Its children
-   * answer from their kept bounds where they can, and a leaf reads its floors.
-   */
-  private refresh(sh: SharedState, t: Float64Array, i: number, need: number): number {
-    if (i >= this.size) {
-      this.readLeaf(sh, i - this.size);
-      return t[i] >= need ? t[i] : -Infinity;
-    }
-    const left = t[2 * i] >= need ? t[2 * i] : this.refresh(sh, t, 2 * i, need);
-    if (left < need) return -Infinity;
-    const right = t[2 * i + 1] >= need ? t[2 * i + 1] : this.refresh(sh, t, 2 * i + 1, need);
-    if (right < need) return -Infinity;
-    // The children's kept bounds bound this node too, and have risen.
-    const m = Math.min(left, right);
-    if (m > t[i]) t[i] = m;
-    return m;
-  }
-
-  /** Read node u's PEs' floors into both trees' leaves (a kept value never falls). */
-  private readLeaf(sh: SharedState, u: number): void {
-    this.leavesRead++;
-    let f = Infinity;
-    for (let x = u * this.pesPer, e = x + this.pesPer; x < e; x++) f = Math.min(f, peFloor(sh, x));
-    const leaf = this.size + u;
+  protected storeLeaf(leaf: number, u: number, f: number): void {
     const at = u * this.latencyPs;
     if (f - at > this.minus[leaf]) this.minus[leaf] = f - at;
     if (f + at > this.plus[leaf]) this.plus[leaf] = f + at;
