@@ -1,6 +1,7 @@
 // Runs on: any thread (executors use it on every op). Owns: what each modelled
 // operation costs in virtual time, computed from the topology's timing section.
 // Every function returns integer picoseconds (rounded once, see lib/time).
+import { PairCache } from './pair-cache.js';
 import type { MemorySpaceName, Topology } from './schema.js';
 import { cyclesPs, latencyPs, transferPs } from '../time/virtual-time.js';
 import type { Machine } from './machine.js';
@@ -19,6 +20,7 @@ export class CostModel {
   constructor(readonly machine: Machine) {
     this.t = machine.topology.timing;
     this.dmaSetupPs = latencyPs(this.t.dma.setup_ns);
+    this.links = new PairCache(machine.totalPes);
   }
 
   /** One access of `bytes` to a memory space (latency once, then bandwidth). */
@@ -64,19 +66,18 @@ export class CostModel {
     return this.link(from, to).flightPs;
   }
 
-  // Routes are asked for on every IPCQ piece; a PE talks to few peers, so memoise per pair.
-  private readonly links = new Map<number, { gbPerS: number; flightPs: number }>();
+  // A route's costs, memoised per pair, bounded (an all-to-all's PEs talk to every PE).
+  private readonly links: PairCache<{ gbPerS: number; flightPs: number }>;
 
   private link(from: number, to: number): { gbPerS: number; flightPs: number } {
-    const key = from * this.machine.totalPes + to;
-    let l = this.links.get(key);
+    let l = this.links.get(from, to);
     if (!l) {
       const r = this.machine.route(from, to);
       const c = this.t.links[r.link];
       // A route is as fast as its narrowest link (1 on every link of a uniform fabric).
       const scale = r.link === 'sip_sip' ? this.machine.routeBandwidthScale(from, to) : 1;
       l = { gbPerS: scale === 1 ? c.bandwidth_gb_s : c.bandwidth_gb_s * scale, flightPs: r.hops * latencyPs(c.latency_ns) };
-      this.links.set(key, l);
+      this.links.set(from, to, l);
     }
     return l;
   }

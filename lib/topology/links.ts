@@ -31,6 +31,7 @@
 //   same cube        one private pe_pe link per ordered pair of PEs (a crossbar):
 //                    a PE's sends to different PEs of its cube never share a link,
 //                    as its DMA channels per direction never share a timeline.
+import { PairCache } from './pair-cache.js';
 import { dimensionOrderRoute, EAST, NORTH, SOUTH, WEST } from './define-kind.js';
 import type { Machine } from './machine.js';
 import type { LinkClassName } from './schema.js';
@@ -53,8 +54,8 @@ export class Links {
   private readonly cubeBase: number;
   private readonly peBase: number;
   private readonly P: number;
-  // A PE talks to few peers; routes are asked for per transfer, so memoise per pair.
-  private readonly routes = new Map<number, readonly number[]>();
+  // Routes are asked for per transfer: memoised per pair, bounded (an all-to-all's PEs talk to every PE).
+  private readonly routes: PairCache<readonly number[]>;
 
   constructor(readonly machine: Machine) {
     const m = machine;
@@ -62,6 +63,7 @@ export class Links {
     this.cubeBase = m.fabric.linkCount;
     this.peBase = this.cubeBase + 4 * m.sips * m.cubesPerSip;
     this.count = this.peBase + m.sips * m.cubesPerSip * this.P * this.P;
+    this.routes = new PairCache(m.totalPes);
   }
 
   /**
@@ -134,11 +136,10 @@ export class Links {
 
   /** The links, in order, a transfer from PE `from` to PE `to` crosses (empty when from = to). */
   route(from: number, to: number): readonly number[] {
-    const key = from * this.machine.totalPes + to;
-    let r = this.routes.get(key);
+    let r = this.routes.get(from, to);
     if (!r) {
       r = Object.freeze(this.build(from, to));
-      this.routes.set(key, r);
+      this.routes.set(from, to, r);
     }
     return r;
   }

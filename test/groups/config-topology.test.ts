@@ -12,6 +12,7 @@ export {};
 await import('../config.test.js');
 await import('../topology-ccl.test.js');
 await import('../topology-links.test.js');
+await import('../pair-cache.test.js');
 await import('../layering.test.js');
 await import('../error-codes.test.js');
 await import('../ccl-defaults.test.js');
