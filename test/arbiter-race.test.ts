@@ -31,7 +31,7 @@ import { Scheduler } from '../lib/sync/scheduler.js';
 import { Machine } from '../lib/topology/machine.js';
 import { DONE, GO } from './fixtures/state-writer.js';
 import { awaitWord } from './helpers/handshake.js';
-import { READY, SEEN, STALE, STOP } from './fixtures/state-watcher.js';
+import { READY, SEEN, STALE, STOP, UNMARKED } from './fixtures/state-watcher.js';
 
 /** Virtual time between cycles: far more than an access takes, so each cycle starts with both PEs idle on the channel. */
 const STEP = 1e9;
@@ -47,7 +47,7 @@ t.test('a state change is never seen before the epoch bump that stands for it', 
   const sched = new Scheduler(sh, 0, false, null);
   const actor = L.peActor(1);
   sched.setState(actor, ACTOR_STATE.RUNNING);
-  const hs = new Int32Array(new SharedArrayBuffer(16));
+  const hs = new Int32Array(new SharedArrayBuffer(32));
   const worker = new Worker(new URL('./fixtures/state-watcher.js', import.meta.url), { workerData: { dims: L.dims, buffers: sh.buffers, handshake: hs.buffer, actor, executor: 0 } });
   const stopped = new Promise((resolve, reject) => {
     worker.once('message', resolve);
@@ -65,6 +65,34 @@ t.test('a state change is never seen before the epoch bump that stands for it', 
   await worker.terminate();
   t.equal(Atomics.load(hs, SEEN), CHANGES, 'the watcher saw every change');
   t.equal(Atomics.load(hs, STALE), 0, 'changes seen with the epoch of the change before');
+});
+
+t.test('an actor seen active is already in the active-actor bitmap', async (t) => {
+  // The bit was set after the state store: an actor starting (IDLE -> RUNNING) was seen
+  // RUNNING without it, so a snapshot that finds actors by the bitmap missed it under an
+  // epoch that did not move (decision 0260; the second test met it on its first cycle once
+  // in CI). Idle and running in turn, each a change of the bit.
+  const CHANGES = 20_000;
+  const sh = SharedState.create({ executors: 1, pes: 2, hosts: 1, nSlots: 2, slotSize: 64, cubes: 1, arenaBytes: 1024 });
+  const L = sh.layout;
+  const sched = new Scheduler(sh, 0, false, null);
+  const actor = L.peActor(1);
+  const hs = new Int32Array(new SharedArrayBuffer(32));
+  const worker = new Worker(new URL('./fixtures/state-watcher.js', import.meta.url), { workerData: { dims: L.dims, buffers: sh.buffers, handshake: hs.buffer, actor, executor: 0 } });
+  const stopped = new Promise((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+  while (Atomics.load(hs, READY) === 0) await new Promise((r) => setTimeout(r, 1));
+  for (let k = 1; k <= CHANGES; k++) {
+    sched.setState(actor, k % 2 === 1 ? ACTOR_STATE.RUNNING : ACTOR_STATE.IDLE);
+    awaitWord(hs, SEEN, k);
+  }
+  Atomics.store(hs, STOP, -1);
+  await stopped;
+  await worker.terminate();
+  t.equal(Atomics.load(hs, SEEN), CHANGES, 'the watcher saw every change');
+  t.equal(Atomics.load(hs, UNMARKED), 0, 'running states seen without the bit');
 });
 
 t.test("a pass never grants a later request before an earlier one whose requester is blocking on another thread", async (t) => {

@@ -253,7 +253,6 @@ export class Scheduler {
     if (all || ctl[w + ACTOR.WAIT_TARGET] !== target) Atomics.store(ctl, w + ACTOR.WAIT_TARGET, target);
     if (all || ctl[w + ACTOR.WAIT_KIND] !== kind) Atomics.store(ctl, w + ACTOR.WAIT_KIND, kind);
     if (all || ctl[w + ACTOR.WAIT_AUX] !== aux) Atomics.store(ctl, w + ACTOR.WAIT_AUX, aux);
-    this.countStateChange();
     this.storeState(actor, ACTOR_STATE.BLOCKED);
     Atomics.add(this.ctl, L.actor(actor, ACTOR.GEN), 1);
     this.stoppedRunning();
@@ -275,34 +274,40 @@ export class Scheduler {
 
   setState(actor: number, state: number): void {
     const L = this.shared.layout;
-    this.countStateChange();
     this.storeState(actor, state);
     Atomics.add(this.ctl, L.actor(actor, ACTOR.GEN), 1);
     if (state !== ACTOR_STATE.RUNNING) this.stoppedRunning();
   }
 
   /**
-   * Store an actor's state, and flip its bit in the active-actor bitmap when it starts or
-   * stops being active (RUNNING or BLOCKED). Its callers bump the thread's epoch before
-   * and the actor's generation after. Before: a snapshot that reads the new state and
-   * the same epoch before and after (lib/coordinator/snapshot.ts) then had the bump
-   * before its first read, so it also sees everything the actor published before
-   * (a memory request, then BLOCKED on its grant: the arbiter sees the request or the
-   * actor still RUNNING, never BLOCKED with its request unseen). With the bump after
-   * the store, a snapshot could read the new state and its second epoch between the
-   * two, and grant a later request first (decision 0252). After: a reader that keeps
-   * what it read at a generation (lib/sync/link-claims.ts's host words) reads the
-   * state the generation stands for.
+   * Bump the thread's epoch and store an actor's state, its bit in the active-actor bitmap
+   * set before both when it starts being active (RUNNING or BLOCKED) and cleared after the
+   * store when it stops; its callers bump the actor's generation after. The bump before
+   * the store: a snapshot that reads the new state and the same epoch before and after
+   * (lib/coordinator/snapshot.ts) then had the bump before its first read, so it also sees
+   * everything the actor published before (a memory request, then BLOCKED on its grant:
+   * the arbiter sees the request or the actor still RUNNING, never BLOCKED with its
+   * request unseen); with it after, a snapshot could read the new state and its second
+   * epoch between the two, and grant a later request first (decision 0252). The bit
+   * before the bump: snapshots find actors by the bitmap, so one that read the bitmap
+   * after the bump but before a bit set after the store missed an actor that had just
+   * started, under an epoch that did not move, and granted a later request first
+   * (decision 0260); a bit set early names an actor whose state the snapshot reads as
+   * still idle. A reader that keeps what it read at a generation (lib/sync/link-claims.ts's
+   * host words) reads the state the generation stands for.
    */
   private storeState(actor: number, state: number): void {
     const L = this.shared.layout;
     const w = L.actor(actor, ACTOR.STATE);
     const was = this.ctl[w]; // this thread is its actors' only writer (./owned.ts): a plain load
     const active = state === ACTOR_STATE.RUNNING || state === ACTOR_STATE.BLOCKED;
+    const wasActive = was === ACTOR_STATE.RUNNING || was === ACTOR_STATE.BLOCKED;
+    if (active && !wasActive) markActive(this.ctl, L, actor, true);
+    this.countStateChange();
     // A PE's floor follows its kernel's activity, set before the state says so (./pe-floor.ts).
     actorActive(this.shared, actor, active);
     Atomics.store(this.ctl, w, state);
-    if (active !== (was === ACTOR_STATE.RUNNING || was === ACTOR_STATE.BLOCKED)) markActive(this.ctl, L, actor, active);
+    if (!active && wasActive) markActive(this.ctl, L, actor, false);
   }
 
   /**
