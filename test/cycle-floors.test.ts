@@ -5,45 +5,13 @@
 // directions, across the wrap, with idle PEs and several PEs a SIP; and a floor read for
 // one link's piece answers the next link's without being read again.
 import t from 'tap';
-import { loadTopology } from '../lib/config/load.js';
-import { topologyPath } from '../lib/config/paths.js';
-import { ACTOR, ACTOR_STATE } from '../lib/shm/layout.js';
-import { SharedState } from '../lib/shm/shared-state.js';
-import { Links } from '../lib/topology/links.js';
-import { Machine } from '../lib/topology/machine.js';
+import type { SharedState } from '../lib/shm/shared-state.js';
+import type { Machine } from '../lib/topology/machine.js';
 import { LinkReach, unreachedBefore } from '../lib/sync/link-reach.js';
-import { actorActive, peFloor } from '../lib/sync/pe-floor.js';
-import { markActive } from '../lib/shm/active-actors.js';
+import { peFloor } from '../lib/sync/pe-floor.js';
 import { latencyPs } from '../lib/time/virtual-time.js';
-
-function machine(topology: string, sips: number): { m: Machine; links: Links; sh: SharedState } {
-  const m = new Machine(loadTopology(topologyPath(topology), [`system.sips.count=${sips}`]));
-  const links = new Links(m);
-  const sh = SharedState.create({ executors: 1, pes: m.totalPes, hosts: sips + 1, nSlots: 2, slotSize: 64, cubes: m.sips * m.cubesPerSip, arenaBytes: 1024, links: links.count });
-  return { m, links, sh };
-}
-
-/** PE `pe`'s kernel active at clock `clockPs` (its floor), as the scheduler publishes it. */
-function activeAt(sh: SharedState, pe: number, clockPs: number): void {
-  const L = sh.layout;
-  const a = L.peActor(pe);
-  sh.times[L.clock(a)] = clockPs;
-  actorActive(sh, a, true);
-  Atomics.store(sh.ctl, L.actor(a, ACTOR.STATE), ACTOR_STATE.BLOCKED);
-  markActive(sh.ctl, L, a, true);
-}
-
-/** A deterministic stream of numbers in [0, 1) (mulberry32). */
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let z = s;
-    z = Math.imul(z ^ (z >>> 15), z | 1);
-    z ^= z + Math.imul(z ^ (z >>> 7), z | 61);
-    return ((z ^ (z >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from './helpers/prng.js';
+import { activeAt, reachMachine } from './helpers/reach-state.js';
 
 /**
  * The definition, level by level (decision 0170): no PE of a SIP k - 1 ring links back from
@@ -65,7 +33,7 @@ function definition(m: Machine, sh: SharedState, from: number, to: number, pe: n
 
 t.test("a ring's links read the ring's range minimum; a line's do not", async (t) => {
   for (const [topology, sips, ring] of [['ideal', 37, true], ['default', 5, true], ['ideal', 2, false], ['line_1d_4', 9, false]] as const) {
-    const { m, links } = machine(topology, sips);
+    const { m, links } = reachMachine(topology, [`system.sips.count=${sips}`]);
     const reach = new LinkReach(m, links);
     const link = links.route(m.peId({ sip: 1, cube: 0, pe: 0 }), m.peId({ sip: 0, cube: 0, pe: 0 })).find((l) => links.classOf(l) === 'sip_sip') as number;
     t.equal(reach.bandsOf(link).graph.cycle !== null, ring, `${topology}, ${sips} SIPs: ${ring ? 'a ring' : 'not a ring'}`);
@@ -74,10 +42,10 @@ t.test("a ring's links read the ring's range minimum; a line's do not", async (t
 
 t.test('on random runs whose floors only rise, every answer is the definition read level by level', async (t) => {
   for (const [topology, sips, seed] of [['ideal', 37, 1], ['ideal', 64, 2], ['default', 5, 3]] as const) {
-    const { m, links, sh } = machine(topology, sips);
+    const { m, links, sh } = reachMachine(topology, [`system.sips.count=${sips}`]);
     const reach = new LinkReach(m, links);
     const a = latencyPs(topology === 'ideal' ? 1000 : m.topology.timing.links.sip_sip.latency_ns);
-    const rand = random(seed);
+    const rand = prng(seed);
     // Some PEs stay idle (-Infinity floors: the horizon alone bounds them), about one SIP in seven with one.
     const active: number[] = [];
     for (let pe = 0; pe < m.totalPes; pe++) if (rand() >= 0.15 / m.pesPerSip) active.push(pe);
@@ -112,7 +80,7 @@ t.test('on random runs whose floors only rise, every answer is the definition re
 });
 
 t.test("a floor read for one link's piece answers the next link's without being read again", async (t) => {
-  const { m, links, sh } = machine('ideal', 64);
+  const { m, links, sh } = reachMachine('ideal', ['system.sips.count=64']);
   const reach = new LinkReach(m, links);
   const a = latencyPs(1000);
   // Every PE one latency behind the next: a ring's ramp (decision 0249), 64 levels deep.

@@ -6,45 +6,14 @@
 // the links; and a floor read for one link's piece answers another link's without being
 // read again.
 import t from 'tap';
-import { loadTopology } from '../lib/config/load.js';
-import { topologyPath } from '../lib/config/paths.js';
-import { ACTOR, ACTOR_STATE } from '../lib/shm/layout.js';
-import { SharedState } from '../lib/shm/shared-state.js';
-import { Links } from '../lib/topology/links.js';
-import { Machine } from '../lib/topology/machine.js';
+import type { SharedState } from '../lib/shm/shared-state.js';
+import type { Links } from '../lib/topology/links.js';
+import type { Machine } from '../lib/topology/machine.js';
 import { LinkReach, unreachedBefore } from '../lib/sync/link-reach.js';
-import { actorActive, peFloor } from '../lib/sync/pe-floor.js';
-import { markActive } from '../lib/shm/active-actors.js';
+import { peFloor } from '../lib/sync/pe-floor.js';
 import { appendRuns, MAX_RUNS } from '../lib/sync/range-floors.js';
-
-function machine(topology: string, sets: string[]): { m: Machine; links: Links; sh: SharedState } {
-  const m = new Machine(loadTopology(topologyPath(topology), sets));
-  const links = new Links(m);
-  const sh = SharedState.create({ executors: 1, pes: m.totalPes, hosts: m.sips + 1, nSlots: 2, slotSize: 64, cubes: m.sips * m.cubesPerSip, arenaBytes: 1024, links: links.count });
-  return { m, links, sh };
-}
-
-/** PE `pe`'s kernel active at clock `clockPs` (its floor), as the scheduler publishes it. */
-function activeAt(sh: SharedState, pe: number, clockPs: number): void {
-  const L = sh.layout;
-  const a = L.peActor(pe);
-  sh.times[L.clock(a)] = clockPs;
-  actorActive(sh, a, true);
-  Atomics.store(sh.ctl, L.actor(a, ACTOR.STATE), ACTOR_STATE.BLOCKED);
-  markActive(sh.ctl, L, a, true);
-}
-
-/** A deterministic stream of numbers in [0, 1) (mulberry32). */
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let z = s;
-    z = Math.imul(z ^ (z >>> 15), z | 1);
-    z ^= z + Math.imul(z ^ (z >>> 7), z | 61);
-    return ((z ^ (z >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from './helpers/prng.js';
+import { activeAt, reachMachine } from './helpers/reach-state.js';
 
 /** The sip_sip link ids of the machine, and each node's in-neighbours over them (SIPs, then switches). */
 function sipGraph(m: Machine, links: Links): { ids: number[]; into: number[][] } {
@@ -99,7 +68,7 @@ t.test("a switch's, a leaf-spine fabric's and a mesh's links keep their levels a
     ['mesh_2d_2x3', [], true],
     ['torus_2d_2x3', ['system.sips.count=400', 'system.sips.w=20', 'system.sips.h=20'], false],
   ] as const) {
-    const { m, links } = machine(topology, [...sets]);
+    const { m, links } = reachMachine(topology, sets);
     const reach = new LinkReach(m, links);
     const { ids } = sipGraph(m, links);
     const kept = ids.filter((id) => reach.bandsOf(id).hasRuns()).length;
@@ -114,12 +83,12 @@ t.test('on random runs whose floors only rise, every answer is the definition re
     // A mesh's links leave a SIP: the bound a check keeps for the next piece of its one PE (decision 0251) comes from the runs.
     ['mesh_2d_2x3', ['system.sips.count=25', 'system.sips.w=5', 'system.sips.h=5'], 3],
   ] as const) {
-    const { m, links, sh } = machine(topology, [...sets]);
+    const { m, links, sh } = reachMachine(topology, sets);
     sh0 = sh;
     const reach = new LinkReach(m, links);
     const { ids, into } = sipGraph(m, links);
     const a = reach.minLatencyPs([ids[0]]);
-    const rand = random(seed);
+    const rand = prng(seed);
     // Some PEs stay idle (-Infinity floors: the horizon alone bounds them).
     const active: number[] = [];
     for (let pe = 0; pe < m.totalPes; pe++) if (rand() >= 0.05) active.push(pe);
@@ -152,7 +121,7 @@ t.test('on random runs whose floors only rise, every answer is the definition re
 });
 
 t.test("a floor read for one link's piece answers another link's without being read again", async (t) => {
-  const { m, links, sh } = machine('single_switch_8', ['system.sips.count=64']);
+  const { m, links, sh } = reachMachine('single_switch_8', ['system.sips.count=64']);
   const reach = new LinkReach(m, links);
   const a = reach.minLatencyPs(links.route(0, 1));
   for (let pe = 0; pe < 64; pe++) activeAt(sh, pe, 100 * a + pe);
@@ -169,7 +138,7 @@ t.test("a floor read for one link's piece answers another link's without being r
 });
 
 t.test("a check through runs keeps the lowest bound it proved for the link's next piece (decision 0251)", async (t) => {
-  const { m, links, sh } = machine('mesh_2d_2x3', ['system.sips.count=25', 'system.sips.w=5', 'system.sips.h=5']);
+  const { m, links, sh } = reachMachine('mesh_2d_2x3', ['system.sips.count=25', 'system.sips.w=5', 'system.sips.h=5']);
   const reach = new LinkReach(m, links);
   const route = links.route(12, 13); // the middle SIP to its neighbour: one link
   t.equal(route.length, 1);
