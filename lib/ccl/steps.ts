@@ -4,7 +4,8 @@
 // without wrap-around. Each works in place on a tile the kernel loaded once; the
 // kernel stores it once at the end. The chunks of a segment and the reused
 // receive buffers are ./chunks.ts's.
-import type { KernelContext, SendHandle } from '../kernel/context.js';
+import { RESOLVED_VOID, type KernelContext, type SendHandle } from '../kernel/context.js';
+import { stepQueue } from '../sync/step-queue.js';
 import type { Tile } from '../tile/tile.js';
 import type { Direction } from '../shm/layout.js';
 import type { ReduceOp } from './reduce-op.js';
@@ -92,9 +93,11 @@ export function sendDone(tl: KernelContext, sent: SendHandle): SendHandle | unde
  * fault owner (OwnedContinuation), not an `await`: with several owners on the
  * thread an `await` also made an async frame's closures and a promise tagged by
  * the fault-owner hooks, a step (decision 0195). The reaction is queued when
- * the `await` would have queued the frame's, so ranks resume in the same order.
- * A failure (a throw of tl, a failed receive or send) rejects the pass's promise,
- * as it would an async function's.
+ * the `await` would have queued the frame's, so ranks resume in the same order;
+ * or, on a thread where that order costs proofs of links or waves of parks, the
+ * step then waits in the thread's step queue for its turn by virtual time
+ * (lib/sync/step-queue.ts, decision 0261). A failure (a throw of tl, a failed
+ * receive or send) rejects the pass's promise, as it would an async function's.
  */
 abstract class RingPass<T> {
   /** The step running now, 0 to p - 2; p - 1 once the pass is over. */
@@ -113,13 +116,33 @@ abstract class RingPass<T> {
     () => this.resumed(),
     (e) => this.reject(e),
   );
+  /** The thread's step queue's quantum (lib/sync/step-queue.ts), or 0: each step takes its turn in the order it yielded. */
+  private readonly quantumPs: number;
+  /** With a step queue: the reaction that, once a wait has settled, queues the pass for its turn. */
+  private readonly enqueue: OwnedContinuation | null;
+  /** With a step queue: when step s started, in its quanta. */
+  private quantum = 0;
   private resolve: (v: T) => void = NOOP;
   private reject: (e: unknown) => void = NOOP;
 
   constructor(
     protected readonly tl: KernelContext,
     private readonly ring: RingLinks,
-  ) {}
+  ) {
+    this.quantumPs = tl.stepQuantumPs;
+    this.enqueue =
+      this.quantumPs === 0
+        ? null
+        : new OwnedContinuation(
+            () => this.queued(),
+            (e) => this.reject(e),
+          );
+  }
+
+  /** Wait in the thread's step queue, by when step s started and the PE, to go on. */
+  private queued(): void {
+    stepQueue.push(this.resume, this.quantum, this.tl.peId);
+  }
 
   /** Step s's tile to send. */
   protected abstract outgoing(s: number): Tile;
@@ -147,10 +170,14 @@ abstract class RingPass<T> {
         this.resolve(this.result());
         return;
       }
+      if (this.quantumPs !== 0) this.quantum = Math.floor(this.tl.nowPs / this.quantumPs);
       this.sent = this.tl.sendHeld(this.ring.send, this.outgoing(this.s));
       const into = this.incoming(this.s);
       this.into = into;
-      this.resume.after(this.tl.recvHeld(this.ring.recv, into));
+      const landed = this.tl.recvHeld(this.ring.recv, into);
+      if (this.enqueue === null) this.resume.after(landed);
+      else if (landed === RESOLVED_VOID) this.queued();
+      else this.enqueue.after(landed);
     } catch (e) {
       this.reject(e);
     }
@@ -176,7 +203,7 @@ abstract class RingPass<T> {
       }
       // As `await sent` would: the handle's then runs in a job of its own, and step s + 1 a turn after the wait settles.
       this.waitingSend = true;
-      this.resume.after(Promise.resolve(sent));
+      (this.enqueue ?? this.resume).after(Promise.resolve(sent));
     } catch (e) {
       this.reject(e);
     }

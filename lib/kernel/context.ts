@@ -38,7 +38,7 @@ export { RecvFuture, SendHandle } from './handles.js';
 export type { KernelPe } from './memory-ops.js';
 
 /** What awaiting a send settled at once gives: one fulfilled promise for every such wait on this thread (decision 0165). */
-const RESOLVED_VOID: Promise<void> = resolvedUntagged(undefined);
+export const RESOLVED_VOID: Promise<void> = resolvedUntagged(undefined);
 
 export class KernelContext extends MemoryOps implements SendWaiter {
   /** The transfers this flow issued, with the link horizon when links are shared. */

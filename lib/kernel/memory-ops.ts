@@ -12,6 +12,7 @@ import { formatPs, KernbenchError } from '../errors.js';
 import type { PeChannels } from '../ipcq/channel.js';
 import { allocate } from '../shm/allocator.js';
 import type { ShardDesc, TensorDesc } from '../shm/tensor-desc.js';
+import { stepQuantumPs } from '../sync/step-queue.js';
 import type { ThreadEnv } from '../sync/thread-env.js';
 import type { KernelRun } from '../tile/slab.js';
 import { shapeSize, toShape, type Tile } from '../tile/tile.js';
@@ -57,6 +58,11 @@ export abstract class MemoryOps extends TileOps {
     this.flow = flow ?? new Flow(pe.clock, env.shared.layout.peActor(pe.id), null, -1);
     this.port = new MemoryPort(env, pe.id);
     this.race = raceHooksFor(env, pe.id);
+  }
+
+  /** @internal The span of a quantum of the step queue of this PE's thread, or 0: the ring steps of its kernels take their turns as they yield (lib/sync/step-queue.ts). */
+  get stepQuantumPs(): number {
+    return stepQuantumPs(this.pe.env);
   }
 
   /** This flow's clock (the PE's, or a tl.parallel branch's own). */

@@ -322,6 +322,11 @@ export class OwnedContinuation {
     private readonly onRejected: (e: unknown) => void,
   ) {}
 
+  /** Run onFulfilled now, as its owner: a turn a queue of the caller's gives it (lib/sync/step-queue.ts). */
+  now(): void {
+    this.fulfilled();
+  }
+
   /** Run onFulfilled (or onRejected with the reason) once `settled` has, in the microtask its reaction queues. */
   after(settled: Promise<unknown>): void {
     untaggedNext = true;

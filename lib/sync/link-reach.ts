@@ -335,6 +335,8 @@ export class LinkReach {
   private readonly graphs: Record<LinkEnds['cls'], ClassGraph>;
   private readonly latency: Record<LinkEnds['cls'], number>;
   private readonly bandCount: number;
+  /** Every class graph with links is a ring (or has at most two nodes): along it, a rank d links back from a link is d ranks back. */
+  readonly ringsOnly: boolean;
   /** How many links' bands this thread has made (each when first asked for). */
   bandsMade = 0;
   constructor(
@@ -364,6 +366,7 @@ export class LinkReach {
       cube_cube: { intoStart: into.cube_cube, intoList: list.cube_cube, hasPes: true, pesPer: m.pesPerCube, pesAt: null, walk: walkOf(nodes.cube_cube), cycle: cycleOf(into.cube_cube, list.cube_cube, nodes.cube_cube, true, m.pesPerCube, this.latency.cube_cube), nodesWithPes: nodes.cube_cube, floors: null },
       pe_pe: { intoStart: new Int32Array(1), intoList: new Int32Array(0), hasPes: false, pesPer: 1, pesAt: null, walk: walkOf(0), cycle: null, nodesWithPes: 0, floors: null },
     };
+    this.ringsOnly = (['sip_sip', 'cube_cube'] as const).every((c) => nodes[c] <= 2 || into[c][nodes[c]] === 0 || this.graphs[c].cycle !== null);
     // Bands up to a level past any simple path's length (the nodes of the largest class).
     this.bandCount = 2 + Math.ceil(Math.log2(Math.max(2, m.totalPes + m.sips)));
     this.links = new Array<LinkBands | null | undefined>(machineLinks.count).fill(undefined);

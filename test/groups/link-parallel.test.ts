@@ -10,6 +10,7 @@ export {};
 (await import('../helpers/reserve.js')).reserveExecutors(8);
 await import('../link-parallel-hang.test.js');
 await import('../link-pieces.test.js');
+await import('../step-queue.test.js');
 await import('../link-claims.test.js');
 await import('../link-claims-unit.test.js');
 await import('../owned-actors.test.js');
