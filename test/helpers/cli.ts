@@ -155,7 +155,10 @@ async function inProcess(args: string[], opts: RunOptions, sharedThreads: () => 
 export async function kernbenchProcess(args: string[], opts: Options & { nodeFlags?: string[] } = {}): Promise<Run> {
   const { nodeFlags = [], ...rest } = opts;
   const r = await execa('node', [...nodeFlags, BIN, ...args], { reject: false, cwd: ROOT, stripFinalNewline: false, timeout: GUARD_MS, ...rest });
-  return { exitCode: r.exitCode, stdout: String(r.stdout), stderr: String(r.stderr), timedOut: r.timedOut === true, errorCode: undefined };
+  // A process that never ran or never exited (a spawn refused: ENOMEM forking a large test process,
+  // once in CI) has no exit code: its stderr then says why, so that the failing assertion shows it.
+  const stderr = r.exitCode === undefined ? `${r.stderr ?? ''}(no exit code: ${r.shortMessage})` : String(r.stderr);
+  return { exitCode: r.exitCode, stdout: String(r.stdout), stderr, timedOut: r.timedOut === true, errorCode: undefined };
 }
 
 /**
