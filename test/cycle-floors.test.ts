@@ -11,7 +11,7 @@ import { LinkReach, unreachedBefore } from '../lib/sync/link-reach.js';
 import { peFloor } from '../lib/sync/pe-floor.js';
 import { latencyPs } from '../lib/time/virtual-time.js';
 import { prng } from './helpers/prng.js';
-import { activeAt, reachMachine } from './helpers/reach-state.js';
+import { activeAt, FloorWalk, reachMachine } from './helpers/reach-state.js';
 
 /**
  * The definition, level by level (decision 0170): no PE of a SIP k - 1 ring links back from
@@ -46,22 +46,13 @@ t.test('on random runs whose floors only rise, every answer is the definition re
     const reach = new LinkReach(m, links);
     const a = latencyPs(topology === 'ideal' ? 1000 : m.topology.timing.links.sip_sip.latency_ns);
     const rand = prng(seed);
-    // Some PEs stay idle (-Infinity floors: the horizon alone bounds them), about one SIP in seven with one.
-    const active: number[] = [];
-    for (let pe = 0; pe < m.totalPes; pe++) if (rand() >= 0.15 / m.pesPerSip) active.push(pe);
-    for (const pe of active) activeAt(sh, pe, Math.floor(rand() * 20) * a);
-    let h = -Infinity;
+    // Some PEs stay idle, about one SIP in seven with one.
+    const walk = new FloorWalk(sh, m.totalPes, rand, a, 0.15 / m.pesPerSip, (r) => Math.floor(r() * 20) * a);
     let agreed = 0;
     let alone = 0;
     for (let round = 0; round < 3000; round++) {
-      // A few PEs move on by up to two latencies.
-      for (let j = 0; j < 3; j++) {
-        const pe = active[Math.floor(rand() * active.length)];
-        activeAt(sh, pe, peFloor(sh, pe) + Math.floor(rand() * 2 * a));
-      }
-      const lowest = Math.min(...active.map((pe) => peFloor(sh, pe)));
-      // The kept horizon only rises in a run (a check keeps bounds it proved with it): none at first, then up to a few latencies behind the lowest floor.
-      if (round >= 300) h = Math.max(h, lowest - Math.floor(rand() * 8 * a));
+      walk.next(round);
+      const { lowest, h } = walk;
       const src = Math.floor(rand() * m.sips);
       const dst = (src + (rand() < 0.5 ? 1 : m.sips - 1)) % m.sips;
       const pe = m.peId({ sip: src, cube: 0, pe: 0 });

@@ -13,7 +13,7 @@ import { LinkReach, unreachedBefore } from '../lib/sync/link-reach.js';
 import { peFloor } from '../lib/sync/pe-floor.js';
 import { appendRuns, MAX_RUNS } from '../lib/sync/range-floors.js';
 import { prng } from './helpers/prng.js';
-import { activeAt, reachMachine } from './helpers/reach-state.js';
+import { activeAt, FloorWalk, reachMachine } from './helpers/reach-state.js';
 
 /** The sip_sip link ids of the machine, and each node's in-neighbours over them (SIPs, then switches). */
 function sipGraph(m: Machine, links: Links): { ids: number[]; into: number[][] } {
@@ -89,21 +89,13 @@ t.test('on random runs whose floors only rise, every answer is the definition re
     const { ids, into } = sipGraph(m, links);
     const a = reach.minLatencyPs([ids[0]]);
     const rand = prng(seed);
-    // Some PEs stay idle (-Infinity floors: the horizon alone bounds them).
-    const active: number[] = [];
-    for (let pe = 0; pe < m.totalPes; pe++) if (rand() >= 0.05) active.push(pe);
-    for (const pe of active) activeAt(sh, pe, Math.floor(rand() * 20 * a));
-    let h = -Infinity;
+    // Some PEs stay idle.
+    const walk = new FloorWalk(sh, m.totalPes, rand, a, 0.05, (r) => Math.floor(r() * 20 * a));
     let agreed = 0;
     let alone = 0;
     for (let round = 0; round < 3000; round++) {
-      for (let j = 0; j < 3; j++) {
-        const pe = active[Math.floor(rand() * active.length)];
-        activeAt(sh, pe, peFloor(sh, pe) + Math.floor(rand() * 2 * a));
-      }
-      const lowest = Math.min(...active.map((pe) => peFloor(sh, pe)));
-      // The kept horizon only rises in a run: none at first, then up to a few latencies behind the lowest floor.
-      if (round >= 300) h = Math.max(h, lowest - Math.floor(rand() * 8 * a));
+      walk.next(round);
+      const { lowest, h } = walk;
       // A piece of a random link (its source SIP's PE, or any PE when it leaves a switch), ending a few latencies past the lowest floor.
       const id = ids[Math.floor(rand() * ids.length)];
       const e = links.ends(id);

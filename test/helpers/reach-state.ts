@@ -6,7 +6,7 @@ import { topologyPath } from '../../lib/config/paths.js';
 import { markActive } from '../../lib/shm/active-actors.js';
 import { ACTOR, ACTOR_STATE } from '../../lib/shm/layout.js';
 import { SharedState } from '../../lib/shm/shared-state.js';
-import { actorActive } from '../../lib/sync/pe-floor.js';
+import { actorActive, peFloor } from '../../lib/sync/pe-floor.js';
 import { Links } from '../../lib/topology/links.js';
 import { Machine } from '../../lib/topology/machine.js';
 
@@ -26,4 +26,41 @@ export function activeAt(sh: SharedState, pe: number, clockPs: number): void {
   actorActive(sh, a, true);
   Atomics.store(sh.ctl, L.actor(a, ACTOR.STATE), ACTOR_STATE.BLOCKED);
   markActive(sh.ctl, L, a, true);
+}
+
+/**
+ * A run of floors that only rise, as a check meets them (test/cycle-floors, test/range-floors):
+ * every PE active at `start(rand)` but a share `idle` of them (-Infinity floors: the horizon
+ * alone bounds them); each round three active PEs move on by up to two latencies `a`, and
+ * the kept horizon, none for the first 300 rounds, then rises up to eight latencies behind
+ * the lowest floor (a check keeps the bounds it proved with it).
+ */
+export class FloorWalk {
+  readonly active: number[] = [];
+  /** The lowest active floor and the kept horizon, after the last round. */
+  lowest = -Infinity;
+  h = -Infinity;
+
+  constructor(
+    private readonly sh: SharedState,
+    pes: number,
+    private readonly rand: () => number,
+    private readonly a: number,
+    idle: number,
+    start: (rand: () => number) => number,
+  ) {
+    for (let pe = 0; pe < pes; pe++) if (rand() >= idle) this.active.push(pe);
+    for (const pe of this.active) activeAt(sh, pe, start(rand));
+  }
+
+  /** Round `round`: three PEs move on, then the lowest floor and the horizon are read again. */
+  next(round: number): void {
+    const { sh, rand, a, active } = this;
+    for (let j = 0; j < 3; j++) {
+      const pe = active[Math.floor(rand() * active.length)];
+      activeAt(sh, pe, peFloor(sh, pe) + Math.floor(rand() * 2 * a));
+    }
+    this.lowest = Math.min(...active.map((pe) => peFloor(sh, pe)));
+    if (round >= 300) this.h = Math.max(this.h, this.lowest - Math.floor(rand() * 8 * a));
+  }
 }
