@@ -14,6 +14,8 @@ import { peFloor } from './pe-floor.js';
 export abstract class KeptMinima {
   /** Leaves start here: node u is tree node size + u; nodes past n hold +Infinity. */
   protected readonly size: number;
+  /** refresh's nodes on the way down: a tree is at most 32 levels deep. */
+  private readonly path = new Int32Array(33);
   /** Leaves read, each reading its node's PEs' floors (what the trees save is counted by it). */
   leavesRead = 0;
 
@@ -50,38 +52,49 @@ export abstract class KeptMinima {
     let best = Infinity;
     for (let l = a + this.size, r = b + this.size + 1; l < r; l >>= 1, r >>= 1) {
       if (l & 1) {
-        const v = t[l] >= need ? t[l] : this.refresh(sh, t, l, need);
-        if (v < need) return -Infinity;
-        if (v < best) best = v;
+        if (t[l] < need && !this.refresh(sh, t, l, need)) return -Infinity;
+        if (t[l] < best) best = t[l];
         l++;
       }
       if (r & 1) {
         r--;
-        const v = t[r] >= need ? t[r] : this.refresh(sh, t, r, need);
-        if (v < need) return -Infinity;
-        if (v < best) best = v;
+        if (t[r] < need && !this.refresh(sh, t, r, need)) return -Infinity;
+        if (t[r] < best) best = t[r];
       }
     }
     return best;
   }
 
-  /** Tree node `i` of `t`, whose kept bound fell short of `need`: its lowest read again from below when every one is at least `need`, else -Infinity. */
-  private refresh(sh: SharedState, t: Float64Array, i: number, need: number): number {
-    if (i >= this.size) {
-      this.leavesRead++;
-      const u = i - this.size;
-      let f = Infinity;
-      for (let x = u * this.pesPer, e = x + this.pesPer; x < e; x++) f = Math.min(f, peFloor(sh, x));
-      this.storeLeaf(i, u, f);
-      return t[i] >= need ? t[i] : -Infinity;
+  /**
+   * Tree node `i` of `t`, whose kept bound fell short of `need`: read again from below,
+   * whether every one under it is at least `need` (then t[i] holds their lowest). Depth
+   * first, left before right, as far as the first that falls short. The nodes on the way
+   * down are on a stack of its own and the answer is a boolean: as a recursion returning
+   * the value, each call took `need` and returned its answer as new heap numbers (times
+   * are rarely small integers): nearly half of what a ring message allocated at large p.
+   */
+  private refresh(sh: SharedState, t: Float64Array, i: number, need: number): boolean {
+    const path = this.path;
+    path[0] = i;
+    for (let top = 1; top > 0; ) {
+      const j = path[top - 1];
+      if (j >= this.size) {
+        this.leavesRead++;
+        const u = j - this.size;
+        let f = Infinity;
+        for (let x = u * this.pesPer, e = x + this.pesPer; x < e; x++) f = Math.min(f, peFloor(sh, x));
+        this.storeLeaf(j, u, f);
+        if (t[j] < need) return false;
+        top--;
+      } else if (t[2 * j] < need) path[top++] = 2 * j;
+      else if (t[2 * j + 1] < need) path[top++] = 2 * j + 1;
+      else {
+        // Both children's kept bounds bound this node too, and have risen.
+        const m = Math.min(t[2 * j], t[2 * j + 1]);
+        if (m > t[j]) t[j] = m;
+        top--;
+      }
     }
-    const left = t[2 * i] >= need ? t[2 * i] : this.refresh(sh, t, 2 * i, need);
-    if (left < need) return -Infinity;
-    const right = t[2 * i + 1] >= need ? t[2 * i + 1] : this.refresh(sh, t, 2 * i + 1, need);
-    if (right < need) return -Infinity;
-    // The children's kept bounds bound this node too, and have risen.
-    const m = Math.min(left, right);
-    if (m > t[i]) t[i] = m;
-    return m;
+    return true;
   }
 }
