@@ -1,6 +1,7 @@
 // Runs on: main thread (tap). Covers: lib/time/virtual-clock.ts — the one
 // writer of virtual time: forward by a cost, forward to an event, never back.
 import t from 'tap';
+import { execa } from 'execa';
 import { VirtualClock } from '../lib/time/virtual-clock.js';
 
 t.test('a clock starts at 0, advance adds a cost and advanceTo moves to a later event only', async (t) => {
@@ -39,4 +40,33 @@ t.test('two clocks are independent (one per actor)', async (t) => {
   a.advance(5);
   b.advanceTo(7);
   t.same([a.nowPs, b.nowPs], [5, 7]);
+});
+
+// Decision 0262: a field that starts at a plain 0 holds small integers until a time past
+// 2^31 ps (2.147 ms) is stored, and then V8 gives every object of the class a new shape,
+// dropping the code optimised for the old one. %HaveSameMap (V8's natives, in a child
+// started with --allow-natives-syntax) says whether two objects still share a shape.
+t.test("a time past 2^31 ps leaves a clock and a piece's times in the shape of fresh ones (decision 0262)", async (t) => {
+  const module = (path: string): string => new URL(path, import.meta.url).href;
+  const script = `
+    import { VirtualClock } from '${module('../lib/time/virtual-clock.js')}';
+    import { PieceTimes } from '${module('../lib/ipcq/link-timing.js')}';
+    const past = 2 ** 31 + 1;
+    const fresh = new VirtualClock();
+    const late = new VirtualClock();
+    late.advanceTo(past);
+    const piece = new PieceTimes();
+    const latePiece = new PieceTimes();
+    for (const k of ['readyPs', 'serialPs', 'flightPs', 'joinNotBeforePs', 'sentPs']) latePiece[k] = past;
+    console.log(JSON.stringify({ clock: %HaveSameMap(fresh, late), piece: %HaveSameMap(piece, latePiece), now: late.nowPs }));
+  `;
+  const r = await execa(process.execPath, ['--allow-natives-syntax', '--input-type=module', '-e', script]);
+  t.same(JSON.parse(r.stdout), { clock: true, piece: true, now: 2 ** 31 + 1 });
+});
+
+t.test('a fresh clock reads 0 and prints as 0', async (t) => {
+  const c = new VirtualClock();
+  t.ok(c.nowPs === 0, 'equal to 0');
+  t.equal(`${c.nowPs} ${String(c.nowPs)} ${c.nowPs.toFixed(3)} ${JSON.stringify(c.nowPs)}`, '0 0 0.000 0');
+  t.equal(c.advance(5), 5);
 });

@@ -22,10 +22,11 @@ export class ChannelOp<T> {
   /**
    * A send's last arrival at its receiver (its last byte left + the route's latency),
    * set by the outbound channel as it publishes the last piece (./outbound.ts);
-   * -1 for a receive. The kernel's link horizon reads it, rather than adding the
-   * route's latency again.
+   * -Infinity for a receive (a double, as the times it is compared with:
+   * ZERO_PS, lib/time/virtual-time.ts). The kernel's link horizon reads it, rather
+   * than adding the route's latency again.
    */
-  arrivalPs = -1;
+  arrivalPs = -Infinity;
 
   constructor(
     readonly channel: number,

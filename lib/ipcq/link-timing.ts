@@ -23,6 +23,7 @@ import { raisePeFloor } from '../sync/pe-floor.js';
 import { CLAIMED, HOLD, claimedAlone, claimedBy, keptHorizon, launchHorizon, machineLinks, releaseHeld } from '../sync/link-claims.js';
 import { linkReach, unreachedBefore, type LinkReach } from '../sync/link-reach.js';
 import { aloneArrivalPs, aloneRateOf, joinOf, pieceBytes, pieceStartPs } from '../topology/link-share.js';
+import { ZERO_PS } from '../time/virtual-time.js';
 
 export interface LinkTiming {
   /** True when `cross` answers at once (a number): the channel may then send on its fast path. */
@@ -49,15 +50,15 @@ export interface LinkTiming {
 
 /** A piece's times on the fast path (lib/ipcq/outbound.ts planAlone), in ps: one object a channel, its fields rewritten each piece. */
 export class PieceTimes {
-  readyPs = 0;
+  readyPs = ZERO_PS;
   /** Its serialisation alone. */
-  serialPs = 0;
+  serialPs = ZERO_PS;
   /** Its route's latency. */
-  flightPs = 0;
+  flightPs = ZERO_PS;
   /** It enters its links no earlier (the flow's link horizon). */
-  joinNotBeforePs = 0;
+  joinNotBeforePs = ZERO_PS;
   /** The answer of sentAlone: when its last byte left, alone. */
-  sentPs = 0;
+  sentPs = ZERO_PS;
 }
 
 /** Links not shared: a piece has its link to itself. */

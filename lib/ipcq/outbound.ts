@@ -23,7 +23,7 @@
 import { bytesPerElement, encode, type DType } from '../dtype/index.js';
 import { DIRECTIONS, WAIT_KIND } from '../shm/layout.js';
 import type { ThreadEnv } from '../sync/thread-env.js';
-import { transferPs } from '../time/virtual-time.js';
+import { transferPs, ZERO_PS } from '../time/virtual-time.js';
 import { allocBytes, type KernelRun } from '../tile/slab.js';
 import type { ChannelOp } from './channel-op.js';
 import { Channel } from './channel-queue.js';
@@ -61,7 +61,7 @@ export class OutboundChannel extends Channel {
    * The last piece's arrival at its receiver, as the last send published it: the kernel
    * reads it after a send that completed at once (a queued send's op carries its own).
    */
-  lastArrivalPs = 0;
+  lastArrivalPs = ZERO_PS;
 
   constructor(env: ThreadEnv, pe: number, dir: number) {
     super(env, pe, dir);
@@ -229,7 +229,7 @@ export class OutboundChannel extends Channel {
   }
 
   /** How much later than the channel was ready the last piece's credit let it start (virtual ps; for the records, lib/trace). */
-  private creditWaitPs = 0;
+  private creditWaitPs = ZERO_PS;
   /** The times of the piece the fast path plans (planAlone), handed to the link timing. */
   private readonly piece = new PieceTimes();
   /**

@@ -6,6 +6,7 @@ import type { DType } from '../dtype/index.js';
 import type { Waiter } from '../sync/scheduler.js';
 import type { ChannelOp } from './channel-op.js';
 import type { IpcqRingView } from './ring.js';
+import { ZERO_PS } from '../time/virtual-time.js';
 
 export const EMPTY_F32 = new Float32Array(0);
 
@@ -16,8 +17,8 @@ export const EMPTY_F32 = new Float32Array(0);
 export class RecvState {
   /** Bytes of the piece read last, when the channel was ready for it, and when it had arrived (for the piece's records). */
   bytes = 0;
-  readyPs = 0;
-  arrivalPs = 0;
+  readyPs = ZERO_PS;
+  arrivalPs = ZERO_PS;
   got = 0;
 
   constructor(

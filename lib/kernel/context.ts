@@ -30,6 +30,7 @@ import { DIRECTIONS, MAX_BRANCHES, type Direction } from '../shm/layout.js';
 import type { PeCoord } from '../topology/machine.js';
 import type { KernelRun } from '../tile/slab.js';
 import { shapeSize, toShape, type Tile } from '../tile/tile.js';
+import { ZERO_PS } from '../time/virtual-time.js';
 import { RecvFuture, SendHandle, type SendWaiter } from './handles.js';
 import { MemoryOps, type KernelPe } from './memory-ops.js';
 import { transfersFor, type Transfers } from './transfers.js';
@@ -278,7 +279,7 @@ export class KernelContext extends MemoryOps implements SendWaiter {
   }
 
   /** The last byte's arrival of the send issued last when it completed at once. */
-  private sentArrivalPs = 0;
+  private sentArrivalPs = ZERO_PS;
 
   /** The tile a receive settled at once gave last, and the fulfilled promise of it. */
   private lastTile: Tile | undefined;

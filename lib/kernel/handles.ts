@@ -3,6 +3,7 @@
 // are part of the face (./context.ts): awaiting one asks the `tl` that made it.
 import type { ChannelOp } from '../ipcq/channel-op.js';
 import type { Tile } from '../tile/tile.js';
+import { ZERO_PS } from '../time/virtual-time.js';
 
 /** What a SendHandle asks of the `tl` that made it. */
 export interface SendWaiter {
@@ -25,7 +26,7 @@ export class SendHandle implements PromiseLike<void> {
     /** Completion time when `op` is null. */
     readonly donePs: number,
     /** When `op` is null: the last byte's arrival (with shared links, the join floor of what the kernel does after waiting for it). */
-    readonly arrivalPs = 0,
+    readonly arrivalPs = ZERO_PS,
   ) {}
   then<R1 = void, R2 = never>(ok?: ((v: void) => R1 | PromiseLike<R1>) | null, fail?: ((e: unknown) => R2 | PromiseLike<R2>) | null): PromiseLike<R1 | R2> {
     if (this.op === null && ok) {

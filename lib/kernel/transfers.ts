@@ -17,6 +17,7 @@ import type { ChannelOp } from '../ipcq/channel-op.js';
 import { WAIT_KIND } from '../shm/layout.js';
 import type { Scheduler } from '../sync/scheduler.js';
 import type { VirtualClock } from '../time/virtual-clock.js';
+import { ZERO_PS } from '../time/virtual-time.js';
 
 export class Transfers {
   /** Channel ops this flow queued (not those done at once), drained before it counts as finished. */
@@ -24,10 +25,10 @@ export class Transfers {
   /** Ops in `issued` after its last compaction; the next one comes at twice as many (plus a few). */
   private compactedAt = 0;
   /** The latest completion among the transfers done at once: the flow ends no earlier. */
-  private doneAtOncePs = 0;
+  private doneAtOncePs = ZERO_PS;
   /** The latest completion and arrival among the held sends not yet waited for (sentHeld). */
-  private heldDonePs = 0;
-  private heldArrivalPs = 0;
+  private heldDonePs = ZERO_PS;
+  private heldArrivalPs = ZERO_PS;
 
   constructor(
     /** The flow's clock: taking a settled op moves it. */
@@ -163,9 +164,9 @@ export class Transfers {
 /** With shared links: the book above plus the flow's link horizon (see the header). */
 class LinkedTransfers extends Transfers {
   /** The latest arrival of the sends this flow has waited for: its later pieces enter their links no earlier. */
-  private waitedArrivePs = 0;
+  private waitedArrivePs = ZERO_PS;
   /** The latest arrival of every send this flow made: its end (drain) waits for it. */
-  private sendsArrivePs = 0;
+  private sendsArrivePs = ZERO_PS;
 
   override get horizonPs(): number {
     return this.waitedArrivePs;

@@ -7,10 +7,11 @@
 // Every `now = ...` in the simulator goes through one of these two, so no code
 // can move an actor's time backwards or by a non-integer amount.
 import { KernbenchError } from '../errors.js';
+import { ZERO_PS } from './virtual-time.js';
 
 export class VirtualClock {
   /** Picoseconds; a plain field, read on every kernel op. */
-  private now = 0;
+  private now = ZERO_PS;
 
   /**
    * `limitPs`: the run's virtual-time limit (--max-virtual-time): moving past it throws

@@ -8,6 +8,16 @@
 // cut into pieces) is rounded once for the whole: each part is the difference of
 // the rounded running totals (lib/ipcq/outbound.ts), so the parts add up exactly.
 
+/**
+ * Zero picoseconds, as the first value of an object's field that holds virtual times.
+ * V8 keeps a field in the form of the first value stored in it: after a plain 0, a
+ * small integer's, which a time leaves at 2^31 ps; leaving it reshapes every object
+ * of the class and sends all code optimised for the old shape back to be compiled
+ * again, once in each thread (decision 0262). -0 is a double, so the field is one
+ * from the start; it is 0 to every comparison and sum, and prints as 0.
+ */
+export const ZERO_PS = -0;
+
 /** Picoseconds per nanosecond. */
 export const PS_PER_NS = 1000;
 

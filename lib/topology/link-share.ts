@@ -51,7 +51,7 @@
 // added later can change anything before safe: flows whose exact arrival is
 // <= safe are final and returned. Adds may come in any order after that.
 import { KernbenchError } from '../errors.js';
-import { PS_PER_NS } from '../time/virtual-time.js';
+import { PS_PER_NS, ZERO_PS } from '../time/virtual-time.js';
 
 /**
  * Reported times round up, less this much (ps): a time within it above a whole ps is
@@ -153,7 +153,7 @@ export class LinkShare {
   /** Flows in their bandwidth phase, in the order they entered it. */
   private active: Active[] = [];
   /** Time (ps, double) of the last event processed (flows account their bytes from their own `since`). */
-  private now = 0;
+  private now = ZERO_PS;
   /** The largest safe time promised so far: no flow may start before it. */
   private safe = -Infinity;
 
