@@ -37,7 +37,7 @@ export async function worker(rank: number, worldSize: number, nElem: number, dty
   await t.copy_(torch.fromArray(new Float32Array(nElem).fill(rank + 1), { shape: [1, nElem], dtype }));
   const work = await torch.distributed.allReduce(t, { op: 'sum' });
   const out = await t.numpy();
-  return checked(rank, worldSize, nElem, noData, work.critNs, out.data);
+  return checked(rank, worldSize, noData, work.critNs, out.data);
 }
 
 /**
@@ -46,7 +46,7 @@ export async function worker(rank: number, worldSize: number, nElem: number, dty
  * function of its own: inside the async worker, V8 optimised the loop and then
  * left that code again for the result's object literal on every later rank's call.
  */
-function checked(rank: number, worldSize: number, nElem: number, noData: boolean, critNs: number, values: Float32Array): RankResult {
+function checked(rank: number, worldSize: number, noData: boolean, critNs: number, values: Float32Array): RankResult {
   const expected = noData ? 0 : (worldSize * (worldSize + 1)) / 2;
   let wrong = 0;
   let sum = 0;
@@ -55,7 +55,7 @@ function checked(rank: number, worldSize: number, nElem: number, noData: boolean
     if (!noData && v !== expected) wrong++;
     sum += v;
   }
-  return { rank, critNs, wrong, mean: sum / nElem, values };
+  return { rank, critNs, wrong, mean: sum / values.length, values };
 }
 
 async function run(torch: Torch, ctx: BenchContext<OptionsOf<typeof options>>): Promise<BenchResult[]> {
