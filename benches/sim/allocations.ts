@@ -7,13 +7,13 @@
 //
 // spawns bench sim_throughput's ring all-reduce (64 KiB f32 per rank on an
 // ideal ring of p PEs, default 64, --threads 1; with no-data as under --no-data,
-// which large p needs: the data's shared buffers outgrow a buffer's limit) twice: once with one counted
-// all-reduce and once with `rounds` (default 4); the difference of the two
-// samples, over the messages of rounds - 1 all-reduces, is the bytes a message
-// of the all-reduce alone (the barriers around them cancel). Prints it and the
-// biggest allocating sites of the larger run, per message. The profiler samples
-// every `interval` bytes on average (default 64), so a figure moves by a few
-// bytes a message from run to run.
+// which large p needs: the data's shared buffers outgrow a buffer's limit)
+// twice: once with one counted all-reduce and once with `rounds` (default 4);
+// the difference of the two samples, over the messages of rounds - 1
+// all-reduces, is the bytes a message of the all-reduce alone (the barriers
+// around them cancel). Prints it and the biggest allocating sites of the larger
+// run, per message. The profiler samples every `interval` bytes on average
+// (default 64), so a figure moves by a few bytes a message from run to run.
 import { resolveRunConfig, withSession } from '../../lib/bench/runner.js';
 import { DEFAULT_TOPOLOGY } from '../../lib/config/paths.js';
 import { ThreadResources } from '../../lib/session/thread-resources.js';
