@@ -75,6 +75,11 @@ export class InboundChannel extends Channel implements ParkedRecvHost {
       this.tail = this.parked.op.promise.catch(() => undefined);
       this.parked = undefined;
     }
+    return this.recvQueued(ring, sender, dtype, out, issuePs);
+  }
+
+  /** Queue the receive behind the channel's others; a method of its own, as OutboundChannel.sendQueued is. */
+  private recvQueued(ring: IpcqRingView, sender: number, dtype: DType, out: Float32Array, issuePs: number): ChannelOp<number> {
     return this.enqueue(() => this.run(ring, sender, dtype, out, issuePs));
   }
 

@@ -98,8 +98,16 @@ export class OutboundChannel extends Channel {
         return this.planned[3 * pieces - 1];
       }
     }
-    // Slow path: snapshot the payload now (the kernel may reuse its tile), send piece by piece.
-    // The snapshot is tile memory: the send ends before its kernel does (lib/tile/slab.ts).
+    return this.sendQueued(r, peer, dtype, values, nbytes, issuePs, pieces, pieceBytes, joinNotBeforePs, run);
+  }
+
+  /**
+   * The slow path: snapshot the payload now (the kernel may reuse its tile), send piece by
+   * piece. The snapshot is tile memory: the send ends before its kernel does (lib/tile/slab.ts).
+   * A method of its own: the closure's captured arguments would make V8 allocate their
+   * context (and box the times) on entry to `send`, on the fast path too.
+   */
+  private sendQueued(r: SendRing, peer: number, dtype: DType, values: Float32Array, nbytes: number, issuePs: number, pieces: number, pieceBytes: number, joinNotBeforePs: number, run: KernelRun | undefined): ChannelOp<number> {
     const payload = this.env.plan.noData ? EMPTY : allocBytes(nbytes, run);
     if (!this.env.plan.noData) encode(dtype, values, payload);
     return this.enqueue((op) => this.run(op, r, peer, payload, nbytes, issuePs, pieces, pieceBytes, joinNotBeforePs));

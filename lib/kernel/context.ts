@@ -171,19 +171,22 @@ export class KernelContext extends MemoryOps implements SendWaiter {
   }
 
   /**
-   * Receive into `tile`; but while the receive would park for another thread's
-   * sender, first give this thread's other PEs a turn (at most `turns` more):
-   * the kernel stays RUNNING, and one stall at a thread's boundary no longer
-   * parks every rank behind it in turn (decision 0155).
+   * Receive into `tile`; but while the receive would park for another thread's sender, first
+   * give this thread's other PEs a turn (at most `turns` more): the kernel stays RUNNING, and
+   * one stall at a thread's boundary no longer parks every rank behind it in turn (decision 0155).
    */
   private recvAfter(from: Direction | Peer, dtype: DType, tile: Tile, turns: number, held: boolean): Promise<unknown> {
     if (turns > 0) {
       const { d, set, pe, dir } = this.route(from, 'recv');
-      if (this.pe.env.plan.peExecutor[pe] !== this.pe.env.sched.executor && this.pe.channels.inbound(d).wouldPark(pe, dir, set, dtype, tile.size)) {
-        return resolvedUntagged(undefined).then(() => this.recvAfter(from, dtype, tile, turns - 1, held));
-      }
+      const parks = this.pe.env.plan.peExecutor[pe] !== this.pe.env.sched.executor && this.pe.channels.inbound(d).wouldPark(pe, dir, set, dtype, tile.size);
+      if (parks) return this.recvAfterTurn(from, dtype, tile, turns - 1, held);
     }
     return this.recvInto(from, dtype, tile, held);
+  }
+
+  /** recvAfter a turn later; its closure in a method of its own, as OutboundChannel.sendQueued's. */
+  private recvAfterTurn(from: Direction | Peer, dtype: DType, tile: Tile, turns: number, held: boolean): Promise<unknown> {
+    return resolvedUntagged(undefined).then(() => this.recvAfter(from, dtype, tile, turns, held));
   }
 
   /** Receive into `tile`: a promise of it (not held), or one that only says when (held: recvHeld). */
