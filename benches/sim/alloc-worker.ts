@@ -2,7 +2,7 @@
 // Owns: a rank of the counted ring all-reduce, with V8's sampling heap profiler
 // on its thread around the all-reduces when it is rank 0, to give the bytes the
 // thread allocated there: every object, those the collections freed included.
-import { Session } from 'node:inspector/promises';
+import { Session } from 'node:inspector';
 import type { Torch } from '../../lib/host/torch.js';
 
 /** What rank 0 measured: the sampled bytes by the function that allocated them (V8's estimate of the whole), and their sum. */
@@ -29,6 +29,20 @@ function bySite(node: ProfileNode, into: Map<string, number>): void {
 }
 
 /**
+ * Post `method` to this thread's own inspector session and give its answer. A session
+ * connected to its own thread answers before post returns; when the answer is too large
+ * for the inspector to hand over (a profile of very many samples) it gives none at all, and
+ * an await of it would wait forever: this fails instead, naming the way out.
+ */
+export function postNow<T = unknown>(session: Session, method: string, params?: object): T {
+  let answer: { error: Error | null; result: unknown } | undefined;
+  session.post(method, params, (error, result) => (answer = { error, result }));
+  if (answer === undefined) throw new Error(`allocations: the inspector gave no answer to ${method}: the profile is too large to hand over (too many samples); give a larger sampling interval`);
+  if (answer.error !== null) throw answer.error;
+  return answer.result as T;
+}
+
+/**
  * One all-reduce to warm the code up, then `rounds` all-reduces of `nElem` f32
  * per rank between two barriers, rank 0 sampling every `intervalBytes` on
  * average from before the first barrier to after the second. With every rank
@@ -44,14 +58,14 @@ export async function allocWorker(rank: number, nElem: number, rounds: number, i
   const session = rank === 0 ? new Session() : null;
   if (session) {
     session.connect();
-    await session.post('HeapProfiler.enable');
-    await session.post('HeapProfiler.startSampling', { samplingInterval: intervalBytes, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+    postNow(session, 'HeapProfiler.enable');
+    postNow(session, 'HeapProfiler.startSampling', { samplingInterval: intervalBytes, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
   }
   await torch.distributed.barrier();
   for (let i = 0; i < rounds; i++) await torch.distributed.allReduce(t, { op: 'sum' });
   await torch.distributed.barrier();
   if (!session) return null;
-  const { profile } = (await session.post('HeapProfiler.stopSampling')) as unknown as { profile: { head: ProfileNode } };
+  const { profile } = postNow<{ profile: { head: ProfileNode } }>(session, 'HeapProfiler.stopSampling');
   session.disconnect();
   const sites = new Map<string, number>();
   bySite(profile.head, sites);

@@ -10,3 +10,4 @@ export {};
 (await import('../helpers/reserve.js')).reserveExecutors(4);
 await import('../wallclock-benches.test.js');
 await import('../simgrid-ring.test.js');
+await import('../alloc-worker-post.test.js');
