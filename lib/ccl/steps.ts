@@ -170,7 +170,7 @@ abstract class RingPass<T> {
         this.resolve(this.result());
         return;
       }
-      if (this.quantumPs !== 0) this.quantum = Math.floor(this.tl.nowPs / this.quantumPs);
+      if (this.quantumPs !== 0) this.quantum = this.tl.quantumNow(this.quantumPs);
       this.sent = this.tl.sendHeld(this.ring.send, this.outgoing(this.s));
       const into = this.incoming(this.s);
       this.into = into;

@@ -65,6 +65,15 @@ export abstract class MemoryOps extends TileOps {
     return stepQuantumPs(this.pe.env);
   }
 
+  /**
+   * @internal The quantum of `quantumPs` this flow's clock is in now (a ring step's turn in the
+   * step queue, lib/ccl/steps.ts): a small integer, where a time returned through a call V8
+   * does not inline is a new heap number.
+   */
+  quantumNow(quantumPs: number): number {
+    return Math.floor(this.clock.nowPs / quantumPs);
+  }
+
   /** This flow's clock (the PE's, or a tl.parallel branch's own). */
   protected get clock(): VirtualClock {
     return this.flow.clock;

@@ -30,17 +30,25 @@ const RESOLVED = resolvedUntagged(undefined);
 /** Quanta from the lowest that keep an order of their own; a step further ahead waits with the last of them. */
 const BUCKETS = 8;
 
-/** The steps of one quantum in PE order: they come mostly in that order, so an insertion moves few. */
+/**
+ * The steps of one quantum in PE order: they come mostly in that order, so an insertion moves
+ * few. Emptied, the arrays keep their length and backing stores (an array cut to length 0
+ * drops its store, and the next steps grow a new one).
+ */
 class Bucket {
   readonly steps: (OwnedContinuation | undefined)[] = [];
   readonly pes: number[] = [];
   head = 0;
+  /** One past the last step waiting. */
+  tail = 0;
 
   insert(step: OwnedContinuation, pe: number): void {
     const { steps, pes } = this;
-    let i = steps.length;
-    steps.push(step);
-    pes.push(pe);
+    let i = this.tail++;
+    if (i === steps.length) {
+      steps.push(step);
+      pes.push(pe);
+    }
     while (i > this.head && pes[i - 1] > pe) {
       steps[i] = steps[i - 1];
       pes[i] = pes[i - 1];
@@ -51,17 +59,13 @@ class Bucket {
   }
 
   get empty(): boolean {
-    return this.head === this.steps.length;
+    return this.head === this.tail;
   }
 
   shift(): OwnedContinuation {
     const step = this.steps[this.head] as OwnedContinuation;
     this.steps[this.head++] = undefined;
-    if (this.head === this.steps.length) {
-      this.steps.length = 0;
-      this.pes.length = 0;
-      this.head = 0;
-    }
+    if (this.head === this.tail) this.head = this.tail = 0;
     return step;
   }
 }
