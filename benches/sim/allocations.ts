@@ -3,10 +3,10 @@
 // with V8's sampling heap profiler instead of timed, for A/B tests of the hot
 // path (docs/benchmarks.md, "Counting instructions instead of time").
 //
-//   node dist/benches/sim/allocations.js [p] [rounds] [interval] [data|no-data]
+//   node dist/benches/sim/allocations.js [p] [rounds] [interval] [data|no-data] [threads]
 //
 // spawns bench sim_throughput's ring all-reduce (64 KiB f32 per rank on an
-// ideal ring of p PEs, default 64, --threads 1; with no-data as under --no-data,
+// ideal ring of p PEs, default 64; with no-data as under --no-data,
 // which large p needs: the data's shared buffers outgrow a buffer's limit)
 // twice: once with one counted all-reduce and once with `rounds` (default 4);
 // the difference of the two samples, over the messages of rounds - 1
@@ -14,6 +14,8 @@
 // around them cancel). Prints it and the biggest allocating sites of the larger
 // run, per message. The profiler samples every `interval` bytes on average
 // (default 64), so a figure moves by a few bytes a message from run to run.
+// `threads` (default 1) runs it as --threads N: the profiler then samples rank
+// 0's thread alone, and its bytes are still divided by every message of the run.
 import { resolveRunConfig, withSession } from '../../lib/bench/runner.js';
 import { DEFAULT_TOPOLOGY } from '../../lib/config/paths.js';
 import { ThreadResources } from '../../lib/session/thread-resources.js';
@@ -23,7 +25,7 @@ import { positive } from './args.js';
 
 const BYTES_PER_RANK = 64 * 1024;
 
-const [pArg, roundsArg, intervalArg, dataArg = 'data'] = process.argv.slice(2);
+const [pArg, roundsArg, intervalArg, dataArg = 'data', threadsArg] = process.argv.slice(2);
 const p = positive('allocations', pArg, 64, 'p');
 const rounds = positive('allocations', roundsArg, 4, 'rounds');
 const interval = positive('allocations', intervalArg, 64, 'interval');
@@ -36,20 +38,21 @@ if (dataArg !== 'data' && dataArg !== 'no-data') {
   process.exit(2);
 }
 const noData = dataArg === 'no-data';
+const threads = positive('allocations', threadsArg, 1, 'threads');
 const nElem = BYTES_PER_RANK / 4;
 // The pieces the default run cuts a payload into (its vc_chunk_size), as ./instructions.ts's model is cut.
 const { ccl } = await resolveRunConfig({ topology: DEFAULT_TOPOLOGY, ccl: 'default', threads: 1, sets: [], algorithm: undefined, dtype: undefined, jitterSeed: null });
 const messages = ringMessages(p, nElem, Math.floor(ccl.vc_chunk_size / 4));
 const resources = new ThreadResources({ epochGc: false });
 const module = new URL('./alloc-worker.js', import.meta.url).href;
-const run = await withSession(resources, { topology: 'ideal', ccl: 'default', threads: 1, noData, sets: [`system.sips.count=${p}`], algorithm: undefined, dtype: undefined, jitterSeed: null }, [module], async (torch) => {
+const run = await withSession(resources, { topology: 'ideal', ccl: 'default', threads, noData, sets: [`system.sips.count=${p}`], algorithm: undefined, dtype: undefined, jitterSeed: null }, [module], async (torch) => {
   const sample = async (n: number): Promise<AllocSample> => ((await torch.multiprocessing.spawn(allocWorker, { args: [nElem, n, interval], nprocs: p })) as (AllocSample | null)[])[0] as AllocSample;
   return { one: await sample(1), many: await sample(rounds) };
 });
 await resources.close();
 const { one, many } = run.value;
 const counted = (rounds - 1) * messages;
-console.log(`ring all-reduce, p = ${p}, 64 KiB f32 per rank${noData ? ' (--no-data)' : ''}, --threads 1: ${((many.bytes - one.bytes) / counted).toFixed(0)} bytes a message (sampled ${one.bytes} B with 1 all-reduce, ${many.bytes} B with ${rounds})`);
+console.log(`ring all-reduce, p = ${p}, 64 KiB f32 per rank${noData ? ' (--no-data)' : ''}, --threads ${threads}${threads > 1 ? " (rank 0's thread sampled)" : ''}: ${((many.bytes - one.bytes) / counted).toFixed(0)} bytes a message (sampled ${one.bytes} B with 1 all-reduce, ${many.bytes} B with ${rounds})`);
 console.log('by allocating function, bytes a message (the same difference, site by site):');
 const oneAt = new Map(one.sites);
 const bySite = many.sites.map(([site, b]): [string, number] => [site, (b - (oneAt.get(site) ?? 0)) / counted]).sort((a, b) => b[1] - a[1]);
