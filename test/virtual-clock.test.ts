@@ -2,6 +2,10 @@
 // writer of virtual time: forward by a cost, forward to an event, never back.
 import t from 'tap';
 import { execa } from 'execa';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { VirtualClock } from '../lib/time/virtual-clock.js';
 
 t.test('a clock starts at 0, advance adds a cost and advanceTo moves to a later event only', async (t) => {
@@ -62,6 +66,33 @@ t.test("a time past 2^31 ps leaves a clock and a piece's times in the shape of f
   `;
   const r = await execa(process.execPath, ['--allow-natives-syntax', '--input-type=module', '-e', script]);
   t.same(JSON.parse(r.stdout), { clock: true, piece: true, now: 2 ** 31 + 1 });
+});
+
+// The same for a kernel's own tl: the wait a kernel reports (tl.reportWaitPs) sums times too.
+// A branch's tl (tl.parallel) is made before the report, and must keep the kernel's shape.
+t.test('a kernel that reports a wait past 2^31 ps keeps its tl in the shape of a fresh one (decision 0262)', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'kernbench-tl-shape-'));
+  const lib = (path: string): string => new URL(`../lib/${path}`, import.meta.url).href;
+  writeFileSync(
+    join(dir, 'kernel.mjs'),
+    `import { defineKernel } from '${lib('public/kernel.js')}';
+    export const probe = defineKernel(import.meta.url, 'probe', async (tl) => {
+      let branch;
+      await tl.parallel([async (b) => { branch = b; }]);
+      tl.reportWaitPs(2 ** 31 + 1);
+      if (!%HaveSameMap(tl, branch)) throw new Error('the kernel tl changed shape');
+    });`,
+  );
+  // A file, not -e: the threads take the process's options, and --input-type is refused there.
+  const main = `import { withTorch } from '${lib('public/index.js')}';
+    import { probe } from '${pathToFileURL(join(dir, 'kernel.mjs')).href}';
+    await withTorch({ topology: 'ideal', threads: 1 }, async (torch) => { await torch.launch('probe', probe, torch.zeros([4])); });
+    console.log('ok');`;
+  writeFileSync(join(dir, 'main.mjs'), main);
+  const r = await execa(process.execPath, ['--allow-natives-syntax', join(dir, 'main.mjs')], { reject: false });
+  rmSync(dir, { recursive: true, force: true });
+  t.equal(r.exitCode, 0, `the kernel ran and kept its shape (stderr: ${r.stderr.slice(0, 600)})`);
+  t.match(r.stdout, /ok$/);
 });
 
 t.test('a fresh clock reads 0 and prints as 0', async (t) => {

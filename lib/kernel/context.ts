@@ -47,7 +47,7 @@ export class KernelContext extends MemoryOps implements SendWaiter {
   /** The pieces of the receive last issued (--check-races only). */
   private raceKeys: string[] | null = null;
   /** @internal What reportWaitPs summed (the runtime writes it into the kernel's record at its end). */
-  reportedWaitPs = 0;
+  reportedWaitPs = ZERO_PS;
 
   constructor(
     pe: KernelPe,

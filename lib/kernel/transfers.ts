@@ -75,8 +75,8 @@ export class Transfers {
   waitHeld(): void {
     this.clock.advanceTo(this.heldDonePs);
     this.sendWaited(this.heldArrivalPs);
-    this.heldDonePs = 0;
-    this.heldArrivalPs = 0;
+    this.heldDonePs = ZERO_PS;
+    this.heldArrivalPs = ZERO_PS;
   }
 
   /** A settled op leaves the book (compaction or drain): a send's arrival still counts for the flow's end. */
