@@ -71,7 +71,7 @@ export abstract class KeptMinima {
    * first, left before right, as far as the first that falls short. The nodes on the way
    * down are on a stack of its own and the answer is a boolean: as a recursion returning
    * the value, each call took `need` and returned its answer as new heap numbers (times
-   * are rarely small integers): nearly half of what a ring message allocated at large p.
+   * are rarely small integers), on every message at large p (docs/benchmarks.md).
    */
   private refresh(sh: SharedState, t: Float64Array, i: number, need: number): boolean {
     const path = this.path;
