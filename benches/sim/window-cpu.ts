@@ -9,8 +9,11 @@
 // window, rank 0's all-reduce start to the last rank's end, per message) and its
 // split: the executors (every thread a rank ran on) and every other
 // thread (V8's platform threads: concurrent marking, parallel scavenges,
-// compilation; the coordinator; main). Linux only (/proc). Wall-time noise moves
-// these figures; compare builds run in alternation (docs/benchmarks.md).
+// compilation; the coordinator; main). Also the executors' wait for a core: the
+// time they were runnable but another thread held the cores (schedstat's second
+// field), which is where a layout with as many executors as cores loses to the
+// other threads. Linux only (/proc). Wall-time noise moves these figures; compare
+// builds run in alternation (docs/benchmarks.md).
 import { resolveRunConfig, withSession } from '../../lib/bench/runner.js';
 import { parseThreadLayout } from '../../lib/config/plan.js';
 import { ThreadResources } from '../../lib/session/thread-resources.js';
@@ -27,7 +30,7 @@ const spawns = positive('window-cpu', spawnsArg, 9, 'spawns');
 const threads = parseThreadLayout(threadsArg ?? '2');
 const resources = new ThreadResources();
 const worker = new URL('./window-worker.js', import.meta.url).href;
-const rows: { processUs: number; executorsUs: number; othersUs: number }[] = [];
+const rows: { processUs: number; executorsUs: number; othersUs: number; waitUs: number }[] = [];
 const config = { topology: 'ideal', ccl: 'default', threads, sets: [`system.sips.count=${P}`], algorithm: undefined, dtype: undefined, jitterSeed: null };
 const pieceElems = Math.floor((await resolveRunConfig(config)).ccl.vc_chunk_size / 4);
 const run = await withSession(resources, config, [worker], async (torch) => {
@@ -39,13 +42,16 @@ const run = await withSession(resources, config, [worker], async (torch) => {
     const b = ranks[P - 1].end as ThreadCpu;
     let executors = 0;
     let others = 0;
+    let wait = 0;
     const executorThreads = new Set(ranks.map((r) => r.thread));
     for (const [t, ns] of Object.entries(b.ns)) {
       const us = (ns - (a.ns[t] ?? 0)) / 1e3;
-      if (executorThreads.has(t)) executors += us;
-      else others += us;
+      if (executorThreads.has(t)) {
+        executors += us;
+        wait += (b.waitNs[t] - (a.waitNs[t] ?? 0)) / 1e3;
+      } else others += us;
     }
-    rows.push({ processUs: b.processUs - a.processUs, executorsUs: executors, othersUs: others });
+    rows.push({ processUs: b.processUs - a.processUs, executorsUs: executors, othersUs: others, waitUs: wait });
   }
   return ok;
 });
@@ -55,5 +61,5 @@ const median = (k: keyof (typeof rows)[number]): number => {
   const v = rows.slice(WARM_UP).map((r) => r[k] / messages).sort((x, y) => x - y);
   return v[Math.floor(v.length / 2)];
 };
-console.log(`--threads ${String(threads)}, p = ${P}, ${messages} messages: median over ${rows.length - WARM_UP} spawns, us of CPU a message in the window: process ${median('processUs').toFixed(1)} (executors ${median('executorsUs').toFixed(1)}, other threads ${median('othersUs').toFixed(1)})${run.value ? '' : ' -- FAILED CHECK'}`);
+console.log(`--threads ${String(threads)}, p = ${P}, ${messages} messages: median over ${rows.length - WARM_UP} spawns, us of CPU a message in the window: process ${median('processUs').toFixed(1)} (executors ${median('executorsUs').toFixed(1)}, other threads ${median('othersUs').toFixed(1)}); the executors waited ${median('waitUs').toFixed(1)} for a core${run.value ? '' : ' -- FAILED CHECK'}`);
 if (!run.value) process.exitCode = 1;

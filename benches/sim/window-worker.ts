@@ -6,9 +6,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import type { Torch } from '../../lib/host/torch.js';
 import { rankSetUp } from '../sim_throughput.js';
 
-/** Every thread's CPU time (ns, /proc/self/task/T/schedstat). */
+/** Every thread's CPU time and its time runnable but waiting for a core (ns, /proc/self/task/T/schedstat). */
 export interface ThreadCpu {
   ns: Record<string, number>;
+  waitNs: Record<string, number>;
   /** Process-wide user + system CPU (us), as sim_throughput reads it. */
   processUs: number;
 }
@@ -20,15 +21,18 @@ function threadId(): string {
 
 function threadCpu(): ThreadCpu {
   const ns: Record<string, number> = {};
+  const waitNs: Record<string, number> = {};
   for (const t of readdirSync('/proc/self/task')) {
     try {
-      ns[t] = Number(readFileSync(`/proc/self/task/${t}/schedstat`, 'utf8').split(' ')[0]);
+      const [run, wait] = readFileSync(`/proc/self/task/${t}/schedstat`, 'utf8').split(' ');
+      ns[t] = Number(run);
+      waitNs[t] = Number(wait);
     } catch {
       // the thread ended between the listing and the read
     }
   }
   const u = process.resourceUsage();
-  return { ns, processUs: u.userCPUTime + u.systemCPUTime };
+  return { ns, waitNs, processUs: u.userCPUTime + u.systemCPUTime };
 }
 
 /** As sim_throughput's worker (one all-reduce of `nElem` f32), reading every thread's CPU at the window's two ends. */
