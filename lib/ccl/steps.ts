@@ -214,27 +214,34 @@ abstract class RingPass<T> {
  * The chunk passes of a ring all-reduce over `seg` of `data`, this rank at ring
  * position pos: step s sends chunk (pos + shift + lead - s) and receives chunk
  * (pos + shift + lead - 1 - s) into one of two scratch tiles in turn, combines
- * it with the local copy (the reduce-scatter) or not (the all-gather), copies it
- * into place and sends it on from the scratch the next step. A pass cuts one
- * chunk view, its first send, not one a step (a view is a Tile, a shape and a
- * typed array; decisions 0176, 0195). The other scratch's send was waited for at
- * the end of the step before.
+ * it with the local copy (the reduce-scatter, `op`) or not (the all-gather, no
+ * op), copies it into place and sends it on from the scratch the next step. A
+ * pass cuts one chunk view, its first send, not one a step (a view is a Tile, a
+ * shape and a typed array; decisions 0176, 0195). The other scratch's send was
+ * waited for at the end of the step before.
+ *
+ * One class for both passes: an all-reduce runs a reduce-scatter and then an
+ * all-gather on every rank, and the pass's methods, optimised on the first, left
+ * their code again on the second's objects when those had a class of their own
+ * (decision 0263).
  */
-abstract class ChunkPass<T> extends RingPass<T> {
+class ChunkPass<T extends number | void> extends RingPass<T> {
   private readonly scratch: [ScratchTiles, ScratchTiles];
   /** Where the reduce-scatter's sum copies the local chunk (scratchFor). */
-  protected readonly staging: ScratchTiles;
-  protected readonly p: number;
-  protected readonly pos: number;
+  private readonly staging: ScratchTiles;
+  private readonly p: number;
+  private readonly pos: number;
   /** What step s sends: chunk (pos + shift + lead), then the scratch step s - 1 received into. */
   private sending: Tile | undefined;
 
   constructor(
     tl: KernelContext,
-    protected readonly data: Tile,
+    private readonly data: Tile,
     private readonly seg: Chunks,
     ring: RingLinks,
-    protected readonly shift: number,
+    /** The reduce-scatter's reduction; null for the all-gather, which keeps what it receives. */
+    private readonly op: Reduction | null,
+    private readonly shift: number,
     /** 0 for the reduce-scatter, 1 for the all-gather: the chunk a rank sends first is its position's plus this. */
     private readonly lead: 0 | 1,
   ) {
@@ -245,9 +252,6 @@ abstract class ChunkPass<T> extends RingPass<T> {
     this.scratch = scratch.sets;
     this.staging = scratch.staging;
   }
-
-  /** Combine the local copy of chunk elements [lo, lo + incoming.size) into `incoming` (the reduce-scatter), or not. */
-  protected abstract combine(lo: number, incoming: Tile): void;
 
   /** The chunk step s receives. */
   private chunk(s: number): number {
@@ -265,9 +269,16 @@ abstract class ChunkPass<T> extends RingPass<T> {
 
   protected landed(s: number, incoming: Tile): void {
     const lo = this.seg.lo(this.chunk(s));
-    this.combine(lo, incoming);
+    // The reduce-scatter adds the local chunk into the scratch it landed in (tl.reduceAt, no view of the chunk).
+    const op = this.op;
+    if (op !== null) this.tl.reduceAt(op, this.data, lo, incoming, op === 'sum' ? this.staging.of(incoming.size) : undefined);
     if (!this.data.blank) this.data.data.set(incoming.data, lo);
     this.sending = incoming;
+  }
+
+  /** The reduce-scatter's: the chunk this rank then owns fully reduced; the all-gather's: nothing. */
+  protected result(): T {
+    return (this.op === null ? undefined : mod(this.pos + 1 + this.shift, this.p)) as T;
   }
 }
 
@@ -280,28 +291,7 @@ abstract class ChunkPass<T> extends RingPass<T> {
  * the receive, reduces, then waits for the send (RingPass).
  */
 export function ringReduceScatter(tl: KernelContext, data: Tile, seg: Chunks, ring: RingLinks, op: Reduction, shift = 0): Promise<number> {
-  return new ReduceScatter(tl, data, seg, ring, op, shift).run();
-}
-
-class ReduceScatter extends ChunkPass<number> {
-  constructor(
-    tl: KernelContext,
-    data: Tile,
-    seg: Chunks,
-    ring: RingLinks,
-    private readonly op: Reduction,
-    shift: number,
-  ) {
-    super(tl, data, seg, ring, shift, 0);
-  }
-
-  protected combine(lo: number, incoming: Tile): void {
-    this.tl.reduceAt(this.op, this.data, lo, incoming, this.op === 'sum' ? this.staging.of(incoming.size) : undefined);
-  }
-
-  protected result(): number {
-    return mod(this.pos + 1 + this.shift, this.p);
-  }
+  return new ChunkPass<number>(tl, data, seg, ring, op, shift, 0).run();
 }
 
 /**
@@ -310,19 +300,7 @@ class ReduceScatter extends ChunkPass<number> {
  * receive chunk (pos + shift - s) and keep it. Steps as ringReduceScatter's.
  */
 export function ringAllGather(tl: KernelContext, data: Tile, seg: Chunks, ring: RingLinks, shift = 0): Promise<void> {
-  return new AllGather(tl, data, seg, ring, shift).run();
-}
-
-class AllGather extends ChunkPass<void> {
-  constructor(tl: KernelContext, data: Tile, seg: Chunks, ring: RingLinks, shift: number) {
-    super(tl, data, seg, ring, shift, 1);
-  }
-
-  protected combine(): void {
-    // Kept as received.
-  }
-
-  protected result(): void {}
+  return new ChunkPass<void>(tl, data, seg, ring, null, shift, 1).run();
 }
 
 /** Multiply chunk i of `seg` by `factor` in place (one rounding to the dtype). */
