@@ -383,9 +383,9 @@ export class KernelContext extends MemoryOps implements SendWaiter {
   /** The route of the operation being issued (lib/kernel/ports.ts): one object for all of this flow's, read at once. */
   private readonly routed: Route = { d: 0, set: 0, pe: 0, dir: 0 };
 
-  /** Where a send to `to` goes, or a receive from it reads. */
+  /** Where a send to `to` goes, or a receive from it reads. A direction (a string) skips instanceof, a lookup of Peer's Symbol.hasInstance in optimised code (decision 0264). */
   private route(to: Direction | Peer, use: 'send' | 'recv'): Readonly<Route> {
-    if (to instanceof Peer) return peerRoute(this.routed, this.ports, this.rank, to, use, this.pe.env.plan.ccl, this.name, this.pe.id);
+    if (typeof to !== 'string' && to instanceof Peer) return peerRoute(this.routed, this.ports, this.rank, to, use, this.pe.env.plan.ccl, this.name, this.pe.id);
     return routeThrough(this.routed, this.ports, this.dir(to), use);
   }
 

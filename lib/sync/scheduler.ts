@@ -402,7 +402,7 @@ export class Scheduler {
       this.rejectAll(this.abortError());
       return;
     }
-    for (const word of this.waiters.words()) this.waiters.wake(word);
+    this.waiters.wakeAll();
   }
 
   private async wakeLoop(): Promise<void> {

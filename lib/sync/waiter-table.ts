@@ -90,16 +90,41 @@ export class WaiterTable {
         else (more ??= []).push(w);
       } else list[kept++] = w;
     }
+    if (first === undefined) return;
     if (kept === 0) this.byWord.delete(word);
     else list.length = kept;
-    if (first === undefined) return;
     first.resolve();
     if (more !== undefined) for (const w of more) w.resolve();
   }
 
-  /** The words with waiters, as a copy (a resolve may add or drop words while the caller walks them). */
-  words(): number[] {
-    return [...this.byWord.keys()];
+  /**
+   * Resolve every waiter whose word has reached its target (a sweep: another thread
+   * rang). All are settled and taken out first, then resolved: a resolve may publish,
+   * park again or sweep, and finds the table consistent. A word none of whose waiters
+   * is released costs one load and a compare a waiter: a thread's hosts stay parked
+   * through their collectives, and a thread beside others sweeps at every ring; looking
+   * each word up in the map and setting its list's length (a runtime call) made a
+   * sweep cost most of a message's work there (decision 0264).
+   */
+  wakeAll(): void {
+    let released: Waiter[] | undefined;
+    for (const [word, list] of this.byWord) {
+      const v = Atomics.load(this.ctl, word);
+      let kept = 0;
+      for (let i = 0; i < list.length; i++) {
+        const w = list[i];
+        if (v >= w.target) {
+          this.n--;
+          this.filter[word & FILTER_MASK]--;
+          w.settled = true;
+          (released ??= []).push(w);
+        } else list[kept++] = w;
+      }
+      if (kept === list.length) continue;
+      if (kept === 0) this.byWord.delete(word);
+      else list.length = kept;
+    }
+    if (released !== undefined) for (const w of released) w.resolve();
   }
 
   /**
