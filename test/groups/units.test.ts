@@ -13,6 +13,7 @@ await import('../find-deadlock.test.js');
 await import('../kernel-math.test.js');
 await import('../kernel-simd.test.js');
 await import('../scheduler.test.js');
+await import('../waiter-table.test.js');
 await import('../tabulate.test.js');
 await import('../virtual-clock.test.js');
 await import('../suite-groups.test.js');
