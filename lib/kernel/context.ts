@@ -23,7 +23,7 @@ import type { ChannelOp } from '../ipcq/channel.js';
 import { resolvedUntagged } from '../sync/fault-owner.js';
 import { TURNS_BEFORE_PARK } from '../sync/scheduler.js';
 import { publishClock } from '../sync/pe-floor.js';
-import { Peer, peerRoute, routeThrough, type Ports, type Route } from './ports.js';
+import { Peer, peerRoute, RouteCache, routeThrough, type Ports, type Route } from './ports.js';
 import { Flow, Region } from './flow.js';
 import { claimDirection, runBranches } from './branches.js';
 import { DIRECTIONS, MAX_BRANCHES, type Direction } from '../shm/layout.js';
@@ -380,13 +380,13 @@ export class KernelContext extends MemoryOps implements SendWaiter {
     return new Peer(rank);
   }
 
-  /** The route of the operation being issued (lib/kernel/ports.ts): one object for all of this flow's, read at once. */
-  private readonly routed: Route = { d: 0, set: 0, pe: 0, dir: 0 };
+  /** The route of the operation being issued, and the last through a direction for each use (lib/kernel/ports.ts). */
+  private readonly routed = new RouteCache();
 
   /** Where a send to `to` goes, or a receive from it reads. A direction (a string) skips instanceof, a lookup of Peer's Symbol.hasInstance in optimised code (decision 0264). */
   private route(to: Direction | Peer, use: 'send' | 'recv'): Readonly<Route> {
     if (typeof to !== 'string' && to instanceof Peer) return peerRoute(this.routed, this.ports, this.rank, to, use, this.pe.env.plan.ccl, this.name, this.pe.id);
-    return routeThrough(this.routed, this.ports, this.dir(to), use);
+    return this.routed.recall(to, use) ?? this.routed.remember(to, use, routeThrough(this.routed, this.ports, this.dir(to), use));
   }
 
   private dir(d: Direction): number {

@@ -88,6 +88,65 @@ export function routeThrough(r: Route, ports: Ports, d: number, use: 'send' | 'r
   return r;
 }
 
+/**
+ * A flow's Route (filled by routeThrough and peerRoute, read at once), which also keeps
+ * the last route through a direction for each use: a ring's steps send one way and
+ * receive the other, so their routes come from here instead of the port tables, whose
+ * arrays and port objects were three cold loads a send at p = 1024 (decision 0265).
+ */
+export class RouteCache implements Route {
+  d = 0;
+  set = 0;
+  pe = 0;
+  dir = 0;
+  private sendTo = '';
+  private sendD = 0;
+  private sendSet = 0;
+  private sendPe = 0;
+  private sendDir = 0;
+  private recvTo = '';
+  private recvD = 0;
+  private recvSet = 0;
+  private recvPe = 0;
+  private recvDir = 0;
+
+  /** This, set to `use`'s last route, if that went through direction `to`; else undefined (route it, then remember). */
+  recall(to: string, use: 'send' | 'recv'): Route | undefined {
+    if (use === 'send') {
+      if (to !== this.sendTo) return undefined;
+      this.d = this.sendD;
+      this.set = this.sendSet;
+      this.pe = this.sendPe;
+      this.dir = this.sendDir;
+    } else {
+      if (to !== this.recvTo) return undefined;
+      this.d = this.recvD;
+      this.set = this.recvSet;
+      this.pe = this.recvPe;
+      this.dir = this.recvDir;
+    }
+    return this;
+  }
+
+  /** Keep `r` (this, just filled by routeThrough) as `use`'s route through direction `to`; returns it. */
+  remember(to: string, use: 'send' | 'recv', r: Route): Route {
+    if (use === 'send') {
+      this.sendTo = to;
+      this.sendD = r.d;
+      this.sendSet = r.set;
+      this.sendPe = r.pe;
+      this.sendDir = r.dir;
+    } else {
+      this.recvTo = to;
+      this.recvD = r.d;
+      this.recvSet = r.set;
+      this.recvPe = r.pe;
+      this.recvDir = r.dir;
+    }
+    return r;
+  }
+}
+
 /** A rank of the kernel's world addressed directly (tl.peer(r)): sends and receives take it where they take a direction. */
 export class Peer {
   constructor(readonly rank: number) {}
