@@ -14,7 +14,8 @@ const ports: Ports = {
 };
 const route = (r: RouteCache, to: string, d: number, use: 'send' | 'recv') => {
   const hit = r.recall(to, use);
-  return { hit: hit !== undefined, route: { ...(hit ?? r.remember(to, use, routeThrough(r, ports, d, use))) } };
+  const { d: channel, set, pe, dir } = hit ?? r.remember(to, use, routeThrough(r, ports, d, use));
+  return { hit: hit !== undefined, route: { d: channel, set, pe, dir } };
 };
 
 t.test('a flow routes a direction through its port table once, then from what it kept', async (t) => {
