@@ -74,11 +74,33 @@ export class WaiterTable {
     if (this.filter[word & FILTER_MASK] === 0) return;
     const list = this.byWord.get(word);
     if (!list) return;
-    const v = Atomics.load(this.ctl, word);
     // Settle the list first, then resolve: a resolve may publish (and so sweep
     // every word, this one too) or park again, synchronously (parkWaiter).
-    let first: Waiter | undefined;
-    let more: Waiter[] | undefined;
+    const released = this.release(word, list, undefined);
+    if (released !== undefined) for (const w of released) w.resolve();
+  }
+
+  /**
+   * Resolve every waiter whose word has reached its target (a sweep: another thread
+   * rang). All are settled and taken out first, then resolved: a resolve may publish,
+   * park again or sweep, and finds the table consistent. One pass over the map: a
+   * thread's hosts stay parked through their collectives, and a thread beside others
+   * sweeps at every ring, where a copy of the words, a map lookup a word and a length
+   * set a word (a runtime call) cost more than the look at each waiter (decision 0264).
+   */
+  wakeAll(): void {
+    let released: Waiter[] | undefined;
+    for (const [word, list] of this.byWord) released = this.release(word, list, released);
+    if (released !== undefined) for (const w of released) w.resolve();
+  }
+
+  /**
+   * Take the waiters of `word` (its `list`) that its value has reached out of the
+   * table, settled, onto `released` (made when the first is); returns it. A list none
+   * of whose waiters is released is left as it is.
+   */
+  private release(word: number, list: Waiter[], released: Waiter[] | undefined): Waiter[] | undefined {
+    const v = Atomics.load(this.ctl, word);
     let kept = 0;
     for (let i = 0; i < list.length; i++) {
       const w = list[i];
@@ -86,45 +108,13 @@ export class WaiterTable {
         this.n--;
         this.filter[word & FILTER_MASK]--;
         w.settled = true;
-        if (first === undefined) first = w;
-        else (more ??= []).push(w);
+        (released ??= []).push(w);
       } else list[kept++] = w;
     }
-    if (first === undefined) return;
+    if (kept === list.length) return released;
     if (kept === 0) this.byWord.delete(word);
     else list.length = kept;
-    first.resolve();
-    if (more !== undefined) for (const w of more) w.resolve();
-  }
-
-  /**
-   * Resolve every waiter whose word has reached its target (a sweep: another thread
-   * rang). All are settled and taken out first, then resolved: a resolve may publish,
-   * park again or sweep, and finds the table consistent. A word none of whose waiters
-   * is released costs one load and a compare a waiter: a thread's hosts stay parked
-   * through their collectives, and a thread beside others sweeps at every ring; looking
-   * each word up in the map and setting its list's length (a runtime call) made a
-   * sweep cost most of a message's work there (decision 0264).
-   */
-  wakeAll(): void {
-    let released: Waiter[] | undefined;
-    for (const [word, list] of this.byWord) {
-      const v = Atomics.load(this.ctl, word);
-      let kept = 0;
-      for (let i = 0; i < list.length; i++) {
-        const w = list[i];
-        if (v >= w.target) {
-          this.n--;
-          this.filter[word & FILTER_MASK]--;
-          w.settled = true;
-          (released ??= []).push(w);
-        } else list[kept++] = w;
-      }
-      if (kept === list.length) continue;
-      if (kept === 0) this.byWord.delete(word);
-      else list.length = kept;
-    }
-    if (released !== undefined) for (const w of released) w.resolve();
+    return released;
   }
 
   /**
