@@ -99,14 +99,14 @@ export class RouteCache implements Route {
   set = 0;
   pe = 0;
   dir = 0;
+  /** A direction's channel set: the ports' own, whichever the use (routeThrough). */
+  private dirSet = 0;
   private sendTo = '';
   private sendD = 0;
-  private sendSet = 0;
   private sendPe = 0;
   private sendDir = 0;
   private recvTo = '';
   private recvD = 0;
-  private recvSet = 0;
   private recvPe = 0;
   private recvDir = 0;
 
@@ -115,31 +115,29 @@ export class RouteCache implements Route {
     if (use === 'send') {
       if (to !== this.sendTo) return undefined;
       this.d = this.sendD;
-      this.set = this.sendSet;
       this.pe = this.sendPe;
       this.dir = this.sendDir;
     } else {
       if (to !== this.recvTo) return undefined;
       this.d = this.recvD;
-      this.set = this.recvSet;
       this.pe = this.recvPe;
       this.dir = this.recvDir;
     }
+    this.set = this.dirSet;
     return this;
   }
 
   /** Keep `r` (this, just filled by routeThrough) as `use`'s route through direction `to`; returns it. */
   remember(to: string, use: 'send' | 'recv', r: Route): Route {
+    this.dirSet = r.set;
     if (use === 'send') {
       this.sendTo = to;
       this.sendD = r.d;
-      this.sendSet = r.set;
       this.sendPe = r.pe;
       this.sendDir = r.dir;
     } else {
       this.recvTo = to;
       this.recvD = r.d;
-      this.recvSet = r.set;
       this.recvPe = r.pe;
       this.recvDir = r.dir;
     }
