@@ -4,7 +4,7 @@
 import t from 'tap';
 import { TestRuntime } from './helpers/run.js';
 import { SpawnError } from '../lib/errors.js';
-import { detachedWorker, keptLength, numpyWorker, tableWorker } from './fixtures/moved-results.js';
+import { detachedWorker, heldWhileOthersRun, keptLength, numpyWorker, tableWorker } from './fixtures/moved-results.js';
 
 const rt = new TestRuntime({ modules: [new URL('./fixtures/moved-results.js', import.meta.url).href] });
 t.teardown(() => rt.close());
@@ -47,5 +47,14 @@ t.test('a rank that returns a numpy() array it moved elsewhere itself fails with
     const e = await torch.multiprocessing.spawn(detachedWorker, { nprocs: 2 }).catch((x: unknown) => x);
     t.ok(e instanceof SpawnError, 'rejects with SpawnError');
     t.same([...(e as SpawnError).errors.values()].map((x) => x.name), ['DataCloneError', 'DataCloneError']);
+  });
+});
+
+t.test('a rank\'s result moves once no rank runs on its thread: a rank still running there sees it whole (decision 0266)', async (t) => {
+  await rt.session({ topology: 'ring_1d_6', threads: 1 }, async (torch) => {
+    const [first, seen] = await torch.multiprocessing.spawn(heldWhileOthersRun, { args: [N], nprocs: 2 });
+    t.same(Array.from(first as Float32Array), want(0), 'rank 0\'s result arrives whole');
+    t.equal(seen, N, 'rank 1 saw rank 0\'s returned array whole after rank 0 had returned');
+    t.same(await torch.multiprocessing.spawn(keptLength, { nprocs: 1 }), [0], 'and it moved once both had settled');
   });
 });

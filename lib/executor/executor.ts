@@ -20,6 +20,7 @@ import { installFaultHandlers, setFaultSession } from './faults.js';
 import { SharedState } from '../shm/shared-state.js';
 import { HostRuntime } from '../host/host-runtime.js';
 import { movableBuffers } from '../host/moved-arrays.js';
+import { RankPosts } from './rank-posts.js';
 import { Torch } from '../host/torch.js';
 import { CommandReader } from '../pe/commands.js';
 import { unreachable, type ExecutorInit, type ExecutorReport, type FromExecutor, type ToExecutor } from '../sync/messages.js';
@@ -46,6 +47,11 @@ export async function runExecutor(init: ExecutorInit): Promise<ExecutorReport> {
   const port = init.port;
   const post = (m: FromExecutor, transfer: ArrayBuffer[] = []): void => port.postMessage(m, transfer);
   const ranks: Promise<void>[] = [];
+  const posts = new RankPosts(post, (rank, e) => {
+    // The value could not be cloned across threads: report that as the rank's failure.
+    Atomics.add(shared.ctl, HEADER.RANKS_FAILED, 1);
+    post({ type: 'rank-failed', rank, error: serializeError(e) });
+  });
 
   let ended!: () => void;
   const end = new Promise<void>((r) => (ended = r));
@@ -53,7 +59,8 @@ export async function runExecutor(init: ExecutorInit): Promise<ExecutorReport> {
   port.on('message', (m: ToExecutor) => {
     switch (m.type) {
       case 'spawn-rank':
-        ranks.push(runRank(env, m, post));
+        posts.started();
+        ranks.push(runRank(env, m, posts));
         break;
       case 'end':
         ended();
@@ -94,7 +101,7 @@ async function serve(env: ThreadEnv, pes: Map<number, PeRuntime>): Promise<void>
   }
 }
 
-async function runRank(env: ThreadEnv, m: Extract<ToExecutor, { type: 'spawn-rank' }>, post: (m: FromExecutor, transfer?: ArrayBuffer[]) => void): Promise<void> {
+async function runRank(env: ThreadEnv, m: Extract<ToExecutor, { type: 'spawn-rank' }>, posts: RankPosts): Promise<void> {
   const host = new HostRuntime(env, m.rank, m.barrierBase);
   host.clock.advanceTo(m.startPs); // a rank starts when it is spawned, in virtual time too
   host.spawnRanks = m.nprocs; // which PEs are whose during the spawn (HostRuntime.orderedOnto)
@@ -140,12 +147,6 @@ async function runRank(env: ThreadEnv, m: Extract<ToExecutor, { type: 'spawn-ran
   // A faulted rank's code may still be running (parked in a wait, or about to be):
   // abort now, so that it unwinds instead of acting as a rank that has settled.
   if (owner.faulted) abortSession(env.shared, ABORT_KIND.FAULT, serializeError(owner.faulted));
-  try {
-    // The rank's numpy() results move to main rather than being copied (../host/moved-arrays.ts).
-    post(outcome, outcome.type === 'rank-done' ? movableBuffers(outcome.value) : []);
-  } catch (e) {
-    // The value could not be cloned across threads: report that as the rank's failure.
-    Atomics.add(env.shared.ctl, HEADER.RANKS_FAILED, 1);
-    post({ type: 'rank-failed', rank: m.rank, error: serializeError(e) });
-  }
+  // The rank's numpy() results move to main rather than being copied (../host/moved-arrays.ts), once no rank runs here (./rank-posts.ts).
+  posts.settled(outcome, outcome.type === 'rank-done' ? movableBuffers(outcome.value) : []);
 }
