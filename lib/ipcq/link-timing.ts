@@ -18,6 +18,7 @@
 import { EXEC, FLOW, HEADER, PE, WAIT_KIND } from '../shm/layout.js';
 import type { LinkMode } from '../config/plan.js';
 import type { ThreadEnv } from '../sync/thread-env.js';
+import type { SharedState } from '../shm/shared-state.js';
 import { NO_ACTOR } from '../sync/scheduler.js';
 import { raisePeFloor } from '../sync/pe-floor.js';
 import { CLAIMED, HOLD, claimedAlone, claimedBy, keptHorizon, launchHorizon, machineLinks, releaseHeld } from '../sync/link-claims.js';
@@ -81,9 +82,25 @@ interface Route {
   readonly gbPerS: number;
 }
 
-/** Messages a thread sends between two fresh horizons taken by its checks: as many as PEs, at least 16. */
+/**
+ * Messages a thread sends between two fresh horizons taken by its checks while some piece is
+ * held for its links (a fresh horizon releases it): as many as PEs, at least 16.
+ */
 function freshEvery(pes: number): number {
   return Math.max(16, pes);
+}
+
+/** With no piece held, a thread's checks take a fresh horizon this many times less often (decision 0267). */
+export const QUIET_SPACING = 4;
+
+/**
+ * Is a thread's fresh horizon due, `since` messages after its last, on a machine of `pes` PEs?
+ * After freshEvery(pes) while some piece of the session is held (a fresh horizon releases it),
+ * after QUIET_SPACING times as many while none is. The held count is read only past the first.
+ */
+export function freshHorizonDue(sh: Pick<SharedState, 'ctl'>, since: number, pes: number): boolean {
+  const every = freshEvery(pes);
+  return since >= every && (since >= every * QUIET_SPACING || Atomics.load(sh.ctl, HEADER.HELD_PENDING) > 0);
 }
 
 /** Shared links, proved alone by claims and the launch horizon (lib/sync/link-claims.ts), else held or arbitrated. */
@@ -153,10 +170,9 @@ class ClaimedLinks implements LinkTiming {
     const arrivalW = L.flow(this.pe, this.dir, FLOW.ARRIVAL_PS);
     if (arrivalPs > sh.times[arrivalW]) sh.times[arrivalW] = arrivalPs;
     raisePeFloor(sh, this.pe, arrivalPs);
-    // A fresh horizon costs O(PEs): this thread takes one each time it has sent as many
-    // messages as there are PEs, so its cost a message stays O(1) and the kept one stays close.
+    // A fresh horizon costs O(PEs): taken every O(PEs) messages (freshHorizonDue), its cost a message stays O(1) and the kept one close.
     const stats = this.env.stats;
-    if (stats.messages - stats.freshHorizonAt >= freshEvery(L.dims.pes)) {
+    if (freshHorizonDue(sh, stats.messages - stats.freshHorizonAt, L.dims.pes)) {
       stats.freshHorizonAt = stats.messages;
       releaseOthers(this.env);
     }
