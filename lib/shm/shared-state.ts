@@ -46,7 +46,11 @@ export class SharedState {
       ctl: new SharedArrayBuffer(layout.ctlWords * 4),
       times: new SharedArrayBuffer(layout.timesWords * 8),
       ipcq: Array.from({ length: layout.channelSets }, () => new SharedArrayBuffer(Math.max(8, layout.ipcqSetBytes))),
-      arena: new SharedArrayBuffer(dims.arenaBytes),
+      // Growable with its size as its maximum: V8 reserves it and commits pages as they are
+      // touched, so an arena of 1 GiB, mostly untouched, is not counted against the machine's
+      // commit limit; as a plain one it was, each session's until every isolate collected it,
+      // and a process of many sessions could no longer fork (decision 0268).
+      arena: new SharedArrayBuffer(dims.arenaBytes, { maxByteLength: dims.arenaBytes }),
       cmd: new SharedArrayBuffer(layout.cmdBytes),
     });
     // No PE has a kernel yet (lib/sync/pe-floor.ts): before any thread attaches.

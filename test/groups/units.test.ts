@@ -15,6 +15,7 @@ await import('../kernel-simd.test.js');
 await import('../scheduler.test.js');
 await import('../waiter-table.test.js');
 await import('../route-cache.test.js');
+await import('../arena-reserved.test.js');
 await import('../fresh-horizon.test.js');
 await import('../tabulate.test.js');
 await import('../virtual-clock.test.js');
