@@ -3,13 +3,14 @@
 // power of two, at least 1 024), gives back what was kept for a pair and nothing for a
 // pair it never kept or whose slot a newer pair took; and an all-to-all's every pair,
 // asked for twice through Links and CostModel, gets the same routes and costs after the
-// memo has cycled as before.
+// memo has cycled as before; and a fabric's own route memo is bounded the same way.
 import t from 'tap';
 import { loadTopology } from '../lib/config/load.js';
 import { topologyPath } from '../lib/config/paths.js';
 import { CostModel } from '../lib/topology/cost-model.js';
 import { Links } from '../lib/topology/links.js';
 import { Machine } from '../lib/topology/machine.js';
+import { memoRoutes } from '../lib/topology/fabric.js';
 import { PairCache } from '../lib/topology/pair-cache.js';
 
 t.test('at most 4 * PEs pairs, each value given back for its own pair only', async (t) => {
@@ -50,4 +51,22 @@ t.test("an all-to-all's every pair gets the same route and cost after the memo c
   for (let a = m.totalPes - 1; a >= 0; a--) for (let b = 0; b < m.totalPes; b++) if (first.get(a * m.totalPes + b) === `${links.route(a, b).join(',')} ${costs.flightPs(a, b)} ${costs.bandwidthGbPerS(a, b)}`) same++;
   t.equal(same, m.totalPes * m.totalPes, `${same} pairs, the same answers`);
   t.ok(m.totalPes * m.totalPes > 4 * new PairCache(m.totalPes).slots, 'more pairs than the memo keeps: it cycled');
+});
+
+t.test("a fabric's route memo (memoRoutes) is bounded too, and answers as the route it wraps (decision 0269)", async (t) => {
+  const sips = 100;
+  let asked = 0;
+  const route = (a: number, b: number): number[] => {
+    asked++;
+    return [a, sips + b];
+  };
+  const memo = memoRoutes(sips, route);
+  let right = 0;
+  for (let pass = 0; pass < 2; pass++) for (let a = 0; a < sips; a++) for (let b = 0; b < sips; b++) if (memo(a, b).join(',') === (a === b ? '' : `${a},${sips + b}`)) right++;
+  t.equal(right, 2 * sips * sips, 'every pair, both passes, the route it wraps (none from a to itself)');
+  const slots = new PairCache(sips).slots;
+  t.ok(asked > sips * (sips - 1), `the second pass asked again for pairs the memo no longer kept (${asked} calls for ${sips * (sips - 1)} pairs, ${slots} slots)`);
+  asked = 0;
+  for (let i = 0; i < 5; i++) memo(3, 4);
+  t.ok(asked <= 1, 'a pair asked for again at once is kept');
 });

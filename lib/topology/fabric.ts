@@ -13,10 +13,11 @@
 // neighbour); such ids are never on a route.
 //
 // The fabric is functional (ends and routes computed on demand, routes
-// memoised per SIP pair by `memoRoutes`) so that a 1024-SIP fully connected
-// fabric costs no million-entry table.
+// memoised per SIP pair, a bounded number of them, by `memoRoutes`) so that a
+// 1024-SIP fully connected fabric costs no million-entry table.
 import { KernbenchError } from '../errors.js';
 import { bfsRoute, type GridProblem, type SipGrid, type SipTopologyDefinition } from './define-kind.js';
+import { PairCache } from './pair-cache.js';
 
 /** One directed link of a fabric: node to node (-1: the id names no link). */
 export interface FabricEnds {
@@ -50,15 +51,18 @@ export function fabricOrProblem(r: SipFabric | GridProblem): { fabric: SipFabric
   return { fabric: r };
 }
 
-/** `route` memoised per (a, b): a pure function asked on every transfer. */
+/**
+ * `route` memoised per (a, b): a pure function asked on every transfer. The memo is
+ * bounded (./pair-cache.ts): an all-to-all asks for every pair of SIPs, p^2 routes, each
+ * for a few pieces, and kept they filled a Map of p^2 entries in every thread (decision 0269).
+ */
 export function memoRoutes(sips: number, route: (a: number, b: number) => number[]): (a: number, b: number) => readonly number[] {
-  const seen = new Map<number, readonly number[]>();
+  const kept = new PairCache<readonly number[]>(sips);
   return (a, b) => {
-    const key = a * sips + b;
-    let r = seen.get(key);
+    let r = kept.get(a, b);
     if (r === undefined) {
       r = Object.freeze(a === b ? [] : route(a, b));
-      seen.set(key, r);
+      kept.set(a, b, r);
     }
     return r;
   };
