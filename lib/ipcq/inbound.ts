@@ -18,7 +18,7 @@ import type { ThreadEnv } from '../sync/thread-env.js';
 import { ChannelOp } from './channel-op.js';
 import { Channel } from './channel-queue.js';
 import { EMPTY_F32, ParkedRecv, RecvState, type ParkedRecvHost } from './recv-state.js';
-import { ringView, type IpcqRingView } from './ring.js';
+import { peerRingView, ringView, type IpcqRingView } from './ring.js';
 
 export class InboundChannel extends Channel implements ParkedRecvHost {
   /**
@@ -49,7 +49,8 @@ export class InboundChannel extends Channel implements ParkedRecvHost {
     const id = this.env.shared.layout.ringOf(sender, senderDir, set);
     const last = this.lastRing;
     if (last !== undefined && last.ring === id) return last;
-    return (this.lastRing = ringView(this.env.shared, id));
+    // A peer set's ring is held here only (lib/ipcq/ring.ts peerRingView).
+    return (this.lastRing = set < this.env.plan.ccl.channel_sets ? ringView(this.env.shared, id) : peerRingView(this.env.shared, id));
   }
 
   /**

@@ -28,7 +28,7 @@ import { allocBytes, type KernelRun } from '../tile/slab.js';
 import type { ChannelOp } from './channel-op.js';
 import { Channel } from './channel-queue.js';
 import { linkTimingFor, PieceTimes, type LinkTiming } from './link-timing.js';
-import { ringView, type IpcqRingView } from './ring.js';
+import { peerRingView, ringView, type IpcqRingView } from './ring.js';
 
 const EMPTY = new Uint8Array(0);
 
@@ -51,8 +51,17 @@ interface PeerLink {
 }
 
 export class OutboundChannel extends Channel {
-  /** Per channel set, its ring in this direction (opened on first use). */
+  /** Per group channel set (below ccl.channel_sets), its ring in this direction (opened on first use). */
   private readonly rings: (SendRing | undefined)[] = [];
+  /**
+   * The peer sets' rings this channel may still use (decision 0060): an all-to-all sends on
+   * a ring to each of p - 1 peers, so they are not kept for the session. A new one opened
+   * while the channel is idle drops the rest: no op then holds one, and each reopens at its
+   * ring's tail, which only this channel writes (decision 0269).
+   */
+  private readonly peers = new Map<number, SendRing>();
+  /** Sets from this one on are peer sets (ccl.channel_sets). */
+  private readonly groupSets: number;
   /** When a piece's last byte leaves, in the plan's link mode (./link-timing.ts). */
   private readonly timing: LinkTiming;
   /** The fast path applies: the link timing answers at once and no jitter point is due. */
@@ -67,6 +76,7 @@ export class OutboundChannel extends Channel {
     super(env, pe, dir);
     this.timing = linkTimingFor(env.plan.links, env, pe, dir, this.actor);
     this.fastPath = this.timing.synchronous && !env.sched.jitter;
+    this.groupSets = env.plan.ccl.channel_sets;
     this.openRing(0);
   }
 
@@ -77,6 +87,22 @@ export class OutboundChannel extends Channel {
     return r;
   }
 
+  private peerRing(set: number): SendRing {
+    let r = this.peers.get(set);
+    if (r === undefined) {
+      if (this.idle) this.peers.clear();
+      const sh = this.env.shared;
+      r = new SendRing(peerRingView(sh, sh.layout.ringOf(this.pe, this.channel, set)), sh.ctl);
+      this.peers.set(set, r);
+    }
+    return r;
+  }
+
+  /** How many peer rings this channel keeps (tests). */
+  get peerRingsKept(): number {
+    return this.peers.size;
+  }
+
   /**
    * Send `values` (as `dtype`) to PE `peer` on the ring of channel set `set`:
    * the time the last byte left the link, as a number when the send completed
@@ -85,7 +111,7 @@ export class OutboundChannel extends Channel {
    * of its payload is (lib/tile/slab.ts).
    */
   send(set: number, peer: number, dtype: DType, values: Float32Array, issuePs: number, joinNotBeforePs: number, run: KernelRun | undefined): ChannelOp<number> | number {
-    const r = this.rings[set] ?? this.openRing(set);
+    const r = set < this.groupSets ? (this.rings[set] ?? this.openRing(set)) : this.peerRing(set);
     const pieceBytes = this.pieceBytes(dtype);
     const nbytes = values.length * bytesPerElement(dtype);
     const pieces = Math.max(1, Math.ceil(nbytes / pieceBytes));

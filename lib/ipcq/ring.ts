@@ -55,6 +55,24 @@ export function ringView(sh: SharedState, ring: number): IpcqRingView {
 }
 const viewsOf = new WeakMap<SharedState, Map<number, IpcqRingView>>();
 
+/**
+ * A view of ring `ring` that only its user holds, for a peer ring (decision 0060): an
+ * all-to-all touches a ring for every ordered pair of ranks, p^2 in a run, each for a step
+ * or two, and kept in the thread's table they were most of an executor's heap at large p
+ * (decision 0269). A view holds only caches (its slots' views, lower bounds of the tail and
+ * head), so two views of one ring on a thread are as sound as one.
+ */
+export function peerRingView(sh: SharedState, ring: number): IpcqRingView {
+  return new IpcqRingView(sh, ring);
+}
+
+/** How many views of rings in sets from `fromSet` on this thread's table for the session keeps (tests). */
+export function ringViewsKept(sh: SharedState, fromSet = 0): number {
+  let n = 0;
+  for (const ring of viewsOf.get(sh)?.keys() ?? []) if (sh.layout.setOfRing(ring) >= fromSet) n++;
+  return n;
+}
+
 export class IpcqRingView {
   readonly tailWord: number;
   readonly headWord: number;

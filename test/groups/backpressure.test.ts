@@ -12,6 +12,7 @@ await import('../backpressure.test.js');
 await import('../backpressure-stats.test.js');
 await import('../parked-recv.test.js');
 await import('../lazy-channels.test.js');
+await import('../peer-views.test.js');
 await import('../no-data.test.js');
 await import('../no-data-memory.test.js');
 await import('../idle-heap.test.js');
