@@ -29,6 +29,8 @@ export abstract class Channel {
   protected settledCount: number;
   protected readonly actor: number;
   readonly doneWord: number;
+  /** Channel sets from this one on are peer sets (ccl.channel_sets; decision 0060): their rings are not kept a session (decision 0269). */
+  protected readonly groupSets: number;
 
   constructor(
     protected readonly env: ThreadEnv,
@@ -39,6 +41,7 @@ export abstract class Channel {
     const L = env.shared.layout;
     this.actor = L.channelActor(pe, channel);
     this.doneWord = L.pe(pe, PE.CHAN_DONE + channel);
+    this.groupSets = env.plan.ccl.channel_sets;
     this.issued = Atomics.load(env.shared.ctl, this.doneWord);
     this.settledCount = this.issued;
   }

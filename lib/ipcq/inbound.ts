@@ -50,7 +50,7 @@ export class InboundChannel extends Channel implements ParkedRecvHost {
     const last = this.lastRing;
     if (last !== undefined && last.ring === id) return last;
     // A peer set's ring is held here only (lib/ipcq/ring.ts peerRingView).
-    return (this.lastRing = set < this.env.plan.ccl.channel_sets ? ringView(this.env.shared, id) : peerRingView(this.env.shared, id));
+    return (this.lastRing = set < this.groupSets ? ringView(this.env.shared, id) : peerRingView(this.env.shared, id));
   }
 
   /**

@@ -60,8 +60,6 @@ export class OutboundChannel extends Channel {
    * ring's tail, which only this channel writes (decision 0269).
    */
   private readonly peers = new Map<number, SendRing>();
-  /** Sets from this one on are peer sets (ccl.channel_sets). */
-  private readonly groupSets: number;
   /** When a piece's last byte leaves, in the plan's link mode (./link-timing.ts). */
   private readonly timing: LinkTiming;
   /** The fast path applies: the link timing answers at once and no jitter point is due. */
@@ -76,7 +74,6 @@ export class OutboundChannel extends Channel {
     super(env, pe, dir);
     this.timing = linkTimingFor(env.plan.links, env, pe, dir, this.actor);
     this.fastPath = this.timing.synchronous && !env.sched.jitter;
-    this.groupSets = env.plan.ccl.channel_sets;
     this.openRing(0);
   }
 
