@@ -114,9 +114,10 @@ export async function benchAlgorithm(loaded: LoadedBench, config: RunConfig): Pr
  */
 export function syncLine(r: SessionReport): string {
   const c = r.sync;
+  const lp = r.linkPieces;
   const per = (n: number): string => (r.messages > 0 ? (n / r.messages).toFixed(4) : '-');
   const publishes = c.publishesLocal + c.publishesRemote;
-  return `sync: ${r.messages} messages, ${c.crossThreadMessages} between threads (${per(c.crossThreadMessages)}), ${publishes} publishes (${c.publishesRemote} to another thread: ${publishes > 0 ? ((100 * c.publishesRemote) / publishes).toFixed(2) : '0'} %); per message: ${per(c.publishesRemote)} remote publishes, ${per(c.rings)} doorbell rings, ${per(c.notifies)} notifies, ${per(c.parks)} parks, ${per(c.coordinatorRings)} coordinator rings, ${per(r.coordinatorPasses)} coordinator passes, ${per(c.stateChanges)} actor state changes`;
+  return `sync: ${r.messages} messages, ${c.crossThreadMessages} between threads (${per(c.crossThreadMessages)}), ${publishes} publishes (${c.publishesRemote} to another thread: ${publishes > 0 ? ((100 * c.publishesRemote) / publishes).toFixed(2) : '0'} %); per message: ${per(c.publishesRemote)} remote publishes, ${per(c.rings)} doorbell rings, ${per(c.notifies)} notifies, ${per(c.parks)} parks, ${per(c.coordinatorRings)} coordinator rings, ${per(r.coordinatorPasses)} coordinator passes, ${per(c.stateChanges)} actor state changes; shared-link pieces: ${lp.alone} alone at once, ${lp.released} held then alone, ${lp.arbitrated} through the arbiter (${lp.handed} of them held first)`;
 }
 
 /** Run the bench `bench` (a shipped bench's name or a path to a bench module, see loadBench) under `config`. */
