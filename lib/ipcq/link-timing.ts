@@ -47,6 +47,22 @@ export interface LinkTiming {
    * a heap number each when the call is not inlined (decision 0216).
    */
   sentAlone(peer: number, piece: PieceTimes): boolean;
+  /**
+   * The fast path's held piece (lib/ipcq/held-send.ts), for a link timing that holds:
+   * `mayHold(peer)` when a piece to `peer` that was not sent alone would be held, not
+   * handed to the link arbiter at once; `hold(peer, piece)` holds it (`piece`'s times, as
+   * sentAlone was given them) and gives the word a pass releases it on, to wait on until
+   * it reaches HOLD.ALONE; `heldSent(peer, piece, word)` then answers when its last byte
+   * left, at once or, handed to the arbiter, later.
+   */
+  readonly held?: HeldLinks;
+}
+
+/** The held piece's steps, where a link timing holds pieces (LinkTiming.held). */
+export interface HeldLinks {
+  mayHold(peer: number): boolean;
+  hold(peer: number, piece: PieceTimes): number;
+  heldSent(peer: number, piece: PieceTimes, word: number): number | Promise<number>;
 }
 
 /** A piece's times on the fast path (lib/ipcq/outbound.ts planAlone), in ps: one object a channel, its fields rewritten each piece. */
@@ -104,9 +120,10 @@ export function freshHorizonDue(sh: Pick<SharedState, 'ctl'>, since: number, pes
 }
 
 /** Shared links, proved alone by claims and the launch horizon (lib/sync/link-claims.ts), else held or arbitrated. */
-class ClaimedLinks implements LinkTiming {
+class ClaimedLinks implements LinkTiming, HeldLinks {
   readonly synchronous = true;
   readonly checksAlone = true;
+  readonly held = this;
   // The route to the peer, memoised: a channel sends to one peer per kernel.
   private routePeer = -1;
   private route: Route = { links: [], gbPerS: Infinity };
@@ -190,29 +207,44 @@ class ClaimedLinks implements LinkTiming {
       this.env.stats.linkPieces.alone++;
       return piece.sentPs;
     }
-    // Held when its links are its channel's alone, or its kernel's two channels' (a 2-rank ring): a pass may release it.
-    if (claimedBy(this.env.shared, this.routeTo(peer).links, this.pe, this.dir) === CLAIMED.OTHERS) return this.arbiter.cross(peer, readyPs, serialPs, flightPs, joinNotBeforePs);
-    return this.hold(peer, readyPs, serialPs, flightPs, joinNotBeforePs);
+    if (!this.mayHold(peer)) return this.arbiter.cross(peer, readyPs, serialPs, flightPs, joinNotBeforePs);
+    return this.holdQueued(peer, piece);
+  }
+
+  /** Held when its links are its channel's alone, or its kernel's two channels' (a 2-rank ring): a pass may release it. Else the arbiter's. */
+  mayHold(peer: number): boolean {
+    return claimedBy(this.env.shared, this.routeTo(peer).links, this.pe, this.dir) !== CLAIMED.OTHERS;
   }
 
   /**
    * Hold the piece until a pass releases it to go alone (the horizon passed its end) or
-   * hands it to the link arbiter. The channel stays RUNNING meanwhile, at the piece's
-   * ready time: a lower bound for the arbiters, and never a deadlock while held.
+   * hands it to the link arbiter: the queued path's wait, as a promise.
    */
-  private async hold(peer: number, readyPs: number, serialPs: number, flightPs: number, joinNotBeforePs: number): Promise<number> {
+  private async holdQueued(peer: number, piece: PieceTimes): Promise<number> {
+    const word = this.hold(peer, piece);
+    // Released by a thread's periodic fresh horizon, or by the coordinator's pass (rung by a thread about to park).
+    await this.env.sched.waitUntil(NO_ACTOR, word, HOLD.ALONE, WAIT_KIND.LINK, peer, piece.readyPs);
+    return this.heldSent(peer, piece, word);
+  }
+
+  /**
+   * Publish the piece as held: the word a pass releases it on (returned). The channel
+   * stays RUNNING meanwhile, at the piece's ready time: a lower bound for the arbiters,
+   * and never a deadlock while held.
+   */
+  hold(peer: number, piece: PieceTimes): number {
     const { env, pe, dir } = this;
     const sh = env.shared;
     const L = sh.layout;
-    const startPs = pieceStartPs(readyPs, flightPs, joinNotBeforePs);
-    const joinPs = joinOf(startPs, flightPs);
+    const startPs = pieceStartPs(piece.readyPs, piece.flightPs, piece.joinNotBeforePs);
+    const joinPs = joinOf(startPs, piece.flightPs);
     // Its request as the link arbiter would read it (a release pass reads its join: lib/sync/link-claims.ts), and its end alone.
-    sh.times[L.flow(pe, dir, FLOW.START_PS)] = readyPs;
-    sh.times[L.flow(pe, dir, FLOW.LATENCY_PS)] = flightPs;
-    sh.times[L.flow(pe, dir, FLOW.JOIN_MIN_PS)] = joinNotBeforePs;
+    sh.times[L.flow(pe, dir, FLOW.START_PS)] = piece.readyPs;
+    sh.times[L.flow(pe, dir, FLOW.LATENCY_PS)] = piece.flightPs;
+    sh.times[L.flow(pe, dir, FLOW.JOIN_MIN_PS)] = piece.joinNotBeforePs;
     sh.times[L.flow(pe, dir, FLOW.PEER)] = peer;
-    sh.times[L.flow(pe, dir, FLOW.END_PS)] = aloneArrivalPs(joinPs, serialPs);
-    sh.times[L.clock(this.actor)] = readyPs;
+    sh.times[L.flow(pe, dir, FLOW.END_PS)] = aloneArrivalPs(joinPs, piece.serialPs);
+    sh.times[L.clock(this.actor)] = piece.readyPs;
     const w = L.pe(pe, PE.HOLD + dir);
     Atomics.add(sh.ctl, HEADER.HELD_PENDING, 1);
     Atomics.store(sh.ctl, w, HOLD.HELD);
@@ -220,16 +252,21 @@ class ClaimedLinks implements LinkTiming {
     // may run (a holding channel counts as waiting): one that took its horizon before this hold
     // must look again (lib/coordinator/coordinator-worker.ts).
     env.sched.countStateChange();
-    // Released by a thread's periodic fresh horizon, or by the coordinator's pass (rung by a thread about to park).
-    await env.sched.waitUntil(NO_ACTOR, w, HOLD.ALONE, WAIT_KIND.LINK, peer, readyPs);
-    const how = Atomics.load(sh.ctl, w);
-    Atomics.store(sh.ctl, w, HOLD.NONE);
+    return w;
+  }
+
+  /** A held piece's word reached HOLD.ALONE or later: its sent time alone, or the arbiter's. */
+  heldSent(peer: number, piece: PieceTimes, word: number): number | Promise<number> {
+    const { env } = this;
+    const ctl = env.shared.ctl;
+    const how = Atomics.load(ctl, word);
+    Atomics.store(ctl, word, HOLD.NONE);
     if (how === HOLD.ALONE) {
       env.stats.linkPieces.released++;
-      return this.alone(peer, readyPs, serialPs, flightPs, joinNotBeforePs);
+      return this.alone(peer, piece.readyPs, piece.serialPs, piece.flightPs, piece.joinNotBeforePs);
     }
     env.stats.linkPieces.handed++;
-    return this.arbiter.cross(peer, readyPs, serialPs, flightPs, joinNotBeforePs);
+    return this.arbiter.cross(peer, piece.readyPs, piece.serialPs, piece.flightPs, piece.joinNotBeforePs);
   }
 }
 

@@ -21,12 +21,14 @@
 // time only: the virtual times are computed by the same code in the same order
 // (see bench sim_throughput for why it matters).
 import { bytesPerElement, encode, type DType } from '../dtype/index.js';
-import { DIRECTIONS, WAIT_KIND } from '../shm/layout.js';
+import { ACTOR_STATE, DIRECTIONS, WAIT_KIND } from '../shm/layout.js';
+import { NO_ACTOR } from '../sync/scheduler.js';
 import type { ThreadEnv } from '../sync/thread-env.js';
 import { transferPs, ZERO_PS } from '../time/virtual-time.js';
 import { allocBytes, type KernelRun } from '../tile/slab.js';
-import type { ChannelOp } from './channel-op.js';
+import { ChannelOp } from './channel-op.js';
 import { Channel } from './channel-queue.js';
+import { HeldSend, type HeldSendHost } from './held-send.js';
 import { linkTimingFor, PieceTimes, type LinkTiming } from './link-timing.js';
 import { peerRingView, ringView, type IpcqRingView } from './ring.js';
 
@@ -50,7 +52,7 @@ interface PeerLink {
   gbPerS: number;
 }
 
-export class OutboundChannel extends Channel {
+export class OutboundChannel extends Channel implements HeldSendHost {
   /** Per group channel set (below ccl.channel_sets), its ring in this direction (opened on first use). */
   private readonly rings: (SendRing | undefined)[] = [];
   /**
@@ -116,12 +118,89 @@ export class OutboundChannel extends Channel {
       const piece = this.piece;
       piece.readyPs = issuePs;
       piece.joinNotBeforePs = joinNotBeforePs;
-      if (r.view.headAtLeast(r.seq + pieces - r.view.nSlots) && this.planAlone(r, peer, dtype, values.length, pieces, pieceBytes)) {
-        this.sendNow(r, peer, dtype, values, pieces, pieceBytes);
-        return this.planned[3 * pieces - 1];
+      if (r.view.headAtLeast(r.seq + pieces - r.view.nSlots)) {
+        if (this.planAlone(r, peer, dtype, values.length, pieces, pieceBytes)) {
+          this.sendNow(r, peer, dtype, values, pieces, pieceBytes);
+          return this.planned[3 * pieces - 1];
+        }
+        // One piece not proved alone, which its links let wait for a pass: held here, as the queued path would hold it.
+        const held = this.timing.held;
+        if (pieces === 1 && held !== undefined && held.mayHold(peer)) return this.holdNow(r, peer, dtype, values, nbytes, issuePs);
       }
     }
+    if (this.holding !== undefined) {
+      // Behind a held send: the chain starts when it settles.
+      this.tail = this.holding.op.promise.catch(() => undefined);
+      this.holding = undefined;
+    }
     return this.sendQueued(r, peer, dtype, values, nbytes, issuePs, pieces, pieceBytes, joinNotBeforePs, run);
+  }
+
+  /** The held send in progress (holdNow), until a send is queued behind it or it settles. */
+  private holding: HeldSend | undefined;
+  /** A held send's waiter, free for the next one. */
+  private spareHeld: HeldSend | undefined;
+  /** The held piece's ring, until it is published. */
+  private heldRing: SendRing | undefined;
+
+  /**
+   * The fast path's one piece that planAlone could not prove alone (its times are in
+   * `piece`, its credit is back): its payload goes into its slot now, as sendNow's, and
+   * the piece is held for the pass that releases it (./held-send.ts). The channel is
+   * RUNNING from now until then, as for any queued operation (enqueue).
+   */
+  private holdNow(r: SendRing, peer: number, dtype: DType, values: Float32Array, nbytes: number, issuePs: number): ChannelOp<number> {
+    const { env } = this;
+    const sched = env.sched;
+    sched.setState(this.actor, ACTOR_STATE.RUNNING);
+    const op = new ChannelOp<number>(this.channel, this.issued++);
+    if (!env.plan.noData) {
+      const ring = r.view;
+      if (dtype === 'f32') ring.payloadF32(r.seq, values.length).set(values);
+      else encode(dtype, values, ring.payload(r.seq, nbytes));
+    }
+    let h = this.spareHeld;
+    if (h === undefined) h = new HeldSend(this, this.timing.held!);
+    else this.spareHeld = undefined;
+    this.holding = h;
+    this.heldRing = r;
+    h.start(op, peer, this.piece, Math.max(this.clock.nowPs, issuePs), this.creditWaitPs, nbytes);
+    const ctl = env.shared.ctl;
+    if (Atomics.load(ctl, h.word) >= h.target) h.resolve();
+    else sched.parkWaiter(NO_ACTOR, h, WAIT_KIND.LINK, peer, h.piece.readyPs);
+    return op;
+  }
+
+  /** @internal The held piece of `h` left its links: publish it, as the queued path's run does, and settle its op. */
+  heldSent(h: HeldSend, sentPs: number): void {
+    const r = this.heldRing!;
+    const { env } = this;
+    const ring = r.view;
+    const k = r.seq;
+    this.creditWaitPs = h.creditWaitPs;
+    h.op.arrivalPs = this.publishPiece(r, h.peer, h.bytes, h.fromPs, sentPs, true);
+    env.stats.messages++;
+    this.wake(ring.tailWord, env.plan.peExecutor[h.peer], ring.dataWanted(k, k + 1));
+    this.clock.advanceTo(sentPs);
+    this.heldEnded(h, sentPs);
+  }
+
+  /** @internal The session stopped while `h` was held (or its hand-over to the arbiter failed): its op fails. */
+  heldFailed(h: HeldSend, e: unknown): void {
+    this.heldEnded(h, ZERO_PS, e);
+  }
+
+  /** As the queued chain's end does (enqueue), then settle the op. */
+  private heldEnded(h: HeldSend, sentPs: number, error?: unknown): void {
+    if (this.holding === h) this.holding = undefined;
+    this.heldRing = undefined;
+    this.settledCount++;
+    Atomics.add(this.env.shared.ctl, this.doneWord, 1);
+    // IDLE, or RUNNING for the sends queued behind this one (their chain ends IDLE: enqueue).
+    if (this.idle) this.env.sched.setState(this.actor, ACTOR_STATE.IDLE);
+    const op = h.op;
+    this.spareHeld = h;
+    op.settle(sentPs, error);
   }
 
   /**

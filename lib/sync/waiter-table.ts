@@ -74,6 +74,17 @@ export class WaiterTable {
     if (this.filter[word & FILTER_MASK] === 0) return;
     const list = this.byWord.get(word);
     if (!list) return;
+    if (list.length === 1) {
+      // One waiter (a parked receive, a held piece): out of the table, then resolved, with no list of the released.
+      const w = list[0];
+      if (Atomics.load(this.ctl, word) < w.target) return;
+      this.n--;
+      this.filter[word & FILTER_MASK]--;
+      w.settled = true;
+      this.byWord.delete(word);
+      w.resolve();
+      return;
+    }
     // Settle the list first, then resolve: a resolve may publish (and so sweep
     // every word, this one too) or park again, synchronously (parkWaiter).
     const released = this.release(word, list, undefined);
@@ -89,10 +100,19 @@ export class WaiterTable {
    * set a word (a runtime call) cost more than the look at each waiter (decision 0264).
    */
   wakeAll(): void {
-    let released: Waiter[] | undefined;
-    for (const [word, list] of this.byWord) released = this.release(word, list, released);
+    this.sweeping = undefined;
+    // forEach with a callback made once: a for-of over the map's entries made an entry array a word, every sweep.
+    this.byWord.forEach(this.releaseEntry);
+    const released = this.sweeping as Waiter[] | undefined;
+    this.sweeping = undefined;
     if (released !== undefined) for (const w of released) w.resolve();
   }
+
+  /** The waiters a sweep (wakeAll) has taken out so far. */
+  private sweeping: Waiter[] | undefined;
+  private readonly releaseEntry = (list: Waiter[], word: number): void => {
+    this.sweeping = this.release(word, list, this.sweeping);
+  };
 
   /**
    * Take the waiters of `word` (its `list`) that its value has reached out of the

@@ -21,3 +21,4 @@ await import('../state-epoch.test.js');
 await import('../actors-bound.test.js');
 await import('../memory-after-send.test.js');
 await import('../link-one-way-collectives.test.js');
+await import('../held-sends.test.js');
