@@ -1,5 +1,6 @@
 // Runs on: executor threads. Owns: a send held for its links on the fast path
-// (HeldSend): the scheduler's waiter for the pass that releases its one piece,
+// (HeldSend): the scheduler's waiter for the pass that releases its one piece
+// or the link arbiter's answer,
 // which hands control back to its channel (./outbound.ts) with the piece's sent
 // time, or with the error that stopped the session.
 import { HOLD } from '../sync/link-claims.js';
@@ -16,10 +17,12 @@ export interface HeldSendHost {
 }
 
 /**
- * A one-piece send on an idle channel whose piece could not be proved alone at once
- * and may be held (decision 0100's hold, decision 0170's release): its payload is in
- * its slot already, unpublished, and this waits on the piece's hold word for the
- * pass that releases it, then publishes it through its channel. The queued path's
+ * A one-piece send on an idle channel whose piece could not be proved alone at once:
+ * held (decision 0100's hold, decision 0170's release), or, where other channels claim
+ * its links, asked of the link arbiter. Its payload is in its slot already,
+ * unpublished, and this waits on the piece's hold word for the pass that releases it
+ * (or on the channel's flow-done word for the arbiter's answer), then publishes it
+ * through its channel. The queued path's
  * steps (OutboundChannel.run, ClaimedLinks.cross) as a state machine: no promise
  * chain, async frame or parked promise a send, where a switched fabric's lock-step
  * collective holds nearly every piece. One a channel, reused: a channel holds one
@@ -27,7 +30,9 @@ export interface HeldSendHost {
  */
 export class HeldSend implements Waiter {
   word = 0;
-  readonly target = HOLD.ALONE;
+  target: number = HOLD.ALONE;
+  /** Waiting for the link arbiter's answer (its links are claimed by others), not for a pass to release it. */
+  arbitrated = false;
   readonly broadcast = false;
   settled = false;
   /** The piece's times, as the link timing was asked about them (its own copy: the channel's is rewritten by its next send). */
@@ -45,8 +50,8 @@ export class HeldSend implements Waiter {
     private readonly links: HeldLinks,
   ) {}
 
-  /** Start holding `op`'s piece to `peer` (its times in `piece`): the word to wait on, published held. */
-  start(op: ChannelOp<number>, peer: number, piece: PieceTimes, fromPs: number, creditWaitPs: number, bytes: number): void {
+  /** Start holding `op`'s piece to `peer` (its times in `piece`), or asking the arbiter for it: its word and target, published. */
+  start(op: ChannelOp<number>, peer: number, piece: PieceTimes, fromPs: number, creditWaitPs: number, bytes: number, arbitrated: boolean): void {
     this.op = op;
     this.peer = peer;
     const p = this.piece;
@@ -57,10 +62,21 @@ export class HeldSend implements Waiter {
     this.fromPs = fromPs;
     this.creditWaitPs = creditWaitPs;
     this.bytes = bytes;
-    this.word = this.links.hold(peer, p);
+    this.arbitrated = arbitrated;
+    if (arbitrated) {
+      this.target = this.links.request(peer, p);
+      this.word = this.links.arbitratedWord;
+    } else {
+      this.target = HOLD.ALONE;
+      this.word = this.links.hold(peer, p);
+    }
   }
 
   resolve(): void {
+    if (this.arbitrated) {
+      this.host.heldSent(this, this.links.arbitratedSent());
+      return;
+    }
     let sent: number | Promise<number>;
     try {
       sent = this.links.heldSent(this.peer, this.piece, this.word);

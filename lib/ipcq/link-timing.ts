@@ -63,6 +63,12 @@ export interface HeldLinks {
   mayHold(peer: number): boolean;
   hold(peer: number, piece: PieceTimes): number;
   heldSent(peer: number, piece: PieceTimes, word: number): number | Promise<number>;
+  /** The link arbiter's request for a piece that may not be held (mayHold false): the count its flow-done word must reach (arbitratedWord). */
+  request(peer: number, piece: PieceTimes): number;
+  /** The word the arbiter's answers count on. */
+  readonly arbitratedWord: number;
+  /** The arbiter's answer, once its word reached the request's count: when the piece's last byte left. */
+  arbitratedSent(): number;
 }
 
 /** A piece's times on the fast path (lib/ipcq/outbound.ts planAlone), in ps: one object a channel, its fields rewritten each piece. */
@@ -255,6 +261,18 @@ class ClaimedLinks implements LinkTiming, HeldLinks {
     return w;
   }
 
+  request(peer: number, piece: PieceTimes): number {
+    return this.arbiter.request(peer, piece.readyPs, piece.serialPs, piece.flightPs, piece.joinNotBeforePs);
+  }
+
+  get arbitratedWord(): number {
+    return this.arbiter.doneWord;
+  }
+
+  arbitratedSent(): number {
+    return this.arbiter.sentPs();
+  }
+
   /** A held piece's word reached HOLD.ALONE or later: its sent time alone, or the arbiter's. */
   heldSent(peer: number, piece: PieceTimes, word: number): number | Promise<number> {
     const { env } = this;
@@ -287,9 +305,22 @@ class ArbitratedLinks implements LinkTiming {
     return false;
   }
 
+  /** The word the arbiter's answers to this channel count on. */
+  get doneWord(): number {
+    return this.env.shared.layout.pe(this.pe, PE.FLOW_DONE + this.dir);
+  }
+
   /** Ask the link arbiter (on the coordinator) when the piece's last byte left, sharing its route's links with the flows that cross them at once; wait for the answer. */
   async cross(peer: number, readyPs: number, serialPs: number, flightPs: number, joinNotBeforePs: number): Promise<number> {
-    const { sched, shared } = this.env;
+    const n = this.request(peer, readyPs, serialPs, flightPs, joinNotBeforePs);
+    // Blocking publishes this channel as waiting, which rings the coordinator (flows are pending).
+    await this.env.sched.waitUntil(this.actor, this.doneWord, n, WAIT_KIND.LINK, peer, readyPs);
+    return this.sentPs();
+  }
+
+  /** Publish the piece's request: the count the channel's done word reaches when it is answered. */
+  request(peer: number, readyPs: number, serialPs: number, flightPs: number, joinNotBeforePs: number): number {
+    const { shared } = this.env;
     const L = shared.layout;
     const { pe, dir } = this;
     shared.times[L.flow(pe, dir, FLOW.START_PS)] = readyPs;
@@ -299,10 +330,13 @@ class ArbitratedLinks implements LinkTiming {
     shared.times[L.flow(pe, dir, FLOW.JOIN_MIN_PS)] = joinNotBeforePs;
     this.env.stats.linkPieces.arbitrated++;
     Atomics.add(shared.ctl, HEADER.FLOWS_PENDING, 1);
-    const n = Atomics.add(shared.ctl, L.pe(pe, PE.FLOW_REQ + dir), 1) + 1;
-    // Blocking publishes this channel as waiting, which rings the coordinator (flows are pending).
-    await sched.waitUntil(this.actor, L.pe(pe, PE.FLOW_DONE + dir), n, WAIT_KIND.LINK, peer, readyPs);
-    return shared.times[L.flow(pe, dir, FLOW.SENT_PS)];
+    return Atomics.add(shared.ctl, L.pe(pe, PE.FLOW_REQ + dir), 1) + 1;
+  }
+
+  /** The answer to the last request. */
+  sentPs(): number {
+    const { shared } = this.env;
+    return shared.times[shared.layout.flow(this.pe, this.dir, FLOW.SENT_PS)];
   }
 }
 

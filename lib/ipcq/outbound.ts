@@ -123,9 +123,9 @@ export class OutboundChannel extends Channel implements HeldSendHost {
           this.sendNow(r, peer, dtype, values, pieces, pieceBytes);
           return this.planned[3 * pieces - 1];
         }
-        // One piece not proved alone, which its links let wait for a pass: held here, as the queued path would hold it.
+        // One piece not proved alone: held here for a pass, or asked of the arbiter, as the queued path would.
         const held = this.timing.held;
-        if (pieces === 1 && held !== undefined && held.mayHold(peer)) return this.holdNow(r, peer, dtype, values, nbytes, issuePs);
+        if (pieces === 1 && held !== undefined) return this.holdNow(r, peer, dtype, values, nbytes, issuePs, !held.mayHold(peer));
       }
     }
     if (this.holding !== undefined) {
@@ -146,10 +146,12 @@ export class OutboundChannel extends Channel implements HeldSendHost {
   /**
    * The fast path's one piece that planAlone could not prove alone (its times are in
    * `piece`, its credit is back): its payload goes into its slot now, as sendNow's, and
-   * the piece is held for the pass that releases it (./held-send.ts). The channel is
-   * RUNNING from now until then, as for any queued operation (enqueue).
+   * the piece is held for the pass that releases it, or (`arbitrated`) waits for the
+   * link arbiter's answer, BLOCKED meanwhile as the queued path's wait is
+   * (./held-send.ts). The channel is RUNNING from now until then, as for any queued
+   * operation (enqueue).
    */
-  private holdNow(r: SendRing, peer: number, dtype: DType, values: Float32Array, nbytes: number, issuePs: number): ChannelOp<number> {
+  private holdNow(r: SendRing, peer: number, dtype: DType, values: Float32Array, nbytes: number, issuePs: number, arbitrated: boolean): ChannelOp<number> {
     const { env } = this;
     const sched = env.sched;
     sched.setState(this.actor, ACTOR_STATE.RUNNING);
@@ -164,10 +166,13 @@ export class OutboundChannel extends Channel implements HeldSendHost {
     else this.spareHeld = undefined;
     this.holding = h;
     this.heldRing = r;
-    h.start(op, peer, this.piece, Math.max(this.clock.nowPs, issuePs), this.creditWaitPs, nbytes);
+    h.start(op, peer, this.piece, Math.max(this.clock.nowPs, issuePs), this.creditWaitPs, nbytes, arbitrated);
     const ctl = env.shared.ctl;
     if (Atomics.load(ctl, h.word) >= h.target) h.resolve();
-    else sched.parkWaiter(NO_ACTOR, h, WAIT_KIND.LINK, peer, h.piece.readyPs);
+    else {
+      this.heldBlocked = arbitrated;
+      sched.parkWaiter(arbitrated ? this.actor : NO_ACTOR, h, WAIT_KIND.LINK, peer, h.piece.readyPs);
+    }
     return op;
   }
 
@@ -175,6 +180,7 @@ export class OutboundChannel extends Channel implements HeldSendHost {
   heldSent(h: HeldSend, sentPs: number): void {
     const r = this.heldRing!;
     const { env } = this;
+    this.unblockHeld();
     const ring = r.view;
     const k = r.seq;
     this.creditWaitPs = h.creditWaitPs;
@@ -187,8 +193,17 @@ export class OutboundChannel extends Channel implements HeldSendHost {
 
   /** @internal The session stopped while `h` was held (or its hand-over to the arbiter failed): its op fails. */
   heldFailed(h: HeldSend, e: unknown): void {
+    this.unblockHeld();
     this.heldEnded(h, ZERO_PS, e);
   }
+
+  /** A held send parked BLOCKED (for the arbiter's answer): RUNNING again as it resumes or fails, as the queued path's wait ends. */
+  private unblockHeld(): void {
+    if (!this.heldBlocked) return;
+    this.heldBlocked = false;
+    this.env.sched.unblock(this.actor);
+  }
+  private heldBlocked = false;
 
   /** As the queued chain's end does (enqueue), then settle the op. */
   private heldEnded(h: HeldSend, sentPs: number, error?: unknown): void {
