@@ -1,9 +1,12 @@
 // Runs on: executor threads (one call per rank, spawned by ./allocations.ts).
-// Owns: a rank of the counted ring all-reduce, with V8's sampling heap profiler
+// Owns: a rank of the counted ring all-reduce (or all-to-all), with V8's sampling heap profiler
 // on its thread around the all-reduces when it is rank 0, to give the bytes the
 // thread allocated there: every object, those the collections freed included.
 import { Session } from 'node:inspector';
 import type { Torch } from '../../lib/host/torch.js';
+
+/** The collective counted: the ring all-reduce, or the all-to-all (allToAllSingle). */
+export type Collective = 'allreduce' | 'alltoall';
 
 /** What rank 0 measured: the sampled bytes by the function that allocated them (V8's estimate of the whole), and their sum. */
 export interface AllocSample {
@@ -43,18 +46,20 @@ export function postNow<T = unknown>(session: Session, method: string, params?: 
 }
 
 /**
- * One all-reduce to warm the code up, then `rounds` all-reduces of `nElem` f32
+ * One all-reduce (or all-to-all) to warm the code up, then `rounds` of them of `nElem` f32
  * per rank between two barriers, rank 0 sampling every `intervalBytes` on
  * average from before the first barrier to after the second. With every rank
  * on one thread (--threads 1) that is the whole thread's allocation: two runs
  * of different `rounds` differ by the all-reduces alone.
  */
-export async function allocWorker(rank: number, nElem: number, rounds: number, intervalBytes: number, torch: Torch): Promise<AllocSample | null> {
+export async function allocWorker(rank: number, nElem: number, rounds: number, intervalBytes: number, collective: Collective, torch: Torch): Promise<AllocSample | null> {
   torch.ahbm.setDevice(rank);
   await torch.distributed.initProcessGroup({ backend: 'ahbm' });
   const t = torch.zeros([nElem], { dtype: 'f32' });
   await t.copy_(torch.fromArray(new Float32Array(nElem).fill(1)));
-  await torch.distributed.allReduce(t, { op: 'sum' });
+  const out = collective === 'alltoall' ? torch.zeros([nElem], { dtype: 'f32' }) : t;
+  const once = async (): Promise<unknown> => (collective === 'alltoall' ? torch.distributed.allToAllSingle(out, t) : torch.distributed.allReduce(t, { op: 'sum' }));
+  await once();
   const session = rank === 0 ? new Session() : null;
   if (session) {
     session.connect();
@@ -62,7 +67,7 @@ export async function allocWorker(rank: number, nElem: number, rounds: number, i
     postNow(session, 'HeapProfiler.startSampling', { samplingInterval: intervalBytes, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
   }
   await torch.distributed.barrier();
-  for (let i = 0; i < rounds; i++) await torch.distributed.allReduce(t, { op: 'sum' });
+  for (let i = 0; i < rounds; i++) await once();
   await torch.distributed.barrier();
   if (!session) return null;
   const { profile } = postNow<{ profile: { head: ProfileNode } }>(session, 'HeapProfiler.stopSampling');

@@ -108,7 +108,9 @@ export function claimLinks(sh: SharedState, m: Machine, pe: number, ports: Claim
   const owner = new Map<number, number>(); // link -> channel id, or -1: two channels of this kernel
   const add = (dir: number, to: number): void => {
     if (to === pe) return;
-    for (const l of links.route(pe, to)) {
+    const route = links.route(pe, to);
+    for (let i = 0; i < route.length; i++) {
+      const l = route[i];
       const o = owner.get(l);
       const mine = channelId(pe, dir);
       owner.set(l, o === undefined || o === mine ? mine : -1);

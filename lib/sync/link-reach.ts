@@ -386,7 +386,7 @@ export class LinkReach {
   /** The smallest latency of `route`'s links: a flow crossing one of them joins it no sooner after it starts. */
   minLatencyPs(route: readonly number[]): number {
     let m = Infinity;
-    for (const l of route) m = Math.min(m, this.bandsOf(l).latencyPs);
+    for (let i = 0; i < route.length; i++) m = Math.min(m, this.bandsOf(route[i]).latencyPs);
     return m;
   }
 }

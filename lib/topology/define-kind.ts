@@ -204,21 +204,31 @@ export function step(rank: number, dir: number, grid: SipGrid): { x: number; y: 
  * a shipped kind's route and the fallback agree (test/topology-links.test.ts).
  */
 export function dimensionOrderRoute(a: number, b: number, grid: SipGrid, wrap: boolean): number[] {
-  const p = xy(a, grid), q = xy(b, grid);
-  const dirs: number[] = [];
-  const walk = (from: number, to: number, size: number, plus: number, minus: number, tie: number): void => {
-    const fwd = (to - from + size) % size; // steps the positive way (with wrap)
-    if (!wrap) {
-      for (let i = 0; i < Math.abs(to - from); i++) dirs.push(to > from ? plus : minus);
-      return;
-    }
-    const back = (size - fwd) % size;
-    const way = fwd < back ? plus : back < fwd ? minus : tie;
-    for (let i = 0; i < Math.min(fwd, back); i++) dirs.push(way);
-  };
-  walk(p.x, q.x, grid.w, EAST, WEST, EAST);
-  walk(p.y, q.y, grid.h, SOUTH, NORTH, NORTH);
+  // The steps of each axis counted first and the array made at its size, with no closure or
+  // {x, y}: an all-to-all asks for a route per piece once its pairs outnumber the route memo.
+  const nx = axisSteps(a % grid.w, b % grid.w, grid.w, wrap, EAST, WEST, EAST);
+  const dx = axisWay;
+  const ny = axisSteps(Math.floor(a / grid.w), Math.floor(b / grid.w), grid.h, wrap, SOUTH, NORTH, NORTH);
+  const dy = axisWay;
+  const dirs = new Array<number>(nx + ny);
+  for (let i = 0; i < nx; i++) dirs[i] = dx;
+  for (let i = 0; i < ny; i++) dirs[nx + i] = dy;
   return dirs;
+}
+
+/** The direction axisSteps chose (set by each call). */
+let axisWay = EAST;
+
+/** Steps along one axis from `from` to `to` (its way in axisWay): with wrap the shorter way, ties to `tie`. */
+function axisSteps(from: number, to: number, size: number, wrap: boolean, plus: number, minus: number, tie: number): number {
+  if (!wrap) {
+    axisWay = to > from ? plus : minus;
+    return Math.abs(to - from);
+  }
+  const fwd = (to - from + size) % size; // steps the positive way (with wrap)
+  const back = (size - fwd) % size;
+  axisWay = fwd < back ? plus : back < fwd ? minus : tie;
+  return Math.min(fwd, back);
 }
 
 /**

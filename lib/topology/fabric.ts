@@ -81,10 +81,12 @@ export function directionFabric(kind: Pick<SipTopologyDefinition, 'name' | 'neig
     route: memoRoutes(sips, (a, b) => {
       const dirs = kind.route ? kind.route(a, b, grid) : bfsRoute(kind, a, b, grid);
       if (dirs === null) throw new KernbenchError('ERR_NO_ROUTE', `no route from SIP ${a} to SIP ${b} over the ${kind.name} links, got grid ${grid.w} x ${grid.h}`);
-      const out: number[] = [];
+      // Indexed, not for-of: an all-to-all asks for a route per piece once its pairs outnumber the memo's slots.
+      const out = new Array<number>(dirs.length);
       let s = a;
-      for (const d of dirs) {
-        out.push(s * 4 + d);
+      for (let i = 0; i < dirs.length; i++) {
+        const d = dirs[i];
+        out[i] = s * 4 + d;
         s = kind.neighbour(s, d, grid);
       }
       return out;

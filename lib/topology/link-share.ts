@@ -143,7 +143,7 @@ export function aloneArrivalPs(joinPs: number, alonePs: number): number {
 /** The narrowest capacity (GB/s) on `route`: a flow's rate alone (Infinity for an empty route). */
 export function aloneRateOf(route: readonly number[], gbPerS: ArrayLike<number>): number {
   let r = Infinity;
-  for (const l of route) r = Math.min(r, gbPerS[l]);
+  for (let i = 0; i < route.length; i++) r = Math.min(r, gbPerS[route[i]]);
   return r;
 }
 

@@ -144,16 +144,19 @@ export class Links {
     return r;
   }
 
-  private build(from: number, to: number): number[] {
+  private build(from: number, to: number): readonly number[] {
     const m = this.machine;
     if (from === to) return [];
     const a = m.coord(from), b = m.coord(to);
-    if (a.sip !== b.sip) return [...m.fabric.route(a.sip, b.sip)];
+    // The fabric's route, as it keeps it (frozen): between SIPs a route is sip_sip links only.
+    if (a.sip !== b.sip) return m.fabric.route(a.sip, b.sip);
     if (a.cube !== b.cube) {
       const base = a.sip * m.cubesPerSip;
       const out: number[] = [];
       let c = a.cube;
-      for (const d of dimensionOrderRoute(a.cube, b.cube, m.cubeMesh, false)) {
+      const dirs = dimensionOrderRoute(a.cube, b.cube, m.cubeMesh, false);
+      for (let i = 0; i < dirs.length; i++) {
+        const d = dirs[i];
         out.push(this.cubeLink(base + c, d));
         c = cubeStep(c, d, m.cubeMesh);
       }
