@@ -5,6 +5,7 @@
 //   ./channel-queue.ts  what every channel is: clock, FIFO chain, the cut into pieces
 //   ./outbound.ts       sending, piece by piece; a piece's arrival
 //   ./link-timing.ts    when a piece's last byte leaves, one implementation per link mode
+//   ./held-send.ts      a one-piece send waiting for its links (a pass, or the link arbiter)
 //   ./inbound.ts        receiving: at once, parked, or queued, through one piece step
 //   ./recv-state.ts     a receive in progress; the parked receive
 import { DIR_COUNT } from '../shm/layout.js';
