@@ -49,9 +49,18 @@ export class InboundChannel extends Channel implements ParkedRecvHost {
     const id = this.env.shared.layout.ringOf(sender, senderDir, set);
     const last = this.lastRing;
     if (last !== undefined && last.ring === id) return last;
-    // A peer set's ring is held here only (lib/ipcq/ring.ts peerRingView).
-    return (this.lastRing = set < this.groupSets ? ringView(this.env.shared, id) : peerRingView(this.env.shared, id));
+    if (set < this.groupSets) return (this.lastRing = ringView(this.env.shared, id));
+    // A peer set's ring is held here only (lib/ipcq/ring.ts peerRingView): this channel's one
+    // view, pointed at the next peer's ring once no receive holds it (decision 0270).
+    const mine = this.peerView;
+    if (mine !== undefined && this.idle) {
+      mine.retarget(id);
+      return (this.lastRing = mine);
+    }
+    return (this.lastRing = this.peerView = peerRingView(this.env.shared, id));
   }
+  /** The view of a peer ring this channel made last. */
+  private peerView: IpcqRingView | undefined;
 
   /**
    * Receive `out.length` elements of `dtype` from `sender` (which sends in

@@ -43,6 +43,12 @@ class SendRing {
   ) {
     this.seq = Atomics.load(ctl, view.tailWord);
   }
+
+  /** A peer ring's end, pointed at ring `ring` (its view's own: IpcqRingView.retarget), at that ring's tail. */
+  retarget(ring: number, ctl: Int32Array): void {
+    this.view.retarget(ring);
+    this.seq = Atomics.load(ctl, this.view.tailWord);
+  }
 }
 
 /** The costs of the link to one peer (a channel asks for them on every piece). */
@@ -89,13 +95,22 @@ export class OutboundChannel extends Channel implements HeldSendHost {
   private peerRing(set: number): SendRing {
     let r = this.peers.get(set);
     if (r === undefined) {
-      if (this.idle) this.peers.clear();
+      if (this.idle) {
+        // No op holds them: their objects serve the next peers (decision 0270).
+        for (const kept of this.peers.values()) this.sparePeers.push(kept);
+        this.peers.clear();
+      }
       const sh = this.env.shared;
-      r = new SendRing(peerRingView(sh, sh.layout.ringOf(this.pe, this.channel, set)), sh.ctl);
+      const ring = sh.layout.ringOf(this.pe, this.channel, set);
+      r = this.sparePeers.pop();
+      if (r === undefined) r = new SendRing(peerRingView(sh, ring), sh.ctl);
+      else r.retarget(ring, sh.ctl);
       this.peers.set(set, r);
     }
     return r;
   }
+  /** Peer rings' sending ends no op holds, to be pointed at the next peers' rings. */
+  private readonly sparePeers: SendRing[] = [];
 
   /** How many peer rings this channel keeps (tests). */
   get peerRingsKept(): number {

@@ -74,14 +74,16 @@ export function ringViewsKept(sh: SharedState, fromSet = 0): number {
 }
 
 export class IpcqRingView {
-  readonly tailWord: number;
-  readonly headWord: number;
-  readonly dataWantWord: number;
-  readonly creditWantWord: number;
+  /** The ring viewed and its words: fixed, but for a peer ring's view its channel reuses (retarget). */
+  ring: number;
+  tailWord: number;
+  headWord: number;
+  dataWantWord: number;
+  creditWantWord: number;
   /** Its channel set's buffer. */
-  private readonly buf: IpcqViews;
+  private buf: IpcqViews;
   /** Byte offset of its first slot in that buffer, and bytes from one of its slots to the next (ShmLayout.slotStep). */
-  private readonly base: number;
+  private base: number;
   private readonly stride: number;
 
   /**
@@ -110,9 +112,10 @@ export class IpcqRingView {
 
   constructor(
     private readonly sh: SharedState,
-    readonly ring: number,
+    ring: number,
   ) {
     const L = sh.layout;
+    this.ring = ring;
     this.buf = sh.ipcq[L.setOfRing(ring)];
     this.base = L.slotOffset(ring, 0);
     this.stride = L.slotStep;
@@ -123,6 +126,29 @@ export class IpcqRingView {
     this.headWord = L.ring(ring, RING.HEAD);
     this.dataWantWord = L.ring(ring, RING.DATA_WANT);
     this.creditWantWord = L.ring(ring, RING.CREDIT_WANT);
+  }
+
+  /**
+   * View ring `ring` instead, its caches dropped: a peer ring's view (peerRingView), which
+   * its channel reuses for its next peer once nothing of its own uses it (decision 0270).
+   * Never a view of the thread's table (ringView): others hold those.
+   */
+  retarget(ring: number): void {
+    const L = this.sh.layout;
+    this.ring = ring;
+    this.buf = this.sh.ipcq[L.setOfRing(ring)];
+    this.base = L.slotOffset(ring, 0);
+    this.tailWord = L.ring(ring, RING.TAIL);
+    this.headWord = L.ring(ring, RING.HEAD);
+    this.dataWantWord = L.ring(ring, RING.DATA_WANT);
+    this.creditWantWord = L.ring(ring, RING.CREDIT_WANT);
+    // A length store is a runtime call: only where a slot's view was made.
+    if (this.slotBytes.length !== 0) this.slotBytes.length = 0;
+    if (this.inlineBytes.length !== 0) this.inlineBytes.length = 0;
+    if (this.slotF32.length !== 0) this.slotF32.length = 0;
+    if (this.inlineF32.length !== 0) this.inlineF32.length = 0;
+    this.seenTail = 0;
+    this.seenHead = 0;
   }
 
   /** Byte offset of slot j's inline payload (after its header), or of its payload area. */
