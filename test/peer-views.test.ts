@@ -2,7 +2,9 @@
 // every peer ring it used (an all-to-all uses one for every ordered pair of ranks, p^2
 // in a run), and a peer ring's sending end, dropped once its channel is idle, reopens at
 // the ring's tail: a second round over the same rings delivers every message, under
-// every thread layout and with jitter.
+// every thread layout and with jitter. And decision 0271: an idle channel points its peer
+// view and a spare sending end at the next peer's ring, forgetting the old one's tail,
+// head and slots.
 import t from 'tap';
 import { TestRuntime } from './helpers/run.js';
 import { PEERS, range } from './helpers/all-to-all.js';
