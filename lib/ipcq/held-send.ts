@@ -1,8 +1,7 @@
-// Runs on: executor threads. Owns: a send held for its links on the fast path
-// (HeldSend): the scheduler's waiter for the pass that releases its one piece
-// or the link arbiter's answer,
-// which hands control back to its channel (./outbound.ts) with the piece's sent
-// time, or with the error that stopped the session.
+// Runs on: executor threads. Owns: a send waiting for its links on the fast path
+// (HeldSend): the scheduler's waiter for the pass that releases its one piece, or
+// for the link arbiter's answer, which hands control back to its channel
+// (./outbound.ts) with the piece's sent time, or with the error that stopped the session.
 import { HOLD } from '../sync/link-claims.js';
 import type { Waiter } from '../sync/scheduler.js';
 import type { ChannelOp } from './channel-op.js';
@@ -22,11 +21,10 @@ export interface HeldSendHost {
  * its links, asked of the link arbiter. Its payload is in its slot already,
  * unpublished, and this waits on the piece's hold word for the pass that releases it
  * (or on the channel's flow-done word for the arbiter's answer), then publishes it
- * through its channel. The queued path's
- * steps (OutboundChannel.run, ClaimedLinks.cross) as a state machine: no promise
- * chain, async frame or parked promise a send, where a switched fabric's lock-step
- * collective holds nearly every piece. One a channel, reused: a channel holds one
- * piece at a time.
+ * through its channel. The queued path's steps (OutboundChannel.run,
+ * ClaimedLinks.cross) as a state machine: no promise chain, async frame or parked
+ * promise a send, where a switched fabric's lock-step collective holds nearly every
+ * piece. One a channel, reused: a channel holds one piece at a time.
  */
 export class HeldSend implements Waiter {
   word = 0;

@@ -51,7 +51,7 @@ export class InboundChannel extends Channel implements ParkedRecvHost {
     if (last !== undefined && last.ring === id) return last;
     if (set < this.groupSets) return (this.lastRing = ringView(this.env.shared, id));
     // A peer set's ring is held here only (lib/ipcq/ring.ts peerRingView): this channel's one
-    // view, pointed at the next peer's ring once no receive holds it (decision 0270).
+    // view, pointed at the next peer's ring once no receive holds it (decision 0271).
     const mine = this.peerView;
     if (mine !== undefined && this.idle) {
       mine.retarget(id);

@@ -47,21 +47,17 @@ export interface LinkTiming {
    * a heap number each when the call is not inlined (decision 0216).
    */
   sentAlone(peer: number, piece: PieceTimes): boolean;
-  /**
-   * The fast path's held piece (lib/ipcq/held-send.ts), for a link timing that holds:
-   * `mayHold(peer)` when a piece to `peer` that was not sent alone would be held, not
-   * handed to the link arbiter at once; `hold(peer, piece)` holds it (`piece`'s times, as
-   * sentAlone was given them) and gives the word a pass releases it on, to wait on until
-   * it reaches HOLD.ALONE; `heldSent(peer, piece, word)` then answers when its last byte
-   * left, at once or, handed to the arbiter, later.
-   */
+  /** The steps of a piece the fast path could not send alone, where this link timing holds pieces (lib/ipcq/held-send.ts). */
   readonly held?: HeldLinks;
 }
 
-/** The held piece's steps, where a link timing holds pieces (LinkTiming.held). */
+/** The steps of a one-piece send that waits for its links (LinkTiming.held). */
 export interface HeldLinks {
+  /** Would a piece to `peer` not sent alone be held for a pass (else it goes to the link arbiter)? */
   mayHold(peer: number): boolean;
+  /** Hold it (`piece`'s times, as sentAlone was given them): the word a pass releases it on (it reaches HOLD.ALONE or later). */
   hold(peer: number, piece: PieceTimes): number;
+  /** Once released: when its last byte left, at once, or later when the pass handed it to the arbiter. */
   heldSent(peer: number, piece: PieceTimes, word: number): number | Promise<number>;
   /** The link arbiter's request for a piece that may not be held (mayHold false): the count its flow-done word must reach (arbitratedWord). */
   request(peer: number, piece: PieceTimes): number;

@@ -130,7 +130,7 @@ export class IpcqRingView {
 
   /**
    * View ring `ring` instead, its caches dropped: a peer ring's view (peerRingView), which
-   * its channel reuses for its next peer once nothing of its own uses it (decision 0270).
+   * its channel reuses for its next peer once nothing of its own uses it (decision 0271).
    * Never a view of the thread's table (ringView): others hold those.
    */
   retarget(ring: number): void {

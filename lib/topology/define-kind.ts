@@ -206,29 +206,22 @@ export function step(rank: number, dir: number, grid: SipGrid): { x: number; y: 
 export function dimensionOrderRoute(a: number, b: number, grid: SipGrid, wrap: boolean): number[] {
   // The steps of each axis counted first and the array made at its size, with no closure or
   // {x, y}: an all-to-all asks for a route per piece once its pairs outnumber the route memo.
-  const nx = axisSteps(a % grid.w, b % grid.w, grid.w, wrap, EAST, WEST, EAST);
-  const dx = axisWay;
-  const ny = axisSteps(Math.floor(a / grid.w), Math.floor(b / grid.w), grid.h, wrap, SOUTH, NORTH, NORTH);
-  const dy = axisWay;
+  const x = axisSteps(a % grid.w, b % grid.w, grid.w, wrap, true);
+  const y = axisSteps(Math.floor(a / grid.w), Math.floor(b / grid.w), grid.h, wrap, false);
+  const nx = Math.abs(x), ny = Math.abs(y);
+  const dx = x > 0 ? EAST : WEST, dy = y > 0 ? SOUTH : NORTH;
   const dirs = new Array<number>(nx + ny);
   for (let i = 0; i < nx; i++) dirs[i] = dx;
   for (let i = 0; i < ny; i++) dirs[nx + i] = dy;
   return dirs;
 }
 
-/** The direction axisSteps chose (set by each call). */
-let axisWay = EAST;
-
-/** Steps along one axis from `from` to `to` (its way in axisWay): with wrap the shorter way, ties to `tie`. */
-function axisSteps(from: number, to: number, size: number, wrap: boolean, plus: number, minus: number, tie: number): number {
-  if (!wrap) {
-    axisWay = to > from ? plus : minus;
-    return Math.abs(to - from);
-  }
+/** Signed steps along one axis from `from` to `to` (positive: the increasing way), with wrap the shorter way, a tie the positive way when `tiePositive`. */
+function axisSteps(from: number, to: number, size: number, wrap: boolean, tiePositive: boolean): number {
+  if (!wrap) return to - from;
   const fwd = (to - from + size) % size; // steps the positive way (with wrap)
   const back = (size - fwd) % size;
-  axisWay = fwd < back ? plus : back < fwd ? minus : tie;
-  return Math.min(fwd, back);
+  return fwd < back || (fwd === back && tiePositive) ? fwd : -back;
 }
 
 /**
