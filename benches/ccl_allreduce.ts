@@ -47,15 +47,27 @@ export async function worker(rank: number, worldSize: number, nElem: number, dty
  * left that code again for the result's object literal on every later rank's call.
  */
 function checked(rank: number, worldSize: number, noData: boolean, critNs: number, values: Float32Array): RankResult {
-  const expected = noData ? 0 : (worldSize * (worldSize + 1)) / 2;
-  let wrong = 0;
+  const wrong = noData ? 0 : countOther(values, (worldSize * (worldSize + 1)) / 2);
+  return { rank, critNs, wrong, mean: sumOf(values) / values.length, values };
+}
+
+/*
+ * Each loop is a function that returns right after it. V8 compiles a long loop's
+ * frame on the spot (on-stack replacement) while the code after the loop has not
+ * run yet; when that code then needed type feedback (the mean, the object
+ * literal), the loop's compiled code left again on every later call, and the
+ * loops ran mostly in the interpreter (`node --trace-deopt`).
+ */
+function countOther(values: Float32Array, expected: number): number {
+  let n = 0;
+  for (let i = 0; i < values.length; i++) if (values[i] !== expected) n++;
+  return n;
+}
+
+function sumOf(values: Float32Array): number {
   let sum = 0;
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i];
-    if (!noData && v !== expected) wrong++;
-    sum += v;
-  }
-  return { rank, critNs, wrong, mean: sum / values.length, values };
+  for (let i = 0; i < values.length; i++) sum += values[i];
+  return sum;
 }
 
 async function run(torch: Torch, ctx: BenchContext<OptionsOf<typeof options>>): Promise<BenchResult[]> {

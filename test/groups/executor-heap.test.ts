@@ -13,3 +13,4 @@ await import('../kernel-timers.test.js');
 await import('../milestone.test.js');
 await import('../pool-heap.test.js');
 await import('../tiering.test.js');
+await import('../bench-deopts.test.js');
