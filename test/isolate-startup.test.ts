@@ -43,7 +43,9 @@ async function modulesLoaded(...entries: string[]): Promise<string[]> {
   }
 }
 
-const ZOD = /[\\/]node_modules[\\/]zod[\\/]/;
+/** A file of zod: the package's own, or the one file the build bundles it into (decision 0272). */
+const ZOD = /[\\/]node_modules[\\/]zod[\\/]|^lib\/vendor\/zod\.js$/;
+const YAML = /[\\/]node_modules[\\/]yaml[\\/]|^lib\/vendor\/yaml\.js$/;
 
 t.test("the coordinator's entry point loads no SIP kind and no zod: it loads its session's kind when the session starts", async (t) => {
   const loaded = await modulesLoaded('lib/coordinator/coordinator-worker.js');
@@ -73,4 +75,10 @@ t.test("the command line's entry point loads no other command's modules; `run` l
   t.same(atStart.filter((u) => u.startsWith('bin/cli/') && u !== 'bin/cli/table.js'), [], 'no command module before a command runs');
   const forRun = await modulesLoaded('bin/cli.js', 'bin/cli/run.js');
   t.same(forRun.filter((u) => ONLY_ELSEWHERE.test(u)), [], "none of sweep's, stress's, report's, list's or the help text's");
+});
+
+t.test('`run` loads zod and yaml as one file each, the bundles of the build, none of their packages\' files (decision 0272)', async (t) => {
+  const forRun = await modulesLoaded('bin/cli.js', 'bin/cli/run.js');
+  t.same(forRun.filter((u) => ZOD.test(u)), ['lib/vendor/zod.js'], 'zod: its bundle alone');
+  t.same(forRun.filter((u) => YAML.test(u)), ['lib/vendor/yaml.js'], 'yaml: its bundle alone');
 });

@@ -22,3 +22,4 @@ await import('../virtual-clock.test.js');
 await import('../suite-groups.test.js');
 await import('../ring-lines.test.js');
 await import('../simgrid-gen.test.js');
+await import('../vendored-deps.test.js');
