@@ -21,12 +21,12 @@ t.test('ccl_allreduce at p = 16 with 64 KiB a rank: no function bails out more t
   for (const threads of ['1', '2']) {
     const r = await kernbenchProcess(
       ['run', '--bench', 'ccl_allreduce', '--topology', 'ideal', '--set', 'system.sips.count=16', '--set', 'ccl.n_elem=16384', '--dtype', 'f32', '--threads', threads],
-      { nodeFlags: ['--trace-deopt'] },
+      { nodeFlags: ['--trace-deopt', '--trace-opt'] },
     );
     t.equal(r.exitCode, 0, `--threads ${threads}: the run succeeds`);
     t.match(r.stdout, /ring_allreduce \(ws=16\): 16 OK/);
     const by = bailoutsByFunction(r.stdout);
-    t.ok(by.size > 0, 'the trace was read (V8 bails out of something in every run)');
+    t.match(r.stdout, /completed (optimizing|compiling)/, "V8's trace reached stdout (it optimises something in every run)");
     const many = [...by].filter(([, n]) => n > 4);
     t.same(many, [], `--threads ${threads}: every function bailed out at most 4 times (one a rank would be 16)`);
   }
