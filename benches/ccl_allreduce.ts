@@ -42,9 +42,7 @@ export async function worker(rank: number, worldSize: number, nElem: number, dty
 
 /**
  * Rank `rank`'s result: every element against ws(ws + 1)/2 (--no-data moves
- * nothing: the buffer keeps its zeros, and only the mean is reported). A plain
- * function of its own: inside the async worker, V8 optimised the loop and then
- * left that code again for the result's object literal on every later rank's call.
+ * nothing: the buffer keeps its zeros, and only the mean is reported).
  */
 function checked(rank: number, worldSize: number, noData: boolean, critNs: number, values: Float32Array): RankResult {
   const wrong = noData ? 0 : countOther(values, (worldSize * (worldSize + 1)) / 2);
@@ -52,11 +50,12 @@ function checked(rank: number, worldSize: number, noData: boolean, critNs: numbe
 }
 
 /*
- * Each loop is a function that returns right after it. V8 compiles a long loop's
- * frame on the spot (on-stack replacement) while the code after the loop has not
- * run yet; when that code then needed type feedback (the mean, the object
- * literal), the loop's compiled code left again on every later call, and the
- * loops ran mostly in the interpreter (`node --trace-deopt`).
+ * Each loop is a function of its own that returns right after it. V8 compiles a
+ * long loop's frame on the spot (on-stack replacement) while the code after the
+ * loop has not run yet; when that code then needed type feedback (the mean, the
+ * result's object literal, once inside the async worker too), the loop's compiled
+ * code left again on every later rank's call, and the loops ran mostly in the
+ * interpreter (`node --trace-deopt`; test/bench-deopts.test.ts).
  */
 function countOther(values: Float32Array, expected: number): number {
   let n = 0;

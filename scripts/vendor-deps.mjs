@@ -18,7 +18,7 @@
 //
 //   node scripts/vendor-deps.mjs            (run by `npm run build`)
 import * as esbuild from 'esbuild';
-import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
@@ -63,7 +63,7 @@ const SPECIFIER = new RegExp(String.raw`(\bfrom\s*|\bimport\s*\(\s*)(['"])(${VEN
 
 let files = 0;
 let rewritten = 0;
-for (const file of walk(DIST)) {
+for (const file of readdirSync(DIST, { recursive: true, encoding: 'utf8' }).map((f) => join(DIST, f))) {
   if (!file.endsWith('.js') || file.startsWith(VENDOR + '/') || file.startsWith(TESTS + '/')) continue;
   files++;
   const text = readFileSync(file, 'utf8');
@@ -78,11 +78,3 @@ for (const file of walk(DIST)) {
   }
 }
 process.stdout.write(`vendor-deps: ${VENDORED.join(', ')} bundled into dist/lib/vendor; ${rewritten} of ${files} files import them there\n`);
-
-function* walk(dir) {
-  for (const entry of readdirSync(dir)) {
-    const path = join(dir, entry);
-    if (statSync(path).isDirectory()) yield* walk(path);
-    else yield path;
-  }
-}

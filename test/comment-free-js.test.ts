@@ -3,16 +3,11 @@
 // `npm run build`). Every isolate keeps the source text of each module it loads; the
 // comments were a third of it, and a file with one non-ASCII character in a comment is
 // kept in two bytes a character.
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { ROOT } from './helpers/cli.js';
-
-function files(dir: string, ext: string): string[] {
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
-    .filter((f) => f.endsWith(ext))
-    .map((f) => join(dir, f));
-}
+import { filesUnder as files } from './helpers/files.js';
 
 t.test("the runtime's JavaScript carries no comments", async (t) => {
   const js = files(join(ROOT, 'dist', 'lib'), '.js');

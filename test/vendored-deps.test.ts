@@ -4,7 +4,7 @@
 // package (as a user's own dependency would build it) is still a zod schema to
 // kernbench, which checks schemas with `instanceof` (lib/config/schema-path.ts,
 // lib/config/sets.ts). Which files a run loads: test/isolate-startup.test.ts.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
@@ -13,25 +13,18 @@ import * as yamlPackage from 'yaml';
 import { z as benchZ } from '../lib/public/bench.js';
 import { z as kernelZ } from '../lib/public/kernel.js';
 import { z as topologyZ } from '../lib/public/topology.js';
+import { filesUnder } from './helpers/files.js';
 
 const DIST = fileURLToPath(new URL('../', import.meta.url));
 const VENDOR = join(DIST, 'lib', 'vendor');
 /** The tests import the packages by name, as a user's code would. */
 const TESTS = join(DIST, 'test');
 
-function* jsFiles(dir: string): Generator<string> {
-  for (const entry of readdirSync(dir)) {
-    const path = join(dir, entry);
-    if (statSync(path).isDirectory()) yield* jsFiles(path);
-    else if (path.endsWith('.js')) yield path;
-  }
-}
-
 t.test("no compiled file of kernbench's (but the bundles) imports zod or yaml by its package name", async (t) => {
   const bare = /(\bfrom\s*|\bimport\s*\(\s*)(['"])(zod|yaml)(\/[^'"]*)?\2/;
   const offenders: string[] = [];
   let files = 0;
-  for (const file of jsFiles(DIST)) {
+  for (const file of filesUnder(DIST, '.js')) {
     if (file.startsWith(VENDOR) || file.startsWith(TESTS)) continue;
     files++;
     if (bare.test(readFileSync(file, 'utf8'))) offenders.push(relative(DIST, file));
