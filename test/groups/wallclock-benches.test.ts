@@ -11,3 +11,4 @@ export {};
 await import('../wallclock-benches.test.js');
 await import('../simgrid-ring.test.js');
 await import('../alloc-worker-post.test.js');
+await import('../atomics-cost.test.js');
