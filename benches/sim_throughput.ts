@@ -18,7 +18,7 @@ import type { Tensor } from '../lib/host/tensor.js';
 import type { Torch } from '../lib/host/torch.js';
 import type { ThreadLayout } from '../lib/config/plan.js';
 import { bareRing } from './sim/bare-ring.js';
-import { modelFloor } from './sim/model-floor.js';
+import { allEqual, modelFloor } from './sim/model-floor.js';
 
 export const options = (z: Zod) => z.object({
   sizes: intList(z, 2).prefault('8,64,256').describe('ring sizes (PEs), e.g. 64 for one'),
@@ -103,8 +103,9 @@ export async function workerRounds(rank: number, nElem: number, rounds: number, 
   await torch.distributed.barrier();
   const out = await t.numpy();
   const want = ws ** rounds;
-  return { ok: out.data.every((v) => v === want), critNs: work.critNs, t0, t1, usage: start ?? end };
+  return { ok: allEqual(out.data, want), critNs: work.critNs, t0, t1, usage: start ?? end };
 }
+
 
 /**
  * IPCQ messages of one ring all-reduce of p ranks with n elements each, cut in

@@ -9,7 +9,7 @@ import './helpers/cli.js'; // the node processes started here run without tap's 
 import t from 'tap';
 import { bareBarrier } from '../benches/barrier/bare-barriers.js';
 import { bareRing } from '../benches/sim/bare-ring.js';
-import { modelFloor } from '../benches/sim/model-floor.js';
+import { allEqual, modelFloor } from '../benches/sim/model-floor.js';
 import { ringMessages, worker } from '../benches/sim_throughput.js';
 import { TestRuntime } from './helpers/run.js';
 
@@ -73,6 +73,22 @@ t.test('the one-thread model all-reduces correctly, whatever the sizes (chunks a
     const r = await modelFloor(p, n, piece);
     t.equal(r.ok, true, `p = ${p}, n = ${n}, pieces of ${piece}: every element is p on every rank`);
   }
+});
+
+t.test('the ranks\' check answers as every element === v would, wherever the odd element is', async (t) => {
+  const a = new Float32Array(1000).fill(64);
+  t.equal(allEqual(a, 64), true);
+  t.equal(allEqual(new Float32Array(0), 64), true, 'an empty array passes, as every() does');
+  for (const at of [0, 499, 999]) {
+    for (const odd of [63, NaN, Infinity]) {
+      const b = a.slice();
+      b[at] = odd;
+      t.equal(allEqual(b, 64), b.every((v) => v === 64), `${odd} at ${at}`);
+      t.equal(allEqual(b, 64), false);
+    }
+  }
+  t.equal(allEqual(new Float32Array([0, -0]), 0), true, '-0 equals 0, as === says');
+  t.equal(allEqual(new Float32Array([NaN]), NaN), false, 'NaN equals nothing, as === says');
 });
 
 t.test('barrier_throughput at n = 2 and 3: no thread passes a barrier early, every figure reported', async (t) => {

@@ -98,5 +98,15 @@ export async function modelFloor(p: number, n: number, pieceElems: number, round
   for (let i = 0; i < rounds; i++) await Promise.all(Array.from({ length: p }, (_, r) => rank(r)));
   const ms = performance.now() - t0;
   const want = p ** rounds;
-  return { ms, ok: data.every((d) => d.data.every((v) => v === want)) };
+  return { ms, ok: data.every((d) => allEqual(d.data, want)) };
+}
+
+/**
+ * Whether every element of `a` is `v`: a rank's check of its result. A plain loop in a
+ * function of its own, not `a.every(...)`, whose builtin calls a closure an element
+ * (docs/author-guide.md, "A check every rank runs").
+ */
+export function allEqual(a: Float32Array, v: number): boolean {
+  for (let i = 0; i < a.length; i++) if (a[i] !== v) return false;
+  return true;
 }

@@ -5,6 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Torch } from '../../lib/host/torch.js';
 import { rankSetUp } from '../sim_throughput.js';
+import { allEqual } from './model-floor.js';
 
 /** Every thread's CPU time and its time runnable but waiting for a core (ns, /proc/self/task/T/schedstat). */
 export interface ThreadCpu {
@@ -43,5 +44,5 @@ export async function windowWorker(rank: number, nElem: number, torch: Torch): P
   const end = rank === ws - 1 ? threadCpu() : null;
   await torch.distributed.barrier();
   const out = await t.numpy();
-  return { ok: out.data.every((v) => v === ws), start, end, thread: threadId() };
+  return { ok: allEqual(out.data, ws), start, end, thread: threadId() };
 }
