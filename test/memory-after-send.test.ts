@@ -21,6 +21,7 @@ import { SharedState } from '../lib/shm/shared-state.js';
 import { CostModel } from '../lib/topology/cost-model.js';
 import { Machine } from '../lib/topology/machine.js';
 import { markActive } from '../lib/shm/active-actors.js';
+import { markFlowRequest } from '../lib/shm/flow-requests.js';
 import { TestRuntime } from './helpers/run.js';
 import { memoryAfterSendRank } from './fixtures/memory-after-send.js';
 
@@ -70,6 +71,7 @@ t.test('an HBM access at t after an arbitrated send\'s last byte X < t waits for
   sh.times[L.flow(sender, dir, FLOW.JOIN_MIN_PS)] = 0;
   Atomics.add(sh.ctl, HEADER.FLOWS_PENDING, 1);
   Atomics.add(sh.ctl, L.pe(sender, PE.FLOW_REQ + dir), 1);
+  markFlowRequest(sh.ctl, L, sender * DIR_COUNT + dir);
   block(sh, L.channelActor(sender, dir), startPs, L.pe(sender, PE.FLOW_DONE + dir), 1);
   block(sh, L.peActor(sender), startPs, L.pe(sender, PE.DONE_SEQ), 1);
   // The other PE asks its cube's HBM at otherAtPs and waits for the grant.

@@ -35,6 +35,7 @@ import type { Machine } from '../topology/machine.js';
 import { Links } from '../topology/links.js';
 import { EPSILON_PS, LinkShare, aloneRateOf, pieceBytes, pieceStartPs } from '../topology/link-share.js';
 import { actorsBound, commandInFlight } from './snapshot.js';
+import { FlowRequestTaker } from '../shm/flow-requests.js';
 import { earliestDonePs, memoryTiming, type MemoryTiming } from './arbiter.js';
 
 /** Snapshot attempts before a pass gives up (actors kept changing state; a later ring retries). */
@@ -50,6 +51,8 @@ export class LinkArbiter {
   private readonly channels: number;
   /** The shared memories' latency and bandwidth: when a PE waiting for a grant can resume. */
   private readonly memory: MemoryTiming;
+  /** The channels that marked a request (../shm/flow-requests.ts), until it is added. */
+  private readonly requests: FlowRequestTaker;
 
   constructor(
     private readonly sh: SharedState,
@@ -61,6 +64,7 @@ export class LinkArbiter {
     this.channels = sh.layout.dims.pes * DIR_COUNT;
     this.added = new Int32Array(this.channels);
     this.memory = memoryTiming(m);
+    this.requests = new FlowRequestTaker(this.channels);
   }
 
   /**
@@ -90,6 +94,8 @@ export class LinkArbiter {
       // CM02's sharing penalty: the route's latency (longer routes get less of a shared link).
       this.model.add({ id: k * this.channels + c, startPs, bytes, alonePs: bytes === 0 ? undefined : serialPs, route, latencyPs, penalty: Math.max(1, latencyPs) });
     }
+    // A channel asks again only once answered; a candidate is kept while its FLOW_REQ is ahead of what was added.
+    this.requests.keep((c) => Atomics.load(ctl, L.pe(Math.floor(c / DIR_COUNT), PE.FLOW_REQ + (c % DIR_COUNT))) > this.added[c]);
     const done = this.model.pending > 0 ? this.model.advanceTo(snap.bound, true) : [];
     const woke: number[] = [];
     for (const d of done) {
@@ -118,8 +124,10 @@ export class LinkArbiter {
     for (let attempt = 0; attempt < SNAPSHOT_TRIES; attempt++) {
       const epoch = stateEpoch(sh);
       if (commandInFlight(sh)) return null;
+      // Only the channels that marked a request since they were last taken (../shm/flow-requests.ts), in channel order.
+      this.requests.take(ctl, L);
       const fresh: number[] = [];
-      for (let c = 0; c < this.channels; c++) {
+      for (const c of this.requests.candidates()) {
         const pe = Math.floor(c / DIR_COUNT), dir = c % DIR_COUNT;
         if (Atomics.load(ctl, L.pe(pe, PE.FLOW_REQ + dir)) > this.added[c]) fresh.push(c);
       }
@@ -130,8 +138,11 @@ export class LinkArbiter {
       // and its sender's own access, at its last byte, is served before the request
       // (docs/decisions/0204). Its flows join at or after that whole ps, so ends up to EPSILON_PS
       // later (reported as that ps) may be made final.
-      for (let pe = 0; pe < L.dims.pes; pe++) {
-        if (Atomics.load(ctl, L.pe(pe, PE.REQ_SEQ)) > Atomics.load(ctl, L.pe(pe, PE.GRANT_SEQ))) bound = Math.min(bound, earliestDonePs(sh, this.memory, pe) + EPSILON_PS);
+      // GRANTS_PENDING rises before a request's REQ_SEQ (lib/kernel/memory-port.ts): at 0 none is pending.
+      if (Atomics.load(ctl, HEADER.GRANTS_PENDING) > 0) {
+        for (let pe = 0; pe < L.dims.pes; pe++) {
+          if (Atomics.load(ctl, L.pe(pe, PE.REQ_SEQ)) > Atomics.load(ctl, L.pe(pe, PE.GRANT_SEQ))) bound = Math.min(bound, earliestDonePs(sh, this.memory, pe) + EPSILON_PS);
+        }
       }
       bound = Math.min(bound, actorsBound(sh, -1, -Infinity));
       if (stateEpoch(sh) === epoch) return { fresh, bound };

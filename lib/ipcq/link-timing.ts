@@ -15,7 +15,8 @@
 //   arbitrated  shared links, each piece a flow the coordinator's link arbiter
 //               makes final (lib/coordinator/link-arbiter.ts): the answer comes
 //               from another thread, so a send never completes as issued
-import { EXEC, FLOW, HEADER, PE, WAIT_KIND } from '../shm/layout.js';
+import { DIR_COUNT, EXEC, FLOW, HEADER, PE, WAIT_KIND } from '../shm/layout.js';
+import { markFlowRequest } from '../shm/flow-requests.js';
 import type { LinkMode } from '../config/plan.js';
 import type { ThreadEnv } from '../sync/thread-env.js';
 import type { SharedState } from '../shm/shared-state.js';
@@ -326,7 +327,9 @@ class ArbitratedLinks implements LinkTiming {
     shared.times[L.flow(pe, dir, FLOW.JOIN_MIN_PS)] = joinNotBeforePs;
     this.env.stats.linkPieces.arbitrated++;
     Atomics.add(shared.ctl, HEADER.FLOWS_PENDING, 1);
-    return Atomics.add(shared.ctl, L.pe(pe, PE.FLOW_REQ + dir), 1) + 1;
+    const n = Atomics.add(shared.ctl, L.pe(pe, PE.FLOW_REQ + dir), 1) + 1;
+    markFlowRequest(shared.ctl, L, pe * DIR_COUNT + dir);
+    return n;
   }
 
   /** The answer to the last request. */

@@ -105,6 +105,8 @@ export class ShmLayout {
   private readonly activeSummaryBase: number;
   private readonly epochSummaryBase: number;
   private readonly linkClaimBase: number;
+  private readonly flowReqBase: number;
+  private readonly flowReqSummaryBase: number;
   // times
   private readonly clockBase: number;
   private readonly recordBase: number;
@@ -148,6 +150,10 @@ export class ShmLayout {
     w += Math.ceil((dims.executors + 1) / 32);
     this.linkClaimBase = w;
     w += 2 * (dims.links ?? 0);
+    this.flowReqBase = w;
+    w += this.flowReqWords;
+    this.flowReqSummaryBase = w;
+    w += this.flowReqSummaryWords;
     this.ctlWords = w;
 
     let f = 0;
@@ -334,6 +340,26 @@ export class ShmLayout {
   /** `ctl` index of link `id`'s claim count; the next word holds the claiming channel (pe * 4 + dir + 1) when the count is 1 (lib/sync/link-claims.ts). */
   linkClaims(id: number): number {
     return this.linkClaimBase + 2 * id;
+  }
+  /**
+   * The word of the flow-request bitmap holding outbound channel `c`'s bit (c = pe * 4 + dir,
+   * 1 << c % 32): set by the channel after it bumps PE.FLOW_REQ, taken by the link arbiter,
+   * which reads only the channels whose bits it took (../shm/flow-requests.ts).
+   */
+  flowReqWord(c: number): number {
+    return this.flowReqBase + (c >>> 5);
+  }
+  /** Words of the flow-request bitmap: a bit for each outbound channel. */
+  get flowReqWords(): number {
+    return Math.ceil((this.dims.pes * DIR_COUNT) / 32);
+  }
+  /** The word of that bitmap's summary holding bitmap word `wi`'s bit (1 << wi % 32). */
+  flowReqSummaryWord(wi: number): number {
+    return this.flowReqSummaryBase + (wi >>> 5);
+  }
+  /** Words of the flow-request bitmap's summary. */
+  get flowReqSummaryWords(): number {
+    return Math.ceil(this.flowReqWords / 32);
   }
 
   /**

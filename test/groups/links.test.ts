@@ -19,6 +19,7 @@ await import('../coordinator-doorbell.test.js');
 await import('../abort-claim.test.js');
 await import('../state-epoch.test.js');
 await import('../actors-bound.test.js');
+await import('../flow-requests.test.js');
 await import('../memory-after-send.test.js');
 await import('../link-one-way-collectives.test.js');
 await import('../held-sends.test.js');

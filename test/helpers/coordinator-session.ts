@@ -6,6 +6,7 @@ import { loadCcl, loadTopology } from '../../lib/config/load.js';
 import { DEFAULT_CCL_FILE, topologyPath } from '../../lib/config/paths.js';
 import { buildPlan } from '../../lib/config/plan.js';
 import { FLOW, HEADER, PE } from '../../lib/shm/layout.js';
+import { markFlowRequest } from '../../lib/shm/flow-requests.js';
 import { SharedState } from '../../lib/shm/shared-state.js';
 import { Machine } from '../../lib/topology/machine.js';
 
@@ -33,4 +34,5 @@ export function askFlow(sh: SharedState, peer: number, startPs: number): void {
   sh.times[L.flow(0, 0, FLOW.JOIN_MIN_PS)] = 0;
   Atomics.add(sh.ctl, HEADER.FLOWS_PENDING, 1);
   Atomics.add(sh.ctl, L.pe(0, PE.FLOW_REQ), 1);
+  markFlowRequest(sh.ctl, L, 0);
 }
