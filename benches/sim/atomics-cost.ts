@@ -10,20 +10,10 @@
 // function (the call included), each the faster of two passes, and their ratio;
 // and a loop with no access, for scale. Both paths address the same words of one
 // shared memory. Wall time: compare within one run only.
+import { leb, section } from '../../lib/tile/simd.js';
 import { positive } from './args.js';
 
 const I32 = 0x7f;
-const leb = (n: number): number[] => {
-  const out: number[] = [];
-  do {
-    let b = n & 0x7f;
-    n >>>= 7;
-    if (n !== 0) b |= 0x80;
-    out.push(b);
-  } while (n !== 0);
-  return out;
-};
-const section = (id: number, body: number[]): number[] => [id, ...leb(body.length), ...body];
 const vector = (items: number[][]): number[] => [...leb(items.length), ...items.flat()];
 const name = (s: string): number[] => [...leb(s.length), ...Buffer.from(s)];
 

@@ -53,7 +53,8 @@ const BODY = [
   0x0b, // end func
 ];
 
-function leb(n: number): number[] {
+/** `n` as an unsigned LEB128 number: how WebAssembly's binary format writes sizes and counts. */
+export function leb(n: number): number[] {
   const out: number[] = [];
   do {
     let b = n & 0x7f;
@@ -64,7 +65,8 @@ function leb(n: number): number[] {
   return out;
 }
 
-const section = (id: number, bytes: number[]): number[] => [id, ...leb(bytes.length), ...bytes];
+/** A section of a WebAssembly module: its id, its size, its bytes. */
+export const section = (id: number, bytes: number[]): number[] => [id, ...leb(bytes.length), ...bytes];
 
 const MODULE_BYTES = new Uint8Array([
   0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // \0asm, version 1
