@@ -45,7 +45,7 @@
 //   P: add(word); notify(word)
 // If P's add follows W's load, W's waitAsync sees word != v or is notified.
 import { AbortError, DeadlockError, reviveError } from '../errors.js';
-import { ringCoordinator } from './wake.js';
+import { ringCoordinator, TurnEndRing } from './wake.js';
 import { ABORT_KIND, ACTOR, ACTOR_STATE, EXEC, HEADER } from '../shm/layout.js';
 import { markActive } from '../shm/active-actors.js';
 import { countStateChange, type ErrorSlot, type SharedState } from '../shm/shared-state.js';
@@ -87,6 +87,8 @@ export class Scheduler {
   private publishesRemote = 0;
   /** The deadlock's report, once read from the report slot (it is written once, before ABORT). */
   private deadlockReport: ErrorSlot | null | undefined;
+  /** The coordinator's rings for this thread's actors that stop (stoppedRunning). */
+  private readonly turnRing: TurnEndRing;
 
   constructor(
     readonly shared: SharedState,
@@ -106,6 +108,7 @@ export class Scheduler {
     this.doorbell = shared.layout.exec(executor, EXEC.DOORBELL);
     this.sleepGen = shared.layout.exec(executor, EXEC.SLEEP_GEN);
     this.stateEpoch = shared.layout.exec(executor, EXEC.STATE_EPOCH);
+    this.turnRing = new TurnEndRing(shared.ctl);
   }
 
   /** Throws if the session was aborted (a rank failed, or a deadlock was found). */
@@ -313,12 +316,14 @@ export class Scheduler {
   /**
    * An actor stopped running (blocked, idle, done). While shared-memory requests
    * or link flows are pending it may have been the last actor that could still
-   * ask earlier than one of them: ring the coordinator, which runs an arbiter
-   * pass (lib/coordinator/arbiter.ts, link-arbiter.ts). Two loads when nothing is pending.
+   * ask earlier than one of them: the coordinator runs an arbiter pass
+   * (lib/coordinator/arbiter.ts, link-arbiter.ts): rung at the turn's first such
+   * stop and once more as the turn ends for all the others (TurnEndRing, decision 0275).
+   * Two loads when nothing is pending.
    */
   private stoppedRunning(): void {
     if (Atomics.load(this.ctl, HEADER.GRANTS_PENDING) === 0 && Atomics.load(this.ctl, HEADER.FLOWS_PENDING) === 0) return;
-    ringCoordinator(this.ctl);
+    this.turnRing.stopped();
   }
 
   /**
@@ -425,7 +430,8 @@ export class Scheduler {
           await new Promise<void>((r) => ownSetImmediate(r));
           if (Atomics.load(this.ctl, this.doorbell) !== seen || this.waiters.count === 0) continue;
         }
-        // Nothing here can run until another thread publishes: a moment for housekeeping.
+        // Nothing here can run until another thread publishes: the coordinator's ring first, then housekeeping.
+        this.turnRing.pay();
         if (collectIfIdle() && Atomics.load(this.ctl, this.doorbell) !== seen) continue;
         // Pieces held for their links: the coordinator's pass releases what may go, or hands them to the arbiter (decision 0248).
         if (Atomics.load(this.ctl, HEADER.HELD_PENDING) > 0) ringCoordinator(this.ctl);

@@ -1,12 +1,14 @@
 // Runs on: any thread. Owns: waking every thread of a session at once (abort,
 // deadlock, session end), so parked waiters re-check the abort word; the abort
-// itself (abortSession) and the coordinator's doorbell (ringCoordinator, and the
+// itself (abortSession) and the coordinator's doorbell (ringCoordinator; a
+// thread's rings for its stops, at most two a turn, TurnEndRing; and the
 // coordinator's side, CoordinatorDoorbell); and the
 // count of a session's synchronisations between threads, read from its words
 // once every thread has stopped (syncCounts).
 import type { SerializedError } from '../errors.js';
 import { ABORT_KIND, EXEC, HEADER, RING, SLOT } from '../shm/layout.js';
 import type { SharedState } from '../shm/shared-state.js';
+import { ownSetImmediate } from './own-timers.js';
 
 export function wakeAllThreads(sh: SharedState): void {
   const L = sh.layout;
@@ -21,6 +23,49 @@ export function wakeAllThreads(sh: SharedState): void {
 export function ringCoordinator(ctl: Int32Array): void {
   Atomics.add(ctl, HEADER.COORD_DOORBELL, 1);
   if (Atomics.load(ctl, HEADER.COORD_PARKED) === 1) Atomics.notify(ctl, HEADER.COORD_DOORBELL);
+}
+
+/**
+ * A thread's rings for the arbiters' passes: at most two a turn of its event loop. An
+ * actor that stops while requests are pending (Scheduler.stoppedRunning) may have been
+ * the last that bounded one of them. The turn's first stop rings at once: an actor
+ * alone on its thread (a PE waiting for its memory grant) waits no longer for its pass.
+ * Every later stop of the turn owes one more ring, paid when the turn ends (an
+ * immediate: every actor resumed in the turn has run to its next stop) or when the
+ * thread parks. A pass rung at each of them ran while the thread still ran actors: its
+ * snapshot read a moving state epoch and failed, or a bound the running actors held low
+ * (decision 0275). The thread's event loop is never blocked (./scheduler.ts), so a turn
+ * always ends and a ring owed is paid.
+ */
+export class TurnEndRing {
+  /** A stop rang in this turn: later ones owe the ring at its end. */
+  private turnRang = false;
+  private owed = false;
+  /** The immediate that ends the turn; a field, not a closure a turn. */
+  private readonly endTurn = (): void => {
+    this.turnRang = false;
+    this.pay();
+  };
+
+  constructor(private readonly ctl: Int32Array) {}
+
+  /** An actor stopped with requests pending: ring now if it is the turn's first, else owe one ring at its end. */
+  stopped(): void {
+    if (this.turnRang) {
+      this.owed = true;
+      return;
+    }
+    this.turnRang = true;
+    ringCoordinator(this.ctl);
+    ownSetImmediate(this.endTurn);
+  }
+
+  /** Pay the ring owed, if any: at the turn's end, or before the thread parks. */
+  pay(): void {
+    if (!this.owed) return;
+    this.owed = false;
+    ringCoordinator(this.ctl);
+  }
 }
 
 /**

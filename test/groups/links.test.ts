@@ -16,6 +16,7 @@ await import('../run-once.test.js');
 await import('../link-own-kernel.test.js');
 await import('../coordinator-fault.test.js');
 await import('../coordinator-doorbell.test.js');
+await import('../coordinator-rings.test.js');
 await import('../abort-claim.test.js');
 await import('../state-epoch.test.js');
 await import('../actors-bound.test.js');
