@@ -36,8 +36,9 @@ export const HEADER = {
   RANKS_FAILED: 8,
   /**
    * Shared-memory-channel requests published and not yet granted (lib/coordinator/arbiter.ts).
-   * While it is non-zero, an actor that stops running rings the coordinator: it may
-   * have been the last one that could still ask earlier than a pending request.
+   * While it is non-zero, an actor that stops running rings the coordinator (at once, or
+   * as its thread's turn ends: lib/sync/wake.ts TurnEndRing): it may have been the last
+   * one that could still ask earlier than a pending request.
    */
   GRANTS_PENDING: 16,
   /** Non-zero while a thread runs an arbiter pass (a lock: the channels' free times and GRANT_SEQ change only under it); 2: the coordinator waits for it. */
