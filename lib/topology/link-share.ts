@@ -105,6 +105,20 @@ interface Active {
   alone: boolean;
 }
 
+/** LinkShare.solve's scratch: by link id, what is left of its capacity, its level and its flows, for the links marked with the solve's stamp. */
+interface SolveWork {
+  stamp: number;
+  mark: Float64Array;
+  /** The links of this solve, in the order first met (sorted into id order). */
+  used: Int32Array;
+  left: Float64Array;
+  level: Float64Array;
+  flows: (Active[] | undefined)[];
+  unfixed: Active[];
+  /** The flows' rates before the solve, in id order. */
+  before: Float64Array;
+}
+
 /** The join time (ps, double) of a flow that starts at `startPs` and pays `latencyPs` first (the model's and the fast path's one expression). */
 export function joinOf(startPs: number, latencyPs: number): number {
   return startPs + latencyPs;
@@ -157,8 +171,24 @@ export class LinkShare {
   /** The largest safe time promised so far: no flow may start before it. */
   private safe = -Infinity;
 
+  /** solve's arrays, indexed by link id and kept between solves: a solve runs at every event, over every active flow. */
+  private readonly work: SolveWork;
+
   /** `gbPerS[l]`: capacity of link l in GB/s (bytes/ns), e.g. from Links.classOf and timing.links. */
-  constructor(private readonly gbPerS: ArrayLike<number>) {}
+  constructor(private readonly gbPerS: ArrayLike<number>) {
+    const n = gbPerS.length;
+    this.work = {
+      stamp: 0,
+      mark: new Float64Array(n),
+      used: new Int32Array(n),
+      left: new Float64Array(n),
+      level: new Float64Array(n),
+      // Made as a solve first meets the link: most links of a large machine never carry a flow the arbiter times.
+      flows: new Array<Active[]>(n),
+      unfixed: [],
+      before: new Float64Array(16),
+    };
+  }
 
   /** Number of flows not yet returned by advanceTo. */
   get pending(): number {
@@ -260,75 +290,95 @@ export class LinkShare {
   /** Max-min fair rates of the active flows (weighted progressive filling, see the header). */
   private solve(): void {
     // Id order: the float sums below must not depend on the order flows joined.
-    this.active.sort((x, y) => x.flow.id - y.flow.id);
-    const before = this.active.map((a) => a.rate);
-    const links = new Map<number, { left: number; flows: Active[] }>();
-    for (const a of this.active) {
+    const active = this.active.sort((x, y) => x.flow.id - y.flow.id);
+    const w = this.work;
+    if (w.before.length < active.length) w.before = new Float64Array(2 * active.length);
+    const before = w.before;
+    // The links the flows cross, each with its capacity and its flows in id order (a
+    // route that crosses a link twice counts once per crossing, as in SimGrid's lmm).
+    const stamp = ++w.stamp;
+    let count = 0;
+    for (let i = 0; i < active.length; i++) {
+      const a = active[i];
+      before[i] = a.rate;
       a.rate = -1;
-      for (const l of a.flow.route) {
-        let e = links.get(l);
-        if (!e) links.set(l, (e = { left: this.gbPerS[l], flows: [] }));
-        // A route that crosses a link twice counts once per crossing, as in SimGrid's lmm.
-        e.flows.push(a);
+      const route = a.flow.route;
+      for (let k = 0; k < route.length; k++) {
+        const l = route[k];
+        let on = w.flows[l];
+        if (w.mark[l] !== stamp) {
+          w.mark[l] = stamp;
+          w.left[l] = this.gbPerS[l];
+          if (on === undefined) w.flows[l] = on = [];
+          else on.length = 0;
+          w.used[count++] = l;
+        }
+        (on as Active[]).push(a);
       }
     }
-    const ids = [...links.keys()].sort((x, y) => x - y);
+    const ids = w.used.subarray(0, count).sort();
     // Each round: every link's level (the common value of rate * penalty its unfixed flows
     // would reach when it is full); the lowest fixes the flows of every link at that level.
-    const level = new Map<number, number>();
+    const unfixed = w.unfixed;
     for (;;) {
       let lowest = Infinity;
-      for (const l of ids) {
-        const lv = this.levelOf(links.get(l) as { left: number; flows: Active[] });
-        level.set(l, lv);
+      for (let i = 0; i < count; i++) {
+        const l = ids[i];
+        const lv = levelOf(w.left[l], w.flows[l] as Active[]);
+        w.level[l] = lv;
         lowest = Math.min(lowest, lv);
       }
       if (lowest === Infinity) break;
-      for (const l of ids) {
-        if (level.get(l) !== lowest) continue;
-        const e = links.get(l) as { left: number; flows: Active[] };
+      for (let i = 0; i < count; i++) {
+        const l = ids[i];
+        if (w.level[l] !== lowest) continue;
+        unfixed.length = 0;
+        for (const a of w.flows[l] as Active[]) if (a.rate < 0) unfixed.push(a);
         // Equal penalties (the usual case): an exact equal split of what is left.
-        const unfixed = e.flows.filter((a) => a.rate < 0);
-        const equal = unfixed.every((a) => penaltyOf(a) === penaltyOf(unfixed[0]));
+        let equal = true;
+        for (let k = 1; k < unfixed.length; k++) if (penaltyOf(unfixed[k]) !== penaltyOf(unfixed[0])) equal = false;
+        const left = w.left[l];
         for (const a of unfixed) {
-          if (a.rate >= 0) continue; // fixed earlier in this loop (a route crossing e twice)
-          a.rate = equal ? e.left / unfixed.length : lowest / penaltyOf(a);
+          if (a.rate >= 0) continue; // fixed earlier in this loop (a route crossing the link twice)
+          a.rate = equal ? left / unfixed.length : lowest / penaltyOf(a);
         }
         for (const a of unfixed) {
-          for (const m of a.flow.route) (links.get(m) as { left: number }).left -= a.rate;
+          const route = a.flow.route;
+          for (let k = 0; k < route.length; k++) w.left[route[k]] -= a.rate;
         }
       }
     }
     // Account a flow's bytes only where its rate changed (a flow that just joined has
     // `since` = now and all its bytes): a flow whose rate never changes ends exactly
     // where it was predicted when it joined, whatever happens on other links.
-    this.active.forEach((a, i) => {
+    for (let i = 0; i < active.length; i++) {
+      const a = active[i];
       const old = before[i];
       if (old > 0 && a.rate !== old) {
         a.rem -= (old * (this.now - a.since)) / PS_PER_NS;
         a.since = this.now;
         a.alone = false;
       } else if (old === 0 && a.rate !== a.aloneRate) a.alone = false;
-    });
-  }
-
-  /** The level at which a link fills: what is left over the sum of its unfixed flows' 1 / penalty (Infinity: none unfixed). */
-  private levelOf(e: { left: number; flows: Active[] }): number {
-    let inv = 0;
-    let n = 0;
-    let p0 = 0;
-    let equal = true;
-    for (const a of e.flows) {
-      if (a.rate >= 0) continue;
-      const p = penaltyOf(a);
-      if (n === 0) p0 = p;
-      else if (p !== p0) equal = false;
-      inv += 1 / p;
-      n++;
     }
-    if (n === 0) return Infinity;
-    return equal ? (e.left / n) * p0 : e.left / inv;
   }
+}
+
+/** The level at which a link fills: what is `left` over the sum of its unfixed flows' 1 / penalty (Infinity: none unfixed). */
+function levelOf(left: number, flows: readonly Active[]): number {
+  let inv = 0;
+  let n = 0;
+  let p0 = 0;
+  let equal = true;
+  for (const a of flows) {
+    if (a.rate >= 0) continue;
+    const p = penaltyOf(a);
+    if (n === 0) p0 = p;
+    else if (p !== p0) equal = false;
+    inv += 1 / p;
+    n++;
+  }
+  if (n === 0) return Infinity;
+  return equal ? (left / n) * p0 : left / inv;
 }
 
 function penaltyOf(a: Active): number {
