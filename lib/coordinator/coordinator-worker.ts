@@ -146,7 +146,7 @@ function runSession(m: Extract<ToCoordinator, { type: 'session' }>): void {
       deadlock = abortSession(sh, ABORT_KIND.DEADLOCK, report);
     }
   }
-  post({ type: 'session-done', passes, deadlock, unrungGrants });
+  post({ type: 'session-done', passes, deadlock, unrungGrants, linkSnapshotsFailed: links?.snapshotsFailed ?? 0 });
 
   function passHeld(): void {
     const wake = (pe: number, dir: number): void => {

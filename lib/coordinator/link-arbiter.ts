@@ -53,6 +53,8 @@ export class LinkArbiter {
   private readonly memory: MemoryTiming;
   /** The channels that marked a request (../shm/flow-requests.ts), until it is added. */
   private readonly requests: FlowRequestTaker;
+  /** Passes whose snapshot stayed inconsistent through every try (actors kept changing state): SessionReport.linkSnapshotsFailed. */
+  snapshotsFailed = 0;
 
   constructor(
     private readonly sh: SharedState,
@@ -147,6 +149,7 @@ export class LinkArbiter {
       bound = Math.min(bound, actorsBound(sh, -1, -Infinity));
       if (stateEpoch(sh) === epoch) return { fresh, bound };
     }
+    this.snapshotsFailed++;
     return null;
   }
 }

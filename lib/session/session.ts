@@ -57,6 +57,12 @@ export interface SessionReport {
    * (lib/coordinator/coordinator-worker.ts).
    */
   unrungGrants: number;
+  /**
+   * Link-arbiter passes that made nothing final because their snapshot of the actors never
+   * held: actors kept changing state through every try (lib/coordinator/link-arbiter.ts).
+   * Passes rung while a thread still runs actors end so (decision 0275).
+   */
+  linkSnapshotsFailed: number;
   /** How often the threads synchronised (lib/sync/wake.ts, decision 0126). */
   sync: SyncCounts;
 }
@@ -351,6 +357,7 @@ export class Session implements Spawner {
       epochGcs: reports.reduce((n, r) => n + r.epochGcs, 0),
       coordinatorPasses: coord?.type === 'session-done' ? coord.passes : 0,
       unrungGrants: coord?.type === 'session-done' ? coord.unrungGrants : 0,
+      linkSnapshotsFailed: coord?.type === 'session-done' ? coord.linkSnapshotsFailed : 0,
       sync: syncCounts(this.shared, this.plan.peExecutor),
     };
   }

@@ -27,7 +27,7 @@ export type FromExecutor =
 export type ToCoordinator = { type: 'session'; plan: SessionPlan; buffers: SharedBuffers; timerMs?: number } | { type: 'shutdown' };
 
 /** coordinator -> main. */
-export type FromCoordinator = { type: 'session-done'; passes: number; deadlock: boolean; unrungGrants: number } | { type: 'fatal'; error: SerializedError };
+export type FromCoordinator = { type: 'session-done'; passes: number; deadlock: boolean; unrungGrants: number; linkSnapshotsFailed: number } | { type: 'fatal'; error: SerializedError };
 
 /** What an executor session task is started with (piscina task argument). */
 export interface ExecutorInit {
