@@ -105,20 +105,6 @@ interface Active {
   alone: boolean;
 }
 
-/** LinkShare.solve's scratch: by link id, what is left of its capacity, its level and its flows, for the links marked with the solve's stamp. */
-interface SolveWork {
-  stamp: number;
-  mark: Float64Array;
-  /** The links of this solve, in the order first met (sorted into id order). */
-  used: Int32Array;
-  left: Float64Array;
-  level: Float64Array;
-  flows: (Active[] | undefined)[];
-  unfixed: Active[];
-  /** The flows' rates before the solve, in id order. */
-  before: Float64Array;
-}
-
 /** The join time (ps, double) of a flow that starts at `startPs` and pays `latencyPs` first (the model's and the fast path's one expression). */
 export function joinOf(startPs: number, latencyPs: number): number {
   return startPs + latencyPs;
@@ -171,23 +157,29 @@ export class LinkShare {
   /** The largest safe time promised so far: no flow may start before it. */
   private safe = -Infinity;
 
-  /** solve's arrays, indexed by link id and kept between solves: a solve runs at every event, over every active flow. */
-  private readonly work: SolveWork;
+  // solve's scratch, by link id and kept between solves (a solve runs at every event, over
+  // every active flow): a link's entries are this solve's once `mark` holds its stamp.
+  private stamp = 0;
+  private readonly mark: Float64Array;
+  /** The links of this solve, in the order first met (then sorted into id order). */
+  private readonly used: Int32Array;
+  /** What is left of each link's capacity, and its level, in this solve. */
+  private readonly left: Float64Array;
+  private readonly level: Float64Array;
+  /** Each link's flows in id order, made as a solve first meets the link: most links of a large machine never carry a flow the arbiter times. */
+  private readonly flowsOn: Active[][];
+  private readonly unfixed: Active[] = [];
+  /** The active flows' rates before the solve, in id order. */
+  private before = new Float64Array(16);
 
   /** `gbPerS[l]`: capacity of link l in GB/s (bytes/ns), e.g. from Links.classOf and timing.links. */
   constructor(private readonly gbPerS: ArrayLike<number>) {
     const n = gbPerS.length;
-    this.work = {
-      stamp: 0,
-      mark: new Float64Array(n),
-      used: new Int32Array(n),
-      left: new Float64Array(n),
-      level: new Float64Array(n),
-      // Made as a solve first meets the link: most links of a large machine never carry a flow the arbiter times.
-      flows: new Array<Active[]>(n),
-      unfixed: [],
-      before: new Float64Array(16),
-    };
+    this.mark = new Float64Array(n);
+    this.used = new Int32Array(n);
+    this.left = new Float64Array(n);
+    this.level = new Float64Array(n);
+    this.flowsOn = new Array<Active[]>(n);
   }
 
   /** Number of flows not yet returned by advanceTo. */
@@ -291,12 +283,11 @@ export class LinkShare {
   private solve(): void {
     // Id order: the float sums below must not depend on the order flows joined.
     const active = this.active.sort((x, y) => x.flow.id - y.flow.id);
-    const w = this.work;
-    if (w.before.length < active.length) w.before = new Float64Array(2 * active.length);
-    const before = w.before;
+    if (this.before.length < active.length) this.before = new Float64Array(2 * active.length);
+    const { before, mark, used, left, level, flowsOn, unfixed } = this;
     // The links the flows cross, each with its capacity and its flows in id order (a
     // route that crosses a link twice counts once per crossing, as in SimGrid's lmm).
-    const stamp = ++w.stamp;
+    const stamp = ++this.stamp;
     let count = 0;
     for (let i = 0; i < active.length; i++) {
       const a = active[i];
@@ -305,46 +296,44 @@ export class LinkShare {
       const route = a.flow.route;
       for (let k = 0; k < route.length; k++) {
         const l = route[k];
-        let on = w.flows[l];
-        if (w.mark[l] !== stamp) {
-          w.mark[l] = stamp;
-          w.left[l] = this.gbPerS[l];
-          if (on === undefined) w.flows[l] = on = [];
-          else on.length = 0;
-          w.used[count++] = l;
+        if (mark[l] !== stamp) {
+          mark[l] = stamp;
+          left[l] = this.gbPerS[l];
+          if (flowsOn[l] === undefined) flowsOn[l] = [];
+          else flowsOn[l].length = 0;
+          used[count++] = l;
         }
-        (on as Active[]).push(a);
+        flowsOn[l].push(a);
       }
     }
-    const ids = w.used.subarray(0, count).sort();
+    const ids = used.subarray(0, count).sort();
     // Each round: every link's level (the common value of rate * penalty its unfixed flows
     // would reach when it is full); the lowest fixes the flows of every link at that level.
-    const unfixed = w.unfixed;
     for (;;) {
       let lowest = Infinity;
       for (let i = 0; i < count; i++) {
         const l = ids[i];
-        const lv = levelOf(w.left[l], w.flows[l] as Active[]);
-        w.level[l] = lv;
+        const lv = levelOf(left[l], flowsOn[l]);
+        level[l] = lv;
         lowest = Math.min(lowest, lv);
       }
       if (lowest === Infinity) break;
       for (let i = 0; i < count; i++) {
         const l = ids[i];
-        if (w.level[l] !== lowest) continue;
+        if (level[l] !== lowest) continue;
         unfixed.length = 0;
-        for (const a of w.flows[l] as Active[]) if (a.rate < 0) unfixed.push(a);
+        for (const a of flowsOn[l]) if (a.rate < 0) unfixed.push(a);
         // Equal penalties (the usual case): an exact equal split of what is left.
         let equal = true;
         for (let k = 1; k < unfixed.length; k++) if (penaltyOf(unfixed[k]) !== penaltyOf(unfixed[0])) equal = false;
-        const left = w.left[l];
+        const leftHere = left[l];
         for (const a of unfixed) {
           if (a.rate >= 0) continue; // fixed earlier in this loop (a route crossing the link twice)
-          a.rate = equal ? left / unfixed.length : lowest / penaltyOf(a);
+          a.rate = equal ? leftHere / unfixed.length : lowest / penaltyOf(a);
         }
         for (const a of unfixed) {
           const route = a.flow.route;
-          for (let k = 0; k < route.length; k++) w.left[route[k]] -= a.rate;
+          for (let k = 0; k < route.length; k++) left[route[k]] -= a.rate;
         }
       }
     }
