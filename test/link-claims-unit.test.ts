@@ -1,7 +1,8 @@
 // Runs on: main thread (tap), no threads. Covers: the two halves of the proof that a
 // piece of a shared link is alone (lib/sync/link-claims.ts, decision 0100), on shared
 // words set by hand: claims (a link another kernel's channel claims is not alone, and
-// is again once that kernel drops its claims), and the launch horizon (an active PE
+// is again once that kernel drops its claims; a channel that remembers its route claimed
+// alone reads the links again once a kernel begins to claim, decision 0276), and the launch horizon (an active PE
 // bounds it by its clock and its sends' arrivals, a running host by its clock, a host
 // waiting for a kernel not at all, a command in flight makes it -Infinity, and the
 // highest horizon found is kept).
@@ -14,7 +15,7 @@ import { CostModel } from '../lib/topology/cost-model.js';
 import { SharedState } from '../lib/shm/shared-state.js';
 import { Links } from '../lib/topology/links.js';
 import { Machine } from '../lib/topology/machine.js';
-import { CLAIMED, claimLinks, claimedAlone, claimedBy, keptHorizon, launchHorizon, releaseLinks } from '../lib/sync/link-claims.js';
+import { CLAIMED, ClaimsSeen, claimLinks, claimedAlone, claimedBy, keptHorizon, launchHorizon, releaseLinks } from '../lib/sync/link-claims.js';
 import { kernelEndBounds, kernelFlowNow } from '../lib/sync/end-bounds.js';
 import { setOwnActors } from '../lib/sync/owned.js';
 import { markActive } from '../lib/shm/active-actors.js';
@@ -80,6 +81,41 @@ t.test('two channels of one kernel that alone claim a link: a piece on it is its
   releaseLinks(sh, b);
   t.equal(claimedBy(sh, route, pe(1), EAST), CLAIMED.ALONE, 'its channel alone once SIP 0\'s kernel ended');
   releaseLinks(sh, c);
+});
+
+t.test('a channel that has seen its route claimed alone reads the links again only once a kernel begins to claim', async (t) => {
+  const sh = fresh();
+  const near = links.route(pe(1), pe(2));
+  const far = links.route(pe(0), pe(3));
+  const seen = new ClaimsSeen();
+  const a = claimLinks(sh, m, pe(1), sendsTo(pe(2)), noPeers);
+  for (let i = 0; i < 5; i++) t.ok(seen.alone(sh, near, pe(1), EAST), `piece ${i}: alone`);
+  t.equal(seen.linkReads, 1, 'five pieces, the links read for the first only');
+  // A kernel with nothing to send claims nothing and changes nothing.
+  claimLinks(sh, m, pe(5), { send: [] }, noPeers);
+  t.ok(seen.alone(sh, near, pe(1), EAST), 'alone after a kernel that claims nothing');
+  t.equal(seen.linkReads, 1, 'and not read again');
+  const b = claimLinks(sh, m, pe(0), sendsTo(pe(3)), noPeers);
+  t.notOk(seen.alone(sh, near, pe(1), EAST), "SIP 0's kernel claims 1 -> 2 too: not alone");
+  t.notOk(seen.alone(sh, near, pe(1), EAST), 'nor on the next piece');
+  t.equal(seen.linkReads, 3, 'a route not alone is read every piece');
+  releaseLinks(sh, b);
+  t.ok(seen.alone(sh, near, pe(1), EAST), "alone again once SIP 0's kernel ended");
+  t.ok(seen.alone(sh, near, pe(1), EAST), 'and remembered');
+  t.equal(seen.linkReads, 4, 'read once more');
+  // A claim on its way (begun, its adds not all made): what the links say is answered, and not remembered.
+  Atomics.add(sh.ctl, HEADER.CLAIMS_BEGUN, 1);
+  t.ok(seen.alone(sh, near, pe(1), EAST), 'alone while the claim has not reached the route');
+  t.ok(seen.alone(sh, near, pe(1), EAST), 'still');
+  t.equal(seen.linkReads, 6, 'read every piece while a claim is on its way');
+  Atomics.add(sh.ctl, HEADER.CLAIMS_DONE, 1);
+  seen.alone(sh, near, pe(1), EAST);
+  t.ok(seen.alone(sh, near, pe(1), EAST), 'remembered once it is done');
+  t.equal(seen.linkReads, 7, 'read once after');
+  // Another route of the same channel is read for itself.
+  t.notOk(seen.alone(sh, far, pe(1), EAST), "SIP 0's route is not SIP 1's channel's");
+  t.equal(seen.linkReads, 8, 'another route is read');
+  releaseLinks(sh, a);
 });
 
 /** Publish an actor's state and clock by hand, as the scheduler does (its state word and its bit of the active bitmap). */

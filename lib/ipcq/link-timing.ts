@@ -22,7 +22,7 @@ import type { ThreadEnv } from '../sync/thread-env.js';
 import type { SharedState } from '../shm/shared-state.js';
 import { NO_ACTOR } from '../sync/scheduler.js';
 import { raisePeFloor } from '../sync/pe-floor.js';
-import { CLAIMED, HOLD, claimedAlone, claimedBy, keptHorizon, launchHorizon, machineLinks, releaseHeld } from '../sync/link-claims.js';
+import { CLAIMED, ClaimsSeen, HOLD, claimedBy, keptHorizon, launchHorizon, machineLinks, releaseHeld } from '../sync/link-claims.js';
 import { linkReach, unreachedBefore, type LinkReach } from '../sync/link-reach.js';
 import { aloneArrivalPs, aloneRateOf, joinOf, pieceBytes, pieceStartPs } from '../topology/link-share.js';
 import { ZERO_PS } from '../time/virtual-time.js';
@@ -143,6 +143,8 @@ class ClaimedLinks implements LinkTiming, HeldLinks {
   }
   /** How soon a flow not claimed yet could join each link (lib/sync/link-reach.ts). */
   private readonly reach: LinkReach;
+  /** Whether the route is claimed by this channel alone, read again only after a kernel begins to claim. */
+  private readonly claims = new ClaimsSeen();
   /** The times of the piece `cross` asks about (the queued path's). */
   private readonly crossing = new PieceTimes();
 
@@ -197,7 +199,7 @@ class ClaimedLinks implements LinkTiming, HeldLinks {
       releaseOthers(this.env);
     }
     // Else it is held, and released when a pass finds it may go (this one, a later fresh horizon, the coordinator's).
-    return unreachedBefore(sh, this.reach, route.links, this.pe, arrivalPs, keptHorizon(sh)) && claimedAlone(sh, route.links, this.pe, this.dir);
+    return unreachedBefore(sh, this.reach, route.links, this.pe, arrivalPs, keptHorizon(sh)) && this.claims.alone(sh, route.links, this.pe, this.dir);
   }
 
   cross(peer: number, readyPs: number, serialPs: number, flightPs: number, joinNotBeforePs: number): number | Promise<number> {

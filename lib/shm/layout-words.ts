@@ -67,9 +67,18 @@ export const HEADER = {
    * While it is non-zero an actor that stops running rings the coordinator, as for GRANTS_PENDING.
    */
   HELD_PENDING: 22,
+  /**
+   * Kernels that have begun claiming their links, and those done (lib/sync/link-claims.ts
+   * claimLinks: the first bumped before its adds, the second after). Equal when no claim is
+   * on its way; an unchanged first means no kernel has begun claiming since (ClaimsSeen).
+   * A line of their own: every piece of a shared link reads the first, and only a kernel
+   * that starts writes them.
+   */
+  CLAIMS_BEGUN: 32,
+  CLAIMS_DONE: 33,
 } as const;
-/** Two cache lines: the arbiter's words (16..) stay off the line barrier arrivals write (word 4). */
-export const HEADER_WORDS = 32;
+/** Three cache lines: the arbiter's words (16..) stay off the line barrier arrivals write (word 4), and the claims' (32..) off both. */
+export const HEADER_WORDS = 48;
 
 /**
  * Why a session aborted. Claimed once with compareExchange from NONE, so the

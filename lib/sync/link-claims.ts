@@ -128,6 +128,9 @@ export function claimLinks(sh: SharedState, m: Machine, pe: number, ports: Claim
   const ctl = sh.ctl;
   const L = sh.layout;
   const claims: Claims = { links: [], ids: [], amounts: [] };
+  if (owner.size === 0) return claims;
+  // Begun before the adds and done after them: a ClaimsSeen that finds the first unchanged has seen every claim there is.
+  Atomics.add(ctl, HEADER.CLAIMS_BEGUN, 1);
   for (const [l, o] of owner) {
     const w = L.linkClaims(l);
     const amount = o < 0 ? 2 : 1;
@@ -139,6 +142,7 @@ export function claimLinks(sh: SharedState, m: Machine, pe: number, ports: Claim
     claims.ids.push(id);
     claims.amounts.push(amount);
   }
+  Atomics.add(ctl, HEADER.CLAIMS_DONE, 1);
   return claims;
 }
 
@@ -156,6 +160,37 @@ export function releaseLinks(sh: SharedState, claims: Claims): void {
 /** Does every link of `route` hold one claim, outbound channel (pe, dir)'s (its kernel holds it while it sends)? */
 export function claimedAlone(sh: SharedState, route: readonly number[], pe: number, dir: number): boolean {
   return claimedBy(sh, route, pe, dir) === CLAIMED.ALONE;
+}
+
+/**
+ * claimedAlone for the pieces of one outbound channel, with a memory: once it has read its
+ * route's links claimed by the channel alone while no claim was on its way, it answers from
+ * one word (HEADER.CLAIMS_BEGUN) until a kernel begins to claim. Only an add makes a route
+ * not alone, and claimLinks bumps the word before its adds; a release takes only claims of
+ * kernels already seen, none on the route but the channel's own, held while it sends. So
+ * an unchanged word means the links are as read, and the answer holds at the load: a kernel
+ * that begins to claim later claims after the caller's floors were read (decision 0276).
+ */
+export class ClaimsSeen {
+  /** The route last read claimed alone, with no claim on its way; null when there is none. */
+  private route: readonly number[] | null = null;
+  /** HEADER.CLAIMS_BEGUN when it was read. */
+  private begun = 0;
+  /** How many times the links were read (the rest was answered from the word). */
+  linkReads = 0;
+
+  alone(sh: SharedState, route: readonly number[], pe: number, dir: number): boolean {
+    const ctl = sh.ctl;
+    if (route === this.route && Atomics.load(ctl, HEADER.CLAIMS_BEGUN) === this.begun) return true;
+    // Done before the links and begun after: equal, no claim was on its way while they were read.
+    const done = Atomics.load(ctl, HEADER.CLAIMS_DONE);
+    this.linkReads++;
+    const alone = claimedBy(sh, route, pe, dir) === CLAIMED.ALONE;
+    const begun = Atomics.load(ctl, HEADER.CLAIMS_BEGUN);
+    this.route = alone && begun === done ? route : null;
+    this.begun = begun;
+    return alone;
+  }
 }
 
 /** How a piece's route is claimed (claimedBy). */
