@@ -2,8 +2,9 @@
 // range minimum (lib/sync/cycle-floors.ts, decision 0257), on shared words set by hand: a
 // ring's class graph is found (and a line's is not); on random runs of floors that only
 // rise, every answer of unreachedBefore equals the definition read level by level, in both
-// directions, across the wrap, with idle PEs and several PEs a SIP; and a floor read for
-// one link's piece answers the next link's without being read again.
+// directions, across the wrap, with idle PEs and several PEs a SIP; a floor read for
+// one link's piece answers the next link's without being read again; and on a ring moving
+// in step, the bound a piece's check keeps answers the link's next piece (decision 0277).
 import t from 'tap';
 import type { SharedState } from '../lib/shm/shared-state.js';
 import type { Machine } from '../lib/topology/machine.js';
@@ -85,4 +86,25 @@ t.test("a floor read for one link's piece answers the next link's without being 
   t.ok(unreachedBefore(sh, reach, links.route(41, 42), 41, 142 * a, -Infinity), "PE 41's piece, a latency later");
   t.equal(cycle!.leavesRead - read, 1, "only PE 40's floor, which PE 40's own check skipped, is read for it");
   t.notOk(unreachedBefore(sh, reach, links.route(41, 42), 41, 142 * a + 1, -Infinity), 'a picosecond later, PE 40 could join first');
+});
+
+t.test("on a ring moving in step, the bound a piece's check keeps answers the link's next piece, a latency later", async (t) => {
+  const { m, links, sh } = reachMachine('ideal', ['system.sips.count=64']);
+  const reach = new LinkReach(m, links);
+  const a = latencyPs(1000);
+  // Every PE at one floor, the horizon ten and a half latencies behind it (it is taken now and then).
+  for (let pe = 0; pe < 64; pe++) activeAt(sh, pe, 100 * a);
+  const h = 89.5 * a;
+  const route = links.route(40, 41);
+  const cycle = reach.bandsOf(route[0]).graph.cycle!;
+  t.ok(unreachedBefore(sh, reach, route, 40, 101 * a, h), "PE 40's piece, ending a latency past the floors");
+  t.ok(definition(m, sh, 40, 41, 40, 101 * a, h, a), 'as the definition says');
+  // Levels 2 to 11 are read from the floors (the horizon answers from level 12, 101.5 latencies); level 12 from its floor too.
+  t.ok(reach.clearFrom2[route[0]] >= 102 * a, `the bound kept for the link reaches the next piece's end (${reach.clearFrom2[route[0]] / a} latencies)`);
+  const read = cycle.leavesRead;
+  t.ok(unreachedBefore(sh, reach, route, 40, 102 * a, h), 'the next piece, a latency later');
+  t.ok(definition(m, sh, 40, 41, 40, 102 * a, h, a), 'as the definition says');
+  t.equal(cycle.leavesRead, read, 'answered by the kept bound: no floor read');
+  t.notOk(unreachedBefore(sh, reach, route, 40, 102.5 * a + 1, h), 'half a latency later PE 39 could join first');
+  t.notOk(definition(m, sh, 40, 41, 40, 102.5 * a + 1, h, a), 'as the definition says');
 });

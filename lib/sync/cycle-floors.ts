@@ -75,6 +75,18 @@ export class CycleFloors extends KeptMinima {
     return best >= endPs ? best : -Infinity;
   }
 
+  /**
+   * Level `k` (1 <= k < n) behind link `from` -> `from + 1` (`down`) or `from` -> `from - 1`,
+   * read now: its node's lowest floor, kept in its leaves, plus k * a.
+   */
+  levelNow(sh: SharedState, from: number, down: boolean, k: number): number {
+    const n = this.n;
+    const u = down ? (((from - k + 1) % n) + n) % n : (from + k - 1) % n;
+    const f = this.nodeFloor(sh, u);
+    this.storeLeaf(this.size + u, u, f);
+    return f + k * this.latencyPs;
+  }
+
   protected storeLeaf(leaf: number, u: number, f: number): void {
     const at = u * this.latencyPs;
     if (f - at > this.minus[leaf]) this.minus[leaf] = f - at;

@@ -65,6 +65,14 @@ export abstract class KeptMinima {
     return best;
   }
 
+  /** Node u's lowest floor, read now (a leaf read). */
+  protected nodeFloor(sh: SharedState, u: number): number {
+    this.leavesRead++;
+    let f = Infinity;
+    for (let x = u * this.pesPer, e = x + this.pesPer; x < e; x++) f = Math.min(f, peFloor(sh, x));
+    return f;
+  }
+
   /**
    * Tree node `i` of `t`, whose kept bound fell short of `need`: read again from below,
    * whether every one under it is at least `need` (then t[i] holds their lowest). Depth
@@ -79,10 +87,8 @@ export abstract class KeptMinima {
     for (let top = 1; top > 0; ) {
       const j = path[top - 1];
       if (j >= this.size) {
-        this.leavesRead++;
         const u = j - this.size;
-        let f = Infinity;
-        for (let x = u * this.pesPer, e = x + this.pesPer; x < e; x++) f = Math.min(f, peFloor(sh, x));
+        const f = this.nodeFloor(sh, u);
         this.storeLeaf(j, u, f);
         if (t[j] < need) return false;
         top--;

@@ -163,9 +163,9 @@ class LinkBands {
 
   /**
    * On a ring: the lowest bound of levels `lo` and further that this check proves, when
-   * every one is at least `endPs`; else -Infinity. Levels from the first the horizon
-   * answers (h + level * latency >= endPs) are bounded by it; those below are read from
-   * the ring's range minimum.
+   * every one is at least `endPs`; else -Infinity. Levels below the first the horizon
+   * answers (h + level * latency >= endPs) are read from the ring's range minimum; that
+   * level from its floors as well as the horizon, and those past it by the horizon.
    */
   cycleClear(sh: SharedState, lo: number, endPs: number, h: number): number {
     const cycle = this.graph.cycle as CycleFloors;
@@ -180,7 +180,12 @@ class LinkBands {
     }
     const read = cycle.bound(sh, this.from, this.down, lo, k, endPs);
     if (read < endPs) return -Infinity;
-    return k < n ? Math.min(read, h + k * lat) : read;
+    if (k >= n) return read;
+    // Level k, the first the horizon answers, read from its floors too: the bound proved then
+    // reaches up to a latency further, past the next piece's end on a ring moving in step,
+    // which the bound kept for the link (clearFrom2) then answers (decision 0277).
+    const atK = Math.max(cycle.levelNow(sh, this.from, this.down, k), h + k * lat);
+    return Math.min(read, atK, k + 1 < n ? h + (k + 1) * lat : Infinity);
   }
 
   /** Read band b again: the lowest max(floor, h) + level * latency of its PEs (Infinity: none). */
