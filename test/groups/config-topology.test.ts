@@ -16,7 +16,6 @@ await import('../pair-cache.test.js');
 await import('../layering.test.js');
 await import('../error-codes.test.js');
 await import('../ccl-defaults.test.js');
-await import('../link-share.test.js');
 await import('../arbiter.test.js');
 await import('../issue23-small.test.js');
 await import('../topology-fabrics.test.js');

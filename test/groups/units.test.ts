@@ -8,6 +8,7 @@
 // (the kind catalog's top-level await) would otherwise be evaluated after tap ended.
 export {};
 await import('../dtype.test.js');
+await import('../link-share.test.js');
 await import('../docs.test.js');
 await import('../find-deadlock.test.js');
 await import('../kernel-math.test.js');
