@@ -7,9 +7,9 @@ import { HEADER } from '../lib/shm/layout.js';
 import { QUIET_SPACING, freshHorizonDue } from '../lib/ipcq/link-timing.js';
 
 const session = (held: number) => {
-  const ctl = new Int32Array(64);
+  const ctl = new Int32Array(new SharedArrayBuffer(256));
   ctl[HEADER.HELD_PENDING] = held;
-  return { ctl };
+  return { ctl, load: (word: number) => Atomics.load(ctl, word) };
 };
 
 t.test('with no piece held, a fresh horizon is due after QUIET_SPACING x PEs messages, not after PEs', async (t) => {

@@ -73,8 +73,7 @@ export class InboundChannel extends Channel implements ParkedRecvHost {
     const nbytes = out.length * bytesPerElement(dtype);
     if (this.idle && !this.env.sched.jitter) {
       const pieces = Math.max(1, Math.ceil(nbytes / this.pieceBytes(dtype)));
-      const ctl = this.env.shared.ctl;
-      const head = Atomics.load(ctl, ring.headWord);
+      const head = this.env.shared.load(ring.headWord);
       if (ring.tailAtLeast(head + pieces)) {
         return this.recvNow(ring, head, sender, dtype, out, issuePs, nbytes, pieces);
       }
@@ -98,8 +97,7 @@ export class InboundChannel extends Channel implements ParkedRecvHost {
     if (!this.idle || this.env.sched.jitter) return false;
     const ring = this.ringFrom(sender, senderDir, set);
     const pieces = Math.max(1, Math.ceil((elements * bytesPerElement(dtype)) / this.pieceBytes(dtype)));
-    const ctl = this.env.shared.ctl;
-    return !ring.tailAtLeast(Atomics.load(ctl, ring.headWord) + pieces);
+    return !ring.tailAtLeast(this.env.shared.load(ring.headWord) + pieces);
   }
 
   /** Every piece from `head` on is in: read them straight from the slots, free them, publish head once. */

@@ -117,9 +117,9 @@ export const QUIET_SPACING = 4;
  * After freshEvery(pes) while some piece of the session is held (a fresh horizon releases it),
  * after QUIET_SPACING times as many while none is. The held count is read only past the first.
  */
-export function freshHorizonDue(sh: Pick<SharedState, 'ctl'>, since: number, pes: number): boolean {
+export function freshHorizonDue(sh: Pick<SharedState, 'load'>, since: number, pes: number): boolean {
   const every = freshEvery(pes);
-  return since >= every && (since >= every * QUIET_SPACING || Atomics.load(sh.ctl, HEADER.HELD_PENDING) > 0);
+  return since >= every && (since >= every * QUIET_SPACING || sh.load(HEADER.HELD_PENDING) > 0);
 }
 
 /** Shared links, proved alone by claims and the launch horizon (lib/sync/link-claims.ts), else held or arbitrated. */

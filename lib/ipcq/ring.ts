@@ -104,8 +104,8 @@ export class IpcqRingView {
   /**
    * Tail and head as this thread last read or wrote them: lower bounds, since both only
    * rise. A check that they cover a count needs no load when the last value seen does
-   * (tailAtLeast, headAtLeast): an Atomics.load is a call V8 does not inline, ~100
-   * instructions (decision 0216).
+   * (tailAtLeast, headAtLeast): a load of a shared word costs a call (decisions 0216,
+   * 0278).
    */
   private seenTail = 0;
   private seenHead = 0;
@@ -213,7 +213,7 @@ export class IpcqRingView {
   /** Has the sender published message `n - 1` (tail >= n)? Loads tail only when the last value seen is short of n. */
   tailAtLeast(n: number): boolean {
     if (this.seenTail >= n) return true;
-    const t = Atomics.load(this.sh.ctl, this.tailWord);
+    const t = this.sh.load(this.tailWord);
     this.seenTail = t;
     return t >= n;
   }
@@ -221,7 +221,7 @@ export class IpcqRingView {
   /** Has the receiver freed message `n - 1` (head >= n)? Loads head only when the last value seen is short of n. */
   headAtLeast(n: number): boolean {
     if (this.seenHead >= n) return true;
-    const h = Atomics.load(this.sh.ctl, this.headWord);
+    const h = this.sh.load(this.headWord);
     this.seenHead = h;
     return h >= n;
   }

@@ -2,10 +2,13 @@
 // SharedArrayBuffers. Main creates the buffers; every other thread attaches
 // to the same ones (SharedArrayBuffers are shared, not copied, when posted).
 import { KernbenchError, fitSerializedError, serializeError, utf8Bytes, type SerializedError } from '../errors.js';
+import { ctlBuffer, wordLoad, type CtlMemory, type WordLoad } from './ctl-load.js';
 import { EXEC, KERNEL_NAME_BYTES, ShmLayout, type LayoutDims } from './layout.js';
 
 export interface SharedBuffers {
   ctl: SharedArrayBuffer;
+  /** `ctl` as a shared WebAssembly memory (./ctl-load.ts), posted with it; null without WebAssembly. */
+  ctlMemory: CtlMemory | null;
   times: SharedArrayBuffer;
   /** One buffer per channel set (ShmLayout.channelSets): each stays under 4 GiB, and a set's pages cost memory only once used. */
   ipcq: SharedArrayBuffer[];
@@ -23,6 +26,8 @@ export interface IpcqViews {
 
 export class SharedState {
   readonly ctl: Int32Array;
+  /** A `ctl` word, loaded as Atomics.load does, more cheaply (./ctl-load.ts): for the message path's hottest loads. */
+  readonly load: WordLoad;
   readonly times: Float64Array;
   /** Per channel set: its IPCQ slots as bytes, f64, i32 and f32 (lib/ipcq/ring.ts). */
   readonly ipcq: IpcqViews[];
@@ -34,6 +39,7 @@ export class SharedState {
     readonly buffers: SharedBuffers,
   ) {
     this.ctl = new Int32Array(buffers.ctl);
+    this.load = wordLoad(buffers.ctlMemory, this.ctl);
     this.times = new Float64Array(buffers.times);
     this.ipcq = buffers.ipcq.map((b) => ({ u8: new Uint8Array(b), f64: new Float64Array(b), i32: new Int32Array(b), f32: new Float32Array(b) }));
     this.arena = new Uint8Array(buffers.arena);
@@ -42,8 +48,10 @@ export class SharedState {
 
   static create(dims: LayoutDims): SharedState {
     const layout = new ShmLayout(dims);
+    const ctl = ctlBuffer(layout.ctlWords);
     const sh = new SharedState(layout, {
-      ctl: new SharedArrayBuffer(layout.ctlWords * 4),
+      ctl: ctl.buffer,
+      ctlMemory: ctl.memory,
       times: new SharedArrayBuffer(layout.timesWords * 8),
       ipcq: Array.from({ length: layout.channelSets }, () => new SharedArrayBuffer(Math.max(8, layout.ipcqSetBytes))),
       // Growable with its size as its maximum: V8 reserves it and commits pages as they are

@@ -181,7 +181,7 @@ export class ClaimsSeen {
 
   alone(sh: SharedState, route: readonly number[], pe: number, dir: number): boolean {
     const ctl = sh.ctl;
-    if (route === this.route && Atomics.load(ctl, HEADER.CLAIMS_BEGUN) === this.begun) return true;
+    if (route === this.route && sh.load(HEADER.CLAIMS_BEGUN) === this.begun) return true;
     // Done before the links and begun after: equal, no claim was on its way while they were read.
     const done = Atomics.load(ctl, HEADER.CLAIMS_DONE);
     this.linkReads++;

@@ -360,7 +360,7 @@ export class Scheduler {
    * every local publish looks here first (one Atomics.load).
    */
   private pollDoorbell(): void {
-    const db = Atomics.load(this.ctl, this.doorbell);
+    const db = this.shared.load(this.doorbell);
     if (db === this.polled) return;
     this.polled = db;
     this.sweep();
