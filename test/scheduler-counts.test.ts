@@ -12,18 +12,27 @@ import { NO_ACTOR, Scheduler } from '../lib/sync/scheduler.js';
 
 const dims = { executors: 2, pes: 8, hosts: 2, nSlots: 2, slotSize: 64, cubes: 1, arenaBytes: 4096 };
 
-/** Calls of Atomics[op] made by `f` whose index satisfies `which`. */
-function counted(op: 'store' | 'load', which: (index: number) => boolean, f: () => void): number {
+/** Calls of Atomics[op] made by `f` whose index satisfies `which`; for a load, with the loads through `sh.load` (decision 0278). */
+function counted(op: 'store' | 'load', which: (index: number) => boolean, f: () => void, sh?: SharedState): number {
   const real = Atomics[op] as (a: Int32Array, i: number, v?: number) => number;
   let n = 0;
   (Atomics as unknown as Record<string, unknown>)[op] = (a: Int32Array, i: number, v?: number): number => {
     if (which(i)) n++;
     return op === 'store' ? real(a, i, v) : real(a, i);
   };
+  const state = sh as { load: (word: number) => number } | undefined;
+  const realLoad = state?.load;
+  if (state !== undefined && realLoad !== undefined && op === 'load') {
+    state.load = (i: number): number => {
+      if (which(i)) n++;
+      return realLoad(i);
+    };
+  }
   try {
     f();
   } finally {
     (Atomics as unknown as Record<string, unknown>)[op] = real;
+    if (state !== undefined && realLoad !== undefined) state.load = realLoad;
   }
   return n;
 }
@@ -80,7 +89,7 @@ t.test('a sweep reads the doorbell once, whatever the number of waiters, and res
   const doorbell = L.exec(0, EXEC.DOORBELL);
   const local = L.pe(7, PE.DONE_SEQ);
   // A local publish looks at the doorbell, finds it rung, and sweeps every waiter's word.
-  t.equal(counted('load', (i) => i === doorbell, () => here.signal(local)), 1, 'one doorbell read for the sweep of six words');
+  t.equal(counted('load', (i) => i === doorbell, () => here.signal(local), sh), 1, 'one doorbell read for the sweep of six words');
   for (let i = 0; i < 10; i++) await Promise.resolve();
   t.same(woke.sort(), [1, 4], 'the two waiters whose words are in resumed');
   t.equal(here.waiterCount, words.length - 2);
