@@ -180,13 +180,12 @@ export class ClaimsSeen {
   linkReads = 0;
 
   alone(sh: SharedState, route: readonly number[], pe: number, dir: number): boolean {
-    const ctl = sh.ctl;
     if (route === this.route && sh.load(HEADER.CLAIMS_BEGUN) === this.begun) return true;
     // Done before the links and begun after: equal, no claim was on its way while they were read.
-    const done = Atomics.load(ctl, HEADER.CLAIMS_DONE);
+    const done = sh.load(HEADER.CLAIMS_DONE);
     this.linkReads++;
-    const alone = claimedBy(sh, route, pe, dir) === CLAIMED.ALONE;
-    const begun = Atomics.load(ctl, HEADER.CLAIMS_BEGUN);
+    const alone = claimedAlone(sh, route, pe, dir);
+    const begun = sh.load(HEADER.CLAIMS_BEGUN);
     this.route = alone && begun === done ? route : null;
     this.begun = begun;
     return alone;

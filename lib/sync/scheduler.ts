@@ -357,7 +357,7 @@ export class Scheduler {
    * Sweep now if another thread rang since the last look. The wake loop only
    * gets a turn once the thread's microtasks drain, so a waiter woken from
    * another thread would otherwise wait until every local actor is blocked;
-   * every local publish looks here first (one Atomics.load).
+   * every local publish looks here first (one load, SharedState.load).
    */
   private pollDoorbell(): void {
     const db = this.shared.load(this.doorbell);
