@@ -5,7 +5,10 @@
 // 64 KiB f32 tensor, then `rounds` ring all-reduces in a row with `--no-data` (issue 26
 // item 5: the cost of a message must not grow with p).
 //
-//   node dist/benches/sim/ring-rounds.js P [threads] [rounds]
+//   node dist/benches/sim/ring-rounds.js P [threads] [rounds] [PATH=VALUE ...]
+//
+// Each PATH=VALUE after the rounds is a `--set` of the run (`timing.link_sharing=none`
+// counts the same ring without the shared links' proofs).
 //
 // Count it twice under valgrind, at two round counts, and subtract: start-up, spawn and
 // the end cancel, the difference is all-reduces alone, 2 (p - 1) p messages each
@@ -45,13 +48,19 @@ function count(arg: string | undefined, fallback: number | undefined, least: num
 }
 
 async function main(): Promise<void> {
-  const [pArg, threadsArg, roundsArg] = process.argv.slice(2);
+  const [pArg, threadsArg, roundsArg, ...sets] = process.argv.slice(2);
+  for (const s of sets) {
+    if (!/^[A-Za-z_][\w.]*=./.test(s)) {
+      console.error(`ring-rounds: each argument after the rounds is a PATH=VALUE --set, got '${s}'`);
+      process.exit(2);
+    }
+  }
   const p = count(pArg, undefined, 1, 'p');
   const rounds = count(roundsArg, 1, 0, 'rounds');
   const threads = parseThreadLayout(threadsArg ?? '1');
   // No idle-time collections: they depend on wall time (lib/sync/young-gc.ts), and so would a count.
   const resources = new ThreadResources({ epochGc: false });
-  const config = { topology: 'ideal', ccl: 'default', threads, sets: [`system.sips.count=${p}`], algorithm: undefined, dtype: undefined, jitterSeed: null, noData: true };
+  const config = { topology: 'ideal', ccl: 'default', threads, sets: [`system.sips.count=${p}`, ...sets], algorithm: undefined, dtype: undefined, jitterSeed: null, noData: true };
   const run = await withSession(resources, config, [import.meta.url], async (torch) => {
     const crit = (await torch.multiprocessing.spawn(ringRounds, { args: [rounds], nprocs: p })) as number[];
     return crit.reduce((a, b) => Math.max(a, b), 0);

@@ -10,6 +10,7 @@ export {};
 await import('../dtype.test.js');
 await import('../link-share.test.js');
 await import('../ctl-load.test.js');
+await import('../instruction-split.test.js');
 await import('../docs.test.js');
 await import('../find-deadlock.test.js');
 await import('../kernel-math.test.js');
