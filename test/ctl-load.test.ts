@@ -1,10 +1,11 @@
 // Runs on: main thread (tap) and one worker thread. Covers: a session's `ctl` words as a
-// shared WebAssembly memory and the load through it (lib/shm/ctl-load.ts, decision 0278):
-// it reads what Atomics stores, in this thread and from another one that was posted the
-// memory; and without a memory it is Atomics.load.
+// shared WebAssembly memory and the load and store through it (lib/shm/ctl-load.ts,
+// decisions 0278 and 0280): the load reads what Atomics stores and Atomics reads what the
+// store stores, in this thread and from another one that was posted the memory; and
+// without a memory they are Atomics.load and Atomics.store.
 import t from 'tap';
 import { Worker } from 'node:worker_threads';
-import { ctlBuffer, wordLoad } from '../lib/shm/ctl-load.js';
+import { ctlBuffer, wordAccess } from '../lib/shm/ctl-load.js';
 import { SharedState } from '../lib/shm/shared-state.js';
 
 t.test('the load reads what Atomics stores, at every word', async (t) => {
@@ -12,13 +13,21 @@ t.test('the load reads what Atomics stores, at every word', async (t) => {
   t.ok(memory !== null, 'WebAssembly is there: a shared memory');
   t.ok(buffer.byteLength >= 400_000, 'holding every word');
   const ctl = new Int32Array(buffer);
-  const load = wordLoad(memory, ctl);
+  const { load, store } = wordAccess(memory, ctl);
   for (const w of [0, 1, 31, 32, 65_535, 99_999]) {
     Atomics.store(ctl, w, w * 7 - 3);
     t.equal(load(w), w * 7 - 3, `word ${w}`);
   }
   Atomics.store(ctl, 5, -1);
   t.equal(load(5), -1, 'a negative word');
+  for (const w of [0, 2, 33, 65_534, 99_998]) {
+    const next = ctl[w + 1];
+    store(w, 1000 - w * 5);
+    t.equal(Atomics.load(ctl, w), 1000 - w * 5, `a store at word ${w}`);
+    t.equal(ctl[w + 1], next, `and not at word ${w + 1}`);
+  }
+  store(7, -2_147_483_648);
+  t.equal(Atomics.load(ctl, 7), -2_147_483_648, 'the lowest int32');
 });
 
 t.test('another thread, posted the memory, loads what this one stores', async (t) => {
@@ -28,10 +37,11 @@ t.test('another thread, posted the memory, loads what this one stores', async (t
   const url = new URL('../lib/shm/ctl-load.js', import.meta.url).href;
   const worker = new Worker(
     `const { parentPort, workerData } = require('node:worker_threads');
-     import(${JSON.stringify(url)}).then(({ wordLoad }) => {
-       const load = wordLoad(workerData.memory, new Int32Array(workerData.buffer));
+     import(${JSON.stringify(url)}).then(({ wordAccess }) => {
+       const { load, store } = wordAccess(workerData.memory, new Int32Array(workerData.buffer));
        const first = load(40);
        Atomics.store(new Int32Array(workerData.buffer), 41, 777);
+       store(42, 888);
        parentPort.postMessage(first);
      });`,
     { eval: true, workerData: { memory: sh.buffers.ctlMemory, buffer: sh.buffers.ctl } },
@@ -43,11 +53,64 @@ t.test('another thread, posted the memory, loads what this one stores', async (t
   await worker.terminate();
   t.equal(first, 12345, "the worker's load saw this thread's store");
   t.equal(sh.load(41), 777, "and this thread's load saw the worker's");
+  t.equal(Atomics.load(sh.ctl, 42), 888, "and the worker's store reached this thread");
+  sh.store(43, 999);
+  t.equal(Atomics.load(sh.ctl, 43), 999, "this thread's store, through SharedState");
 });
 
-t.test('without a memory the load is Atomics.load on the array', async (t) => {
+t.test('without a memory the load and store are Atomics on the array', async (t) => {
   const ctl = new Int32Array(new SharedArrayBuffer(64));
-  const load = wordLoad(null, ctl);
+  const { load, store } = wordAccess(null, ctl);
   Atomics.store(ctl, 3, 99);
   t.equal(load(3), 99);
+  store(4, -5);
+  t.equal(Atomics.load(ctl, 4), -5);
+});
+
+// Dekker's pair, the order the IPCQ's wake-ups rely on (lib/ipcq/ring.ts): each thread stores
+// its own word, then loads the other's. Under sequentially consistent stores and loads at
+// least one of the two sees the other's store in every round. With the store made a plain
+// one (x86 lets it pass the later load), this test counted 166 to 2 433 such rounds on the
+// development machine, idle; under load the two threads overlap less and it finds fewer.
+// Rounds run until 50 000 or about two seconds, whichever comes first.
+t.test("the store is ordered before a later load, as Atomics.store's is", async (t) => {
+  const rounds = 50_000;
+  const { buffer, memory } = ctlBuffer(4096);
+  const url = new URL('../lib/shm/ctl-load.js', import.meta.url).href;
+  const deadline = Date.now() + 2000;
+  const side = (id: number): Promise<{ saw: Int32Array; ran: number }> => {
+    const w = new Worker(
+      `const { parentPort, workerData } = require('node:worker_threads');
+       import(${JSON.stringify(url)}).then(({ wordAccess }) => {
+         const { id, rounds, memory, buffer, deadline } = workerData;
+         const ctl = new Int32Array(buffer);
+         const { load, store } = wordAccess(memory, ctl);
+         const saw = new Int32Array(rounds);
+         let i = 0;
+         for (; i < rounds; i++) {
+           // Thread 0 calls the last round before it arrives; thread 1 reads that after both have.
+           if (id === 0 && (i & 1023) === 0 && Date.now() > deadline) Atomics.store(ctl, 1, 1);
+           // Both threads start round i together: a counter, spun on a while, then waited for.
+           if (Atomics.add(ctl, 0, 1) + 1 === 2 * (i + 1)) Atomics.notify(ctl, 0);
+           for (let spins = 0, v; (v = Atomics.load(ctl, 0)) < 2 * (i + 1); spins++) if (spins > 100000) Atomics.wait(ctl, 0, v, 1);
+           if (Atomics.load(ctl, 1) !== 0) break;
+           const pair = 64 + 2 * (i % 1000);
+           store(pair + id, i + 1);
+           saw[i] = load(pair + 1 - id) === i + 1 ? 1 : 0;
+         }
+         parentPort.postMessage({ saw, ran: i });
+       });`,
+      { eval: true, workerData: { id, rounds, memory, buffer, deadline } },
+    );
+    return new Promise((resolve, reject) => {
+      w.once('message', (m: { saw: Int32Array; ran: number }) => void w.terminate().then(() => resolve(m)));
+      w.once('error', reject);
+    });
+  };
+  const [a, b] = await Promise.all([side(0), side(1)]);
+  t.equal(a.ran, b.ran, 'both threads ran the same rounds');
+  t.ok(a.ran >= 1024, `at least 1 024 rounds ran (${a.ran})`);
+  let neither = 0;
+  for (let i = 0; i < a.ran; i++) if (a.saw[i] === 0 && b.saw[i] === 0) neither++;
+  t.equal(neither, 0, `in ${a.ran} rounds, none where neither thread saw the other's store`);
 });

@@ -20,10 +20,11 @@
 //   receiver may read message k once tail >= k + 1.
 //
 // Publication order (DESIGN §5): the sender writes payload and header (bytes,
-// arrival time, sender, receiver, seq) with plain stores, then Atomics.store(tail).
-// The receiver Atomics.load(tail) before reading them, so payload and metadata
-// become visible together. The receiver writes each slot's freed time, then
-// Atomics.store(head) (once for a batch of slots): that pair is the credit.
+// arrival time, sender, receiver, seq) with plain stores, then stores tail with
+// sequentially consistent order (SharedState.store: Atomics.store's equivalent in
+// WebAssembly, ../shm/ctl-load.ts). The receiver loads tail the same way before reading
+// them, so payload and metadata become visible together. The receiver writes each
+// slot's freed time, then stores head so (once for a batch of slots): that pair is the credit.
 //
 // Byte offsets become typed-array indices with unsigned shifts (>>> 2, >>> 3): the
 // buffer of one channel set may pass 2 GiB (1024 PEs x 4 rings x the ideal topologies' 8 x 64 KiB
@@ -206,7 +207,7 @@ export class IpcqRingView {
     i[(off + SLOT.SENDER) >>> 2] = sender;
     i[(off + SLOT.RECEIVER) >>> 2] = receiver;
     i[(off + SLOT.SEQ) >>> 2] = seq;
-    Atomics.store(this.sh.ctl, this.tailWord, seq + 1);
+    this.sh.store(this.tailWord, seq + 1);
     this.seenTail = seq + 1;
   }
 
@@ -269,7 +270,7 @@ export class IpcqRingView {
 
   /** Receiver side: hand every slot below `head` back to the sender (after setFreed on each). */
   publishHead(head: number): void {
-    Atomics.store(this.sh.ctl, this.headWord, head);
+    this.sh.store(this.headWord, head);
     this.seenHead = head;
   }
 
@@ -306,7 +307,7 @@ export class IpcqRingView {
 
   /** Did publishing tail (from `before` to `after`) give a waiting receiver what it wants? */
   dataWanted(before: number, after: number): boolean {
-    const w = Atomics.load(this.sh.ctl, this.dataWantWord);
+    const w = this.sh.load(this.dataWantWord);
     return w > before && w <= after;
   }
 
@@ -317,7 +318,7 @@ export class IpcqRingView {
 
   /** Did publishing head (from `before` to `after`) give a waiting sender what it wants? */
   creditWanted(before: number, after: number): boolean {
-    const w = Atomics.load(this.sh.ctl, this.creditWantWord);
+    const w = this.sh.load(this.creditWantWord);
     return w > before && w <= after;
   }
 }

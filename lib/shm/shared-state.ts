@@ -2,7 +2,7 @@
 // SharedArrayBuffers. Main creates the buffers; every other thread attaches
 // to the same ones (SharedArrayBuffers are shared, not copied, when posted).
 import { KernbenchError, fitSerializedError, serializeError, utf8Bytes, type SerializedError } from '../errors.js';
-import { ctlBuffer, wordLoad, type CtlMemory, type WordLoad } from './ctl-load.js';
+import { ctlBuffer, wordAccess, type CtlMemory, type WordLoad, type WordStore } from './ctl-load.js';
 import { EXEC, KERNEL_NAME_BYTES, ShmLayout, type LayoutDims } from './layout.js';
 
 export interface SharedBuffers {
@@ -28,6 +28,8 @@ export class SharedState {
   readonly ctl: Int32Array;
   /** A `ctl` word, loaded as Atomics.load does, more cheaply (./ctl-load.ts): for the message path's hottest loads. */
   readonly load: WordLoad;
+  /** A `ctl` word, stored as Atomics.store does, more cheaply (./ctl-load.ts): for the message path's hottest stores. */
+  readonly store: WordStore;
   readonly times: Float64Array;
   /** Per channel set: its IPCQ slots as bytes, f64, i32 and f32 (lib/ipcq/ring.ts). */
   readonly ipcq: IpcqViews[];
@@ -39,7 +41,7 @@ export class SharedState {
     readonly buffers: SharedBuffers,
   ) {
     this.ctl = new Int32Array(buffers.ctl);
-    this.load = wordLoad(buffers.ctlMemory, this.ctl);
+    ({ load: this.load, store: this.store } = wordAccess(buffers.ctlMemory, this.ctl));
     this.times = new Float64Array(buffers.times);
     this.ipcq = buffers.ipcq.map((b) => ({ u8: new Uint8Array(b), f64: new Float64Array(b), i32: new Int32Array(b), f32: new Float32Array(b) }));
     this.arena = new Uint8Array(buffers.arena);
