@@ -70,9 +70,9 @@ t.test('without a memory the load and store are Atomics on the array', async (t)
 // Dekker's pair, the order the IPCQ's wake-ups rely on (lib/ipcq/ring.ts): each thread stores
 // its own word, then loads the other's. Under sequentially consistent stores and loads at
 // least one of the two sees the other's store in every round. With the store made a plain
-// one (x86 lets it pass the later load), this test counted 166 to 2 433 such rounds on the
-// development machine, idle; under load the two threads overlap less and it finds fewer.
-// Rounds run until 50 000 or about two seconds, whichever comes first.
+// one (x86 lets it pass the later load), this test fails (decision 0280 has the counts);
+// under load the two threads overlap less and such rounds are rarer. Rounds run until
+// 50 000 or about two seconds, whichever comes first.
 t.test("the store is ordered before a later load, as Atomics.store's is", async (t) => {
   const rounds = 50_000;
   const { buffer, memory } = ctlBuffer(4096);
