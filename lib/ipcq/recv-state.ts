@@ -20,6 +20,8 @@ export class RecvState {
   readyPs = ZERO_PS;
   arrivalPs = ZERO_PS;
   got = 0;
+  /** A time field is a double from its first value (decision 0262): a parameter property's field starts undefined, and V8 then boxed every time stored in it. */
+  t = ZERO_PS;
 
   constructor(
     public ring: IpcqRingView,
@@ -27,8 +29,10 @@ export class RecvState {
     public dtype: DType,
     public values: Float32Array,
     public nbytes: number,
-    public t: number,
-  ) {}
+    t: number,
+  ) {
+    this.t = t;
+  }
 
   /** Start another receive with this object. */
   reset(ring: IpcqRingView, sender: number, dtype: DType, values: Float32Array, nbytes: number, t: number): void {
