@@ -140,7 +140,7 @@ export class KernelContext extends MemoryOps implements SendWaiter {
     const channel = this.pe.channels.outbound(d);
     // Shared links proved alone: the flow's clock as it sends, a fresher lower bound for others' launch horizons (lib/sync/end-bounds.ts).
     const env = this.pe.env;
-    if (env.plan.links === 'claimed') publishClock(env.shared, this.flow.actor, this.clock.nowPs);
+    if (env.linksClaimed) publishClock(env.shared, this.flow.actor, this.clock.nowPs);
     const r = channel.send(set, peer, tile.dtype, tile.data, this.clock.nowPs, this.transfers.horizonPs, this.run);
     // Either way the flow's end waits for it (drain).
     if (typeof r === 'number') {

@@ -58,6 +58,12 @@ export class ThreadEnv {
   readonly stats: ThreadStats = { messages: 0, linkPieces: noLinkPieces(), freshHorizonAt: 0 };
   /** Set when the run is traced. */
   readonly trace: TraceRecorder | null;
+  /**
+   * `plan.links === 'claimed'`, read once: the plan's strings came through a message, and
+   * V8 compares such a string with a literal character by character, where a send asked
+   * it every time.
+   */
+  readonly linksClaimed: boolean;
 
   constructor(
     readonly plan: SessionPlan,
@@ -68,6 +74,7 @@ export class ThreadEnv {
     this.costs = new CostModel(this.machine);
     const jitter = plan.jitterSeed === null ? null : new Jitter(plan.jitterSeed, executor);
     this.trace = plan.trace ? new TraceRecorder() : null;
+    this.linksClaimed = plan.links === 'claimed';
     this.sched = new Scheduler(shared, executor, plan.ccl.backpressure === 'poll', jitter, turnsFirst(plan.peExecutor, executor));
     setOwnActors(shared, plan.peExecutor, plan.hostExecutor, executor);
   }
