@@ -2,12 +2,14 @@
 // (lib/topology/links.ts) and the kinds' routes (lib/topology/define-kind.ts):
 // every PE pair's route has today's hop count and class, its links connect,
 // it is the same however often it is asked, a kind's own route equals the
-// BFS fallback, and a kind without `route` still gets one.
+// BFS fallback, and a kind without `route` still gets one; routes are plain
+// arrays, not frozen (decision 0281).
 import t from 'tap';
 import { loadTopology } from '../lib/config/load.js';
 import { topologyPath } from '../lib/config/paths.js';
 import { bfsRoute, defineSipTopology, EAST, WEST } from '../lib/topology/define-kind.js';
 import { sipKind, sipKinds } from '../lib/topology/kind-catalog.js';
+import { memoRoutes } from '../lib/topology/fabric.js';
 import { Links } from '../lib/topology/links.js';
 import { Machine } from '../lib/topology/machine.js';
 
@@ -122,4 +124,21 @@ t.test('link ids are dense: every id below count decodes, and each used link is 
   for (let id = 0; id < links.count; id++) if (links.ends(id).to >= 0) real++;
   t.equal(used.size, real);
   t.ok(Math.max(...used) < links.count);
+});
+
+// Decision 0281: optimised code on Node 20's V8 reads a frozen array's elements through a
+// generic call, and the reach check reads a route's links for every piece.
+t.test('routes are plain arrays, not frozen, and a fabric keeps its own copy of a kind\'s route', async (t) => {
+  const m = new Machine(loadTopology(topologyPath('default'), ['system.sips.count=4']));
+  const links = new Links(m);
+  const r = links.route(0, m.totalPes - 1);
+  t.ok(r.length > 0, 'a route with links');
+  t.notOk(Object.isFrozen(r), 'Links.route: not frozen');
+  t.equal(links.route(0, m.totalPes - 1), r, 'and the same array when asked again');
+  const theirs = [1, 2, 3];
+  const memo = memoRoutes(4, () => theirs);
+  const kept = memo(0, 1);
+  t.notOk(Object.isFrozen(kept), 'memoRoutes: not frozen');
+  theirs[0] = 99;
+  t.same(memo(0, 1), [1, 2, 3], "the memo's route does not change with the kind's array");
 });

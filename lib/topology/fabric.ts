@@ -61,7 +61,8 @@ export function memoRoutes(sips: number, route: (a: number, b: number) => number
   return (a, b) => {
     let r = kept.get(a, b);
     if (r === undefined) {
-      r = Object.freeze(a === b ? [] : route(a, b));
+      // A copy, so that the kind's own array is not the one kept; read-only by its type, not frozen: see Links.route.
+      r = a === b ? [] : [...route(a, b)];
       kept.set(a, b, r);
     }
     return r;

@@ -134,11 +134,16 @@ export class Links {
     return { cls: 'pe_pe', from: cubeG * P + a, to: a === b ? -1 : cubeG * P + b };
   }
 
-  /** The links, in order, a transfer from PE `from` to PE `to` crosses (empty when from = to). */
+  /**
+   * The links, in order, a transfer from PE `from` to PE `to` crosses (empty when from = to).
+   * Shared by every caller, so read-only by its type; not frozen, because optimised code
+   * reads a frozen array's elements through a generic call on Node 20's V8, and the reach
+   * check reads a route's links for every piece (decision 0281).
+   */
   route(from: number, to: number): readonly number[] {
     let r = this.routes.get(from, to);
     if (!r) {
-      r = Object.freeze(this.build(from, to));
+      r = this.build(from, to);
       this.routes.set(from, to, r);
     }
     return r;
