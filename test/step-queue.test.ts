@@ -64,7 +64,7 @@ t.test('one step a job: the thread\'s other jobs run between two steps', async (
 t.test('which threads order their steps: several PEs with other threads running some, or links proved alone off a ring', async (t) => {
   const ring = new Machine(loadTopology(topologyPath('ideal'), ['system.sips.count=16']));
   const torus = new Machine(loadTopology(topologyPath('ideal_torus_2d_2x3'), ['system.sips.count=16', 'system.sips.w=4', 'system.sips.h=4']));
-  const env = (machine: Machine, turnsFirst: boolean, links: 'none' | 'claimed'): ThreadEnv => ({ machine, sched: { turnsFirst }, plan: { links } }) as unknown as ThreadEnv;
+  const env = (machine: Machine, turnsFirst: boolean, links: 'none' | 'claimed'): ThreadEnv => ({ machine, sched: { turnsFirst }, plan: { links }, linksClaimed: links === 'claimed' }) as unknown as ThreadEnv;
   const alpha = latencyPs(1000); // both files' link latency (1 us)
   t.equal(stepQuantumPs(env(ring, false, 'claimed')), 0, 'one thread over a ring: in the order they yielded');
   t.equal(stepQuantumPs(env(ring, true, 'claimed')), alpha, 'a thread beside others: ordered, in quanta of the link latency');

@@ -103,7 +103,7 @@ export class PeRuntime {
   /** With shared links proved alone (plan.links 'claimed'): claim the routes of the kernel's outbound channels until it ends. */
   private claimLinks(cmd: LaunchCommand): Claims | undefined {
     const { env } = this;
-    if (env.plan.links !== 'claimed') return undefined;
+    if (!env.linksClaimed) return undefined;
     const ccl = env.plan.ccl;
     return claimLinks(env.shared, env.machine, this.id, cmd.ports, (k) => peerRing(ccl.channel_sets, ccl.peer_ranks ?? 0, cmd.ports.set, k).dir);
   }

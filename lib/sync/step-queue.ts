@@ -128,7 +128,7 @@ export function stepQuantumPs(env: ThreadEnv): number {
   let q = quantumOf.get(env);
   if (q === undefined) {
     const m = env.machine;
-    const ordered = env.sched.turnsFirst || (env.plan.links === 'claimed' && !linkReach(m, machineLinks(m)).ringsOnly);
+    const ordered = env.sched.turnsFirst || (env.linksClaimed && !linkReach(m, machineLinks(m)).ringsOnly);
     const cls = m.topology.timing.links;
     const lat = [cls.sip_sip.latency_ns, cls.cube_cube.latency_ns, cls.pe_pe.latency_ns].map(latencyPs).filter((l) => l > 0);
     q = !ordered ? 0 : lat.length === 0 ? 1 : Math.min(...lat);

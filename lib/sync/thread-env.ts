@@ -59,9 +59,9 @@ export class ThreadEnv {
   /** Set when the run is traced. */
   readonly trace: TraceRecorder | null;
   /**
-   * `plan.links === 'claimed'`, read once: the plan's strings came through a message, and
-   * V8 compares such a string with a literal character by character, where a send asked
-   * it every time.
+   * `plan.links === 'claimed'`, read once, and asked by this thread's code in this one way:
+   * the plan's strings came through a message, and V8 compares such a string with a literal
+   * character by character, where a send asked it every time.
    */
   readonly linksClaimed: boolean;
 
