@@ -215,10 +215,12 @@ abstract class RingPass<T> {
  * position pos: step s sends chunk (pos + shift + lead - s) and receives chunk
  * (pos + shift + lead - 1 - s) into one of two scratch tiles in turn, combines
  * it with the local copy (the reduce-scatter, `op`) or not (the all-gather, no
- * op), copies it into place and sends it on from the scratch the next step. A
- * pass cuts one chunk view, its first send, not one a step (a view is a Tile, a
- * shape and a typed array; decisions 0176, 0195). The other scratch's send was
- * waited for at the end of the step before.
+ * op), copies it into place and sends it on from the scratch the next step. An
+ * all-reduce's reduce-scatter copies into place only the chunk it ends up
+ * owning (decision 0282). A pass cuts one chunk view, its first send, not one a
+ * step (a view is a Tile, a shape and a typed array; decisions 0176, 0195): a
+ * view a step cost more than the copy it saves (decision 0282). The other
+ * scratch's send was waited for at the end of the step before.
  *
  * One class for both passes: an all-reduce runs a reduce-scatter and then an
  * all-gather on every rank, and the pass's methods, optimised on the first, left
@@ -244,6 +246,12 @@ class ChunkPass<T extends number | void> extends RingPass<T> {
     private readonly shift: number,
     /** 0 for the reduce-scatter, 1 for the all-gather: the chunk a rank sends first is its position's plus this. */
     private readonly lead: 0 | 1,
+    /**
+     * Whether the reduce-scatter writes each partial sum back into `data` (a reduce-scatter
+     * on its own), or only the chunk it ends up owning: an all-reduce's all-gather then
+     * overwrites every other chunk with its full sum, so those copies were never read.
+     */
+    private readonly partials = true,
   ) {
     super(tl, ring);
     this.p = ring.p;
@@ -272,7 +280,7 @@ class ChunkPass<T extends number | void> extends RingPass<T> {
     // The reduce-scatter adds the local chunk into the scratch it landed in (tl.reduceAt, no view of the chunk).
     const op = this.op;
     if (op !== null) this.tl.reduceAt(op, this.data, lo, incoming, op === 'sum' ? this.staging.of(incoming.size) : undefined);
-    if (!this.data.blank) this.data.data.set(incoming.data, lo);
+    if (!this.data.blank && (op === null || this.partials || s === this.p - 2)) this.data.data.set(incoming.data, lo);
     this.sending = incoming;
   }
 
@@ -314,7 +322,8 @@ export function scaleChunk(tl: KernelContext, data: Tile, seg: Chunks, i: number
  */
 export function ringAllReduce(tl: KernelContext, data: Tile, seg: Chunks, ring: RingLinks, op: ReduceOp, avgOver: number): Promise<void> {
   // A reaction, not an async frame kept through both passes; the kernel resumes on the same turn.
-  return ringReduceScatter(tl, data, seg, ring, reductionOf(op)).then((own) => {
+  const reduceScatter = new ChunkPass<number>(tl, data, seg, ring, reductionOf(op), 0, 0, false).run();
+  return reduceScatter.then((own) => {
     if (op === 'avg') scaleChunk(tl, data, seg, own, 1 / avgOver);
     return ringAllGather(tl, data, seg, ring);
   });

@@ -12,6 +12,7 @@ await import('../ccl-collectives.test.js');
 await import('../ccl-all-to-all.test.js');
 await import('../ccl-peers.test.js');
 await import('../ccl-ops.test.js');
+await import('../ring-passes.test.js');
 await import('../ccl-world.test.js');
 await import('../ccl-linear-in-p.test.js');
 await import('../ccl-laws.test.js');
