@@ -17,7 +17,7 @@ import { REDUCE_SCATTER_SENDS, reduceScatter } from '../ccl/collectives/reduce_s
 import { placeCollective, type Arrangement, type CollectivePlacement } from '../ccl/placement.js';
 import { ProcessGroup, nextChannelSet } from '../ccl/process-group.js';
 import { checkReduceOp, type ReduceOp } from '../ccl/reduce-op.js';
-import type { CollectiveAlgorithm } from '../ccl/catalog.js';
+import type { AllReduceAlgorithm, CollectiveAlgorithm } from '../ccl/catalog.js';
 import type { CollectiveName } from '../ccl/define-algorithm.js';
 import { KernbenchError } from '../errors.js';
 import type { Kernel } from '../kernel/define.js';
@@ -59,9 +59,20 @@ export interface CollectiveOptions {
   asyncOp?: boolean;
 }
 
+/**
+ * The collectives' catalog module, imported on a thread's first collective, not at the top:
+ * it brings zod, and most executor threads never run a collective's host side (thread
+ * start-up, docs/decisions/0025-cli-tests-run-in-process.md). Once: an `import()` of a
+ * module already loaded still goes through Node's loader, each call (decision 0283).
+ */
+let catalog: Promise<typeof import('../ccl/catalog.js')> | undefined;
+const catalogModule = (): Promise<typeof import('../ccl/catalog.js')> => (catalog ??= import('../ccl/catalog.js'));
+
 export class Distributed {
   private world: { backend: string; group: ProcessGroup } | undefined;
   private collectives = 0;
+  /** The configured all-reduce, once loaded: the same for every call (a failed load is not kept, as loadAlgorithmModule's). */
+  private allReduceAlgorithm: AllReduceAlgorithm | undefined;
   /** Every group this rank has made, the world first: a new group's channel set depends on them (nextChannelSet). */
   private readonly groups: ProcessGroup[] = [];
 
@@ -145,10 +156,7 @@ export class Distributed {
   async allReduce(t: Tensor, opts: CollectiveOptions & { op?: ReduceOp } = {}): Promise<Work> {
     const op = checkReduceOp(opts.op ?? 'sum');
     // The module the run resolved (by URL, so a user's file works on any thread).
-    // Imported here, not at the top: the catalog brings zod, and most executor threads never
-    // run an all-reduce's host side (thread start-up, docs/decisions/0025-cli-tests-run-in-process.md).
-    const { loadAllReduce } = await import('../ccl/catalog.js');
-    const algo = await loadAllReduce(this.ccl);
+    const algo = this.allReduceAlgorithm ?? (this.allReduceAlgorithm = await (await catalogModule()).loadAllReduce(this.ccl));
     const desc = t.toDesc();
     if (algo.arrangement.kind === 'hierarchical') {
       const sizes = new Set(desc.shards.map((s) => s.nbytes));
@@ -292,8 +300,7 @@ export class Distributed {
    * for the group: refused here, before the launch, naming the setting.
    */
   private async collectiveModule(name: CollectiveName, fallback: string, group: ProcessGroup): Promise<CollectiveAlgorithm> {
-    // Imported here, not at the top: the catalog brings zod (see allReduce).
-    const { loadCollective } = await import('../ccl/catalog.js');
+    const { loadCollective } = await catalogModule();
     const algo = await loadCollective(this.ccl, name, fallback);
     const p = group.size;
     if (algo.meta.peers === true && p > 1 && (this.ccl.peer_ranks ?? 0) < p) {
