@@ -59,20 +59,15 @@ export interface CollectiveOptions {
   asyncOp?: boolean;
 }
 
-/**
- * The collectives' catalog module, imported on a thread's first collective, not at the top:
- * it brings zod, and most executor threads never run a collective's host side (thread
- * start-up, docs/decisions/0025-cli-tests-run-in-process.md). Once: an `import()` of a
- * module already loaded still goes through Node's loader, each call (decision 0283).
- */
+// Imported on a thread's first collective, not at the top: it brings zod, which most executor threads never need (decision 0025); once, since an import() goes through Node's loader each call (decision 0283).
 let catalog: Promise<typeof import('../ccl/catalog.js')> | undefined;
 const catalogModule = (): Promise<typeof import('../ccl/catalog.js')> => (catalog ??= import('../ccl/catalog.js'));
 
 export class Distributed {
   private world: { backend: string; group: ProcessGroup } | undefined;
   private collectives = 0;
-  /** The configured all-reduce, once loaded: the same for every call (a failed load is not kept, as loadAlgorithmModule's). */
-  private allReduceAlgorithm: AllReduceAlgorithm | undefined;
+  /** The configured all-reduce once loaded (a failed load is not kept, as loadAlgorithmModule's). */
+  private allReduceAlgo: AllReduceAlgorithm | undefined;
   /** Every group this rank has made, the world first: a new group's channel set depends on them (nextChannelSet). */
   private readonly groups: ProcessGroup[] = [];
 
@@ -155,8 +150,7 @@ export class Distributed {
   /** All-reduce `t` in place on every rank of the group with the configured algorithm (ccl.yaml `module`, `topology` and `params`). */
   async allReduce(t: Tensor, opts: CollectiveOptions & { op?: ReduceOp } = {}): Promise<Work> {
     const op = checkReduceOp(opts.op ?? 'sum');
-    // The module the run resolved (by URL, so a user's file works on any thread).
-    const algo = this.allReduceAlgorithm ?? (this.allReduceAlgorithm = await (await catalogModule()).loadAllReduce(this.ccl));
+    const algo = (this.allReduceAlgo ??= await (await catalogModule()).loadAllReduce(this.ccl)); // the module the run resolved, by URL
     const desc = t.toDesc();
     if (algo.arrangement.kind === 'hierarchical') {
       const sizes = new Set(desc.shards.map((s) => s.nbytes));

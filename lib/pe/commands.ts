@@ -8,6 +8,11 @@
 //             wait until head >= n - S + 1  (the slot is free)
 //             write length + JSON into the slot
 //             Atomics.store(seq[slot], n + 1)       publish; ring the executor
+// A host on the executor's own thread (a spawned rank, under any layout but the main
+// host's) leaves the slot's bytes empty and hands the command over in this thread's
+// memory instead, as the reader would have parsed it (decision 0283): the arguments
+// through JSON, so the kernel sees the same copy, and the same refusal when the
+// command would not fit a slot. Reserve, wait, publish and the wake-ups are the same.
 //   consumer: wait until seq[head mod S] >= head + 1, read, then
 //             Atomics.store(head, head + 1)
 // reserve > head means a command is in flight: the deadlock detector counts
@@ -51,18 +56,39 @@ export interface LaunchCommand {
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
+const NO_BYTES = new Uint8Array(0);
 
-export async function postCommand(sh: SharedState, sched: Scheduler, actor: number, executor: number, cmd: LaunchCommand): Promise<void> {
+/** Commands posted on this thread for its own executor, by reservation number, until its reader takes them: a session's (its SharedState's) each. */
+const handedOver = new WeakMap<SharedState, Map<number, LaunchCommand>>();
+
+/**
+ * Post `cmd` to `executor`'s queue. `argsJson`, JSON.stringify(cmd.args), is asked for
+ * only when the executor is this thread's, once a launch (the caller memoises it).
+ */
+export async function postCommand(sh: SharedState, sched: Scheduler, actor: number, executor: number, cmd: LaunchCommand, argsJson: () => string): Promise<void> {
   const L = sh.layout;
-  const bytes = encoder.encode(JSON.stringify(cmd));
-  if (bytes.length + 4 > CMD_SLOT_BYTES) {
-    throw new KernbenchError('ERR_LAUNCH_ARGS_TOO_LARGE', `launch of '${cmd.name}': its arguments encode to ${bytes.length} bytes, more than a command slot holds (${CMD_SLOT_BYTES - 4}), got ${bytes.length} bytes`);
+  const local = executor === sched.executor;
+  let bytes = NO_BYTES;
+  if (local) {
+    const json = argsJson();
+    // What the reader would have parsed: a copy of the arguments, JSON's, not the caller's objects.
+    cmd.args = JSON.parse(json) as unknown[];
+    // A bound first: the command's whole JSON only when the bound does not show that it fits.
+    if (4 + commandBytesBound(cmd, utf8Bytes(json)) > CMD_SLOT_BYTES) checkFits(cmd, encoder.encode(JSON.stringify(cmd)).length);
+  } else {
+    bytes = encoder.encode(JSON.stringify(cmd));
+    checkFits(cmd, bytes.length);
   }
   Atomics.add(sh.ctl, HEADER.COMMANDS_IN_FLIGHT, 1);
   const n = Atomics.add(sh.ctl, L.exec(executor, EXEC.CMD_RESERVE), 1);
   if (n >= L.cmdSlots) await sched.waitUntil(actor, L.exec(executor, EXEC.CMD_HEAD), n - L.cmdSlots + 1, WAIT_KIND.COMMAND, executor, 0);
   const slot = n % L.cmdSlots;
   const off = L.cmdPayloadOffset(executor, slot);
+  if (local) {
+    let m = handedOver.get(sh);
+    if (m === undefined) handedOver.set(sh, (m = new Map()));
+    m.set(n, cmd);
+  }
   new DataView(sh.buffers.cmd).setUint32(off, bytes.length, true);
   sh.cmd.set(bytes, off + 4);
   const seqWord = L.cmdSeq(executor, slot);
@@ -82,14 +108,25 @@ export class CommandReader {
     this.head = Atomics.load(sh.ctl, sh.layout.exec(executor, EXEC.CMD_HEAD));
   }
 
+  /** This thread's commands for this executor posted without bytes (postCommand), once there is one. */
+  private get handedOver(): Map<number, LaunchCommand> | undefined {
+    return handedOver.get(this.sh);
+  }
+
+  /** The command in slot `slot`, from its bytes. */
+  private read(slot: number): LaunchCommand {
+    const off = this.sh.layout.cmdPayloadOffset(this.executor, slot);
+    const len = new DataView(this.sh.buffers.cmd).getUint32(off, true);
+    return JSON.parse(decoder.decode(this.sh.cmd.slice(off + 4, off + 4 + len))) as LaunchCommand;
+  }
+
   /** Wait for the next command. Call `commit()` once it has been handed to its PE. */
   async next(): Promise<{ cmd: LaunchCommand; commit: () => void }> {
     const L = this.sh.layout;
     const slot = this.head % L.cmdSlots;
     await this.sched.waitUntil(NO_ACTOR, L.cmdSeq(this.executor, slot), this.head + 1, WAIT_KIND.COMMAND, 0, 0);
-    const off = L.cmdPayloadOffset(this.executor, slot);
-    const len = new DataView(this.sh.buffers.cmd).getUint32(off, true);
-    const cmd = JSON.parse(decoder.decode(this.sh.cmd.slice(off + 4, off + 4 + len))) as LaunchCommand;
+    const cmd = this.handedOver?.get(this.head) ?? this.read(slot);
+    this.handedOver?.delete(this.head);
     return {
       cmd,
       commit: () => {
@@ -107,4 +144,51 @@ export class CommandReader {
       },
     };
   }
+}
+
+/** ERR_LAUNCH_ARGS_TOO_LARGE unless a command whose JSON is `bytes` bytes fits a slot. */
+function checkFits(cmd: LaunchCommand, bytes: number): void {
+  if (bytes + 4 > CMD_SLOT_BYTES) {
+    throw new KernbenchError('ERR_LAUNCH_ARGS_TOO_LARGE', `launch of '${cmd.name}': its arguments encode to ${bytes} bytes, more than a command slot holds (${CMD_SLOT_BYTES - 4}), got ${bytes} bytes`);
+  }
+}
+
+/** UTF-8 bytes of `s`: the length TextEncoder's encoding would have. */
+function utf8Bytes(s: string): number {
+  return Buffer.byteLength(s, 'utf8');
+}
+
+/**
+ * At least the UTF-8 bytes of JSON.stringify(cmd), whose args encode to `argsBytes`:
+ * the rest is the runtime's plain data, bounded value by value (jsonBytesBound).
+ */
+export function commandBytesBound(cmd: LaunchCommand, argsBytes: number): number {
+  let n = 2;
+  for (const k in cmd) n += 4 + 6 * k.length + (k === 'args' ? argsBytes : jsonBytesBound(cmd[k as keyof LaunchCommand]));
+  return n;
+}
+
+/**
+ * At least the UTF-8 bytes of JSON.stringify(v) for plain data (numbers, booleans,
+ * strings, and arrays and plain objects of them): a number at most 24 characters
+ * ("-2.2250738585072014e-308"), a string at most 6 bytes a UTF-16 unit (an escape,
+ * "\u001f") and its quotes, a key the same and its colon and comma. Anything else (a
+ * bigint, a function, an object of a class, which may have toJSON) is not bounded:
+ * Infinity, so the caller encodes the command to know. No allocation: it runs for every
+ * command a thread hands over itself.
+ */
+export function jsonBytesBound(v: unknown): number {
+  if (typeof v === 'string') return 2 + 6 * v.length;
+  if (typeof v === 'number') return 24;
+  if (typeof v === 'boolean' || v === undefined) return 5;
+  if (v === null) return 4;
+  if (Array.isArray(v)) {
+    let n = 2;
+    for (let i = 0; i < v.length; i++) n += jsonBytesBound(v[i]) + 1;
+    return n;
+  }
+  if (typeof v !== 'object' || (v as object).constructor !== Object) return Infinity;
+  let n = 2;
+  for (const k in v) n += 4 + 6 * k.length + jsonBytesBound((v as Record<string, unknown>)[k]);
+  return n;
 }

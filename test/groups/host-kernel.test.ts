@@ -9,6 +9,7 @@ export {};
 // Its largest run's executors, started once: a pool that grows restarts its threads (test/helpers/reserve.ts).
 (await import('../helpers/reserve.js')).reserveExecutors(8);
 await import('../host-api.test.js');
+await import('../launch-args.test.js');
 await import('../kernel-ops.test.js');
 await import('../declared-types.test.js');
 await import('../comment-free-js.test.js');
