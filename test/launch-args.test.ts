@@ -4,10 +4,10 @@
 // and the same refusal of arguments too large for a command slot.
 import t from 'tap';
 import { KernbenchError, SpawnError } from '../lib/errors.js';
-import { commandBytesBound, jsonBytesBound, type LaunchCommand } from '../lib/pe/commands.js';
+import { NOT_PLAIN, commandBytesBound, jsonBytesBound, plainCopy, type LaunchCommand } from '../lib/pe/commands.js';
 import { CMD_SLOT_BYTES } from '../lib/shm/layout.js';
 import { TestRuntime } from './helpers/run.js';
-import { FLAGS, LAUNCH_ARGS, launchProbe, launchProbeRank } from './fixtures/launch-args.js';
+import { FLAGS, LAUNCH_ARGS, PLAIN_FLAGS, launchPlain, launchPlainRank, launchProbe, launchProbeRank } from './fixtures/launch-args.js';
 
 const rt = new TestRuntime({ modules: [LAUNCH_ARGS] });
 t.teardown(() => rt.close());
@@ -26,6 +26,15 @@ for (const from of ['main', 'rank'] as const) {
       FLAGS.forEach((what, i) => t.equal(got[i], 1, `${chars}-character string: ${what}`));
       t.equal(got[FLAGS.length], chars, `the ${chars}-character string arrives whole`);
     }
+  });
+
+  t.test(`a launch from ${from} gives the kernel a copy of plain data, as it was at the launch`, async (t) => {
+    const config = { topology: 'ideal', threads: 1 as const, sets: ['system.sips.count=2'] };
+    const got =
+      from === 'main'
+        ? ((await rt.session(config, (torch) => launchPlain(torch))).value as number[])
+        : ((await rt.session(config, (torch) => torch.multiprocessing.spawn(launchPlainRank, { args: [], nprocs: 2 }))).value as number[][])[1];
+    PLAIN_FLAGS.forEach((what, i) => t.equal(got[i], 1, what));
   });
 
   t.test(`a launch from ${from} whose argument does not fit a command slot is refused`, async (t) => {
@@ -50,4 +59,35 @@ t.test("the bound on a command's JSON is never below its length", async (t) => {
   const whole = enc.encode(JSON.stringify(cmd)).length;
   t.ok(commandBytesBound(cmd, enc.encode(JSON.stringify(cmd.args)).length) >= whole, `a command: bound at least its ${whole} bytes`);
   t.ok(whole + 4 <= CMD_SLOT_BYTES, 'it fits a slot');
+});
+
+t.test('plainCopy gives what JSON gives back, as a copy, or says the value is not plain', async (t) => {
+  const plain: unknown[] = [0, 1.5, -2e300, 'é€😀', true, null, [], {}, [1, [2, { a: 'b' }]], { '2': 1, '1': 2, z: [null], nested: { deep: [true] } }];
+  for (const v of plain) {
+    const c = plainCopy(v);
+    t.same(c, JSON.parse(JSON.stringify(v)), `${JSON.stringify(v)}: JSON's value`);
+    t.equal(JSON.stringify(c), JSON.stringify(v), `${JSON.stringify(v)}: the same text, key order included`);
+    if (typeof v === 'object' && v !== null) t.not(c, v, `${JSON.stringify(v)}: a copy, not the value`);
+  }
+  const nested = { inner: { x: 1 } };
+  t.not((plainCopy(nested) as typeof nested).inner, nested.inner, 'nested objects are copied too');
+  const inherited = Object.create({ up: 1 }) as Record<string, unknown>;
+  inherited.own = 1;
+  const notPlain: [string, unknown][] = [
+    ['-0', -0],
+    ['NaN', NaN],
+    ['Infinity', Infinity],
+    ['undefined', undefined],
+    ['an array holding undefined', [1, undefined]],
+    ['an array with a hole', [1, , 3]],
+    ['an object holding undefined', { u: undefined }],
+    ['a Date', new Date(0)],
+    ['a typed array', new Float32Array(2)],
+    ['a Map', new Map()],
+    ['an object with toJSON', { toJSON: () => 1 }],
+    ['a "__proto__" key', JSON.parse('{"__proto__": 1}')],
+    ['an object of another prototype', inherited],
+    ['a bigint', 1n],
+  ];
+  for (const [what, v] of notPlain) t.equal(plainCopy(v), NOT_PLAIN, `${what}: not plain`);
 });

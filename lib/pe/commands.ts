@@ -10,8 +10,8 @@
 //             Atomics.store(seq[slot], n + 1)       publish; ring the executor
 // A host on the executor's own thread (a spawned rank, under any layout but the main
 // host's) leaves the slot's bytes empty and hands the command over in this thread's
-// memory instead, as the reader would have parsed it (decision 0283): the arguments
-// through JSON, so the kernel sees the same copy, and the same refusal when the
+// memory instead, as the reader would have parsed it (decision 0283): JSON's copy of
+// the arguments (plain data copied as it is, decision 0284), and the same refusal when the
 // command would not fit a slot. Reserve, wait, publish and the wake-ups are the same.
 //   consumer: wait until seq[head mod S] >= head + 1, read, then
 //             Atomics.store(head, head + 1)
@@ -70,11 +70,20 @@ export async function postCommand(sh: SharedState, sched: Scheduler, actor: numb
   const local = executor === sched.executor;
   let bytes = NO_BYTES;
   if (local) {
-    const json = argsJson();
-    // What the reader would have parsed: a copy of the arguments, JSON's, not the caller's objects.
-    cmd.args = JSON.parse(json) as unknown[];
+    // What the reader would have parsed: a copy of the arguments, JSON's, not the caller's
+    // objects. Plain data, which JSON gives back unchanged, is copied as it is.
+    const plain = plainCopy(cmd.args);
+    let argsBytes: number;
+    if (plain === NOT_PLAIN) {
+      const json = argsJson();
+      cmd.args = JSON.parse(json) as unknown[];
+      argsBytes = utf8Bytes(json);
+    } else {
+      cmd.args = plain as unknown[];
+      argsBytes = jsonBytesBound(plain);
+    }
     // A bound first: the command's whole JSON only when the bound does not show that it fits.
-    if (4 + commandBytesBound(cmd, utf8Bytes(json)) > CMD_SLOT_BYTES) checkFits(cmd, encoder.encode(JSON.stringify(cmd)).length);
+    if (4 + commandBytesBound(cmd, argsBytes) > CMD_SLOT_BYTES) checkFits(cmd, encoder.encode(JSON.stringify(cmd)).length);
   } else {
     bytes = encoder.encode(JSON.stringify(cmd));
     checkFits(cmd, bytes.length);
@@ -191,4 +200,39 @@ export function jsonBytesBound(v: unknown): number {
   let n = 2;
   for (const k in v) n += 4 + 6 * k.length + jsonBytesBound((v as Record<string, unknown>)[k]);
   return n;
+}
+
+/** plainCopy's answer for a value JSON would change (or might: a class's object may have toJSON). */
+export const NOT_PLAIN = Symbol('not plain');
+
+/**
+ * A copy of `v` equal to JSON.parse(JSON.stringify(v)) when `v` is data JSON gives back
+ * unchanged: strings, booleans, null, finite numbers other than -0, and dense arrays and
+ * plain objects (own enumerable string keys, not "__proto__") of them; else NOT_PLAIN,
+ * and the caller goes through JSON.
+ */
+export function plainCopy(v: unknown): unknown {
+  if (typeof v === 'string' || typeof v === 'boolean' || v === null) return v;
+  if (typeof v === 'number') return Number.isFinite(v) && !Object.is(v, -0) ? v : NOT_PLAIN;
+  if (typeof v !== 'object') return NOT_PLAIN;
+  if (Array.isArray(v)) {
+    if (v.constructor !== Array) return NOT_PLAIN;
+    const out = new Array<unknown>(v.length);
+    for (let i = 0; i < v.length; i++) {
+      if (!(i in v)) return NOT_PLAIN;
+      const c = plainCopy(v[i]);
+      if (c === NOT_PLAIN) return NOT_PLAIN;
+      out[i] = c;
+    }
+    return out;
+  }
+  if ((v as object).constructor !== Object) return NOT_PLAIN;
+  const out: Record<string, unknown> = {};
+  for (const k in v) {
+    if (k === '__proto__' || !Object.hasOwn(v, k)) return NOT_PLAIN;
+    const c = plainCopy((v as Record<string, unknown>)[k]);
+    if (c === NOT_PLAIN) return NOT_PLAIN;
+    out[k] = c;
+  }
+  return out;
 }
