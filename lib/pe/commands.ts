@@ -8,17 +8,18 @@
 //             wait until head >= n - S + 1  (the slot is free)
 //             write length + JSON into the slot
 //             Atomics.store(seq[slot], n + 1)       publish; ring the executor
-// A host on the executor's own thread (a spawned rank, under any layout but the main
-// host's) leaves the slot's bytes empty and hands the command over in this thread's
-// memory instead, as the reader would have parsed it (decision 0283): JSON's copy of
-// the arguments (plain data copied as it is, decision 0284), and the same refusal when the
-// command would not fit a slot. Reserve, wait, publish and the wake-ups are the same.
 //   consumer: wait until seq[head mod S] >= head + 1, read, then
 //             Atomics.store(head, head + 1)
 // reserve > head means a command is in flight: the deadlock detector counts
 // that as progress still possible. HEADER.COMMANDS_IN_FLIGHT covers every
 // queue's reserve > head at once: bumped before the reserve, dropped after the
 // head moves (and before the coordinator is rung for a grant it may now make).
+//
+// A host on the executor's own thread (a spawned rank, under any layout but the main
+// host's) leaves the slot's bytes empty and hands the command over in this thread's
+// memory instead, as the reader would have parsed it (decision 0283): JSON's copy of
+// the arguments (plain data copied as it is, decision 0284), and the same refusal when the
+// command would not fit a slot. Reserve, wait, publish and the wake-ups are the same.
 import { KernbenchError } from '../errors.js';
 import type { KernelRef } from '../kernel/define.js';
 import type { Ports } from '../kernel/ports.js';
