@@ -88,4 +88,7 @@ t.test("every rank of a thread places a flat world on one list of PEs, not a lis
   t.same(a.pes, tabulate(8, (sip) => m.peId({ sip, cube: 0, pe: 0 })), "the world's PEs, rank by rank");
   t.equal(b.pes, a.pes, 'one list for every rank of the world group on this thread');
   t.not(place(0, new ProcessGroup([1, 3], 8)).worlds[0].pes, a.pes, 'another group has its own');
+  // Handed over with a launch's ports onto the thread's own PE, and read a message by a peer's
+  // send: not frozen, since V8 reads a frozen array's elements through a generic call (decisions 0281, 0283).
+  t.notOk(Object.isFrozen(a.pes), 'not frozen');
 });

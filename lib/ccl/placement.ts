@@ -128,9 +128,11 @@ export function placeCollective(m: Machine, name: string, shards: readonly Shard
 
 /**
  * The PEs of a flat world over `group` at shard position `s`: p numbers, the same for every
- * member, so one frozen list per machine, group member list and position on a thread (the
+ * member, so one list per machine, group member list and position on a thread (the
  * world group's member list is one per thread: ProcessGroup). A list per rank was p^2
- * numbers a thread, 2 GiB at p = 16384 (decision 0127).
+ * numbers a thread, 2 GiB at p = 16384 (decision 0127). Not frozen: a launch onto the
+ * thread's own PE hands its ports over with this list (decision 0283), and a peer's send
+ * reads it a message, which V8 does through a generic call on a frozen array (decision 0281).
  */
 function worldPes(m: Machine, group: ProcessGroup, s: ShardPosition, make: () => number[]): number[] {
   let byGroup = worldPesOf.get(m);
@@ -139,7 +141,7 @@ function worldPes(m: Machine, group: ProcessGroup, s: ShardPosition, make: () =>
   if (byPosition === undefined) byGroup.set(group.ranks, (byPosition = new Map()));
   const key = `${s.cube}:${s.pe}`;
   let pes = byPosition.get(key);
-  if (pes === undefined) byPosition.set(key, (pes = Object.freeze(make()) as number[]));
+  if (pes === undefined) byPosition.set(key, (pes = make()));
   return pes;
 }
 const worldPesOf = new WeakMap<Machine, WeakMap<readonly number[], Map<string, number[]>>>();
