@@ -92,3 +92,19 @@ t.test("every rank of a thread places a flat world on one list of PEs, not a lis
   // send: not frozen, since V8 reads a frozen array's elements through a generic call (decisions 0281, 0283).
   t.notOk(Object.isFrozen(a.pes), 'not frozen');
 });
+
+t.test("a rank's placement is made once for the same group, rank, arrangement and shard positions, and anew for any other (decision 0285)", async (t) => {
+  const m = new Machine(loadTopology(topologyPath('ideal'), ['system.sips.count=8']));
+  const world = new ProcessGroup([0, 1, 2, 3, 4, 5, 6, 7], 8);
+  const at = [{ cube: 0, pe: 0 }];
+  const first = placeCollective(m, 'all_reduce', at, world, 2, { kind: 'ring' });
+  t.equal(placeCollective(m, 'broadcast', [{ cube: 0, pe: 0 }], world, 2, { kind: 'ring' }), first, 'the same placement again, for another call with the same inputs');
+  const other = placeCollective(m, 'all_reduce', at, world, 3, { kind: 'ring' });
+  t.not(other, first, 'another rank: its own');
+  t.same(other.pes, [m.peId({ sip: 3, cube: 0, pe: 0 })], "and that rank's PE");
+  t.not(placeCollective(m, 'all_reduce', at, world, 2, { kind: 'tree' }), first, 'another arrangement: its own');
+  t.not(placeCollective(m, 'all_reduce', at, new ProcessGroup([0, 1, 2, 3, 4, 5, 6, 7], 8), 2, { kind: 'ring' }), first, 'another group object: its own');
+  const m2 = new Machine(loadTopology(topologyPath('ideal'), ['system.sips.count=8']));
+  t.not(placeCollective(m2, 'all_reduce', at, world, 2, { kind: 'ring' }), first, 'another machine: its own');
+  for (let i = 0; i < 2; i++) t.throws(() => placeCollective(m, 'all_reduce', [at[0], at[0]], world, 2, { kind: 'ring' }), { code: 'ERR_SHARED_PE' }, `two shards on one PE: refused (call ${i + 1})`);
+});

@@ -101,13 +101,29 @@ export interface CollectivePlacement {
 
 /**
  * Place collective `name` for group rank `me` of `group`, whose shards sit at
- * `shards` on its SIP (every member must use the same layout).
+ * `shards` on its SIP (every member must use the same layout). The placement depends
+ * only on the machine, the group, `me`, the arrangement and the shards' positions, and
+ * nobody changes it: the one made for the same of these is given again (a rank's
+ * collectives in a loop placed the same worlds each call; decision 0285).
  */
 export function placeCollective(m: Machine, name: string, shards: readonly ShardPosition[], group: ProcessGroup, me: number, arr: Arrangement): CollectivePlacement {
-  const seen = new Set(shards.map((s) => `${s.cube}:${s.pe}`));
-  if (seen.size !== shards.length) {
+  const positions = shards.map((s) => `${s.cube}:${s.pe}`);
+  const key = `${me}|${JSON.stringify(arr)}|${positions.join(',')}`;
+  let memo = placedOf.get(group);
+  if (memo === undefined || memo.m !== m) placedOf.set(group, (memo = { m, placed: new Map() }));
+  const known = memo.placed.get(key);
+  if (known !== undefined) return known;
+  if (new Set(positions).size !== shards.length) {
     throw new KernbenchError('ERR_SHARED_PE', `${name}: two shards share a PE; give each PE one shard (DPPolicy numPes), got shards at ${shards.map((s) => `(cube ${s.cube}, pe ${s.pe})`).join(' ')}`);
   }
+  const placed = place(m, name, shards, group, me, arr);
+  memo.placed.set(key, placed);
+  return placed;
+}
+/** Placements made, by group: a rank's, whose session's objects it lives and dies with. */
+const placedOf = new WeakMap<ProcessGroup, { m: Machine; placed: Map<string, CollectivePlacement> }>();
+
+function place(m: Machine, name: string, shards: readonly ShardPosition[], group: ProcessGroup, me: number, arr: Arrangement): CollectivePlacement {
   const peAt = (q: number, s: ShardPosition): number => m.peId({ sip: group.globalRank(q), cube: s.cube, pe: s.pe });
   const p = group.size;
   if (arr.kind === 'hierarchical') {
