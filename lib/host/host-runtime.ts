@@ -122,9 +122,6 @@ export class HostRuntime implements BroadcastListener {
     const seqs = opts.pes.map((pe) => Atomics.add(shared.ctl, L.pe(pe, PE.LAUNCHED), 1));
     if (raceLog.on) this.raceLaunch(name, opts.pes, seqs);
     const posted = (async () => {
-      // The arguments' JSON, made once a launch for the commands this thread hands over itself (postCommand).
-      let json: string | undefined;
-      const argsJson = (): string => (json ??= JSON.stringify(args));
       for (let i = 0; i < opts.pes.length; i++) {
         const pe = opts.pes[i];
         await postCommand(shared, sched, this.actor, plan.peExecutor[pe], {
@@ -141,7 +138,7 @@ export class HostRuntime implements BroadcastListener {
           rank: opts.ranks ? opts.ranks[i] : i,
           startPs: this.clockPs,
           tag: opts.tag ?? -1,
-        }, argsJson);
+        });
       }
     })();
     posted.catch(() => undefined);

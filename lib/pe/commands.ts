@@ -62,11 +62,8 @@ const NO_BYTES = new Uint8Array(0);
 /** Commands posted on this thread for its own executor, by reservation number, until its reader takes them: a session's (its SharedState's) each. */
 const handedOver = new WeakMap<SharedState, Map<number, LaunchCommand>>();
 
-/**
- * Post `cmd` to `executor`'s queue. `argsJson`, JSON.stringify(cmd.args), is asked for
- * only when the executor is this thread's, once a launch (the caller memoises it).
- */
-export async function postCommand(sh: SharedState, sched: Scheduler, actor: number, executor: number, cmd: LaunchCommand, argsJson: () => string): Promise<void> {
+/** Post `cmd` to `executor`'s queue: as bytes, or handed over in memory when `executor` is this thread's. */
+export async function postCommand(sh: SharedState, sched: Scheduler, actor: number, executor: number, cmd: LaunchCommand): Promise<void> {
   const L = sh.layout;
   const local = executor === sched.executor;
   let bytes = NO_BYTES;
@@ -76,7 +73,7 @@ export async function postCommand(sh: SharedState, sched: Scheduler, actor: numb
     const plain = plainCopy(cmd.args);
     let argsBytes: number;
     if (plain === NOT_PLAIN) {
-      const json = argsJson();
+      const json = JSON.stringify(cmd.args);
       cmd.args = JSON.parse(json) as unknown[];
       argsBytes = utf8Bytes(json);
     } else {
