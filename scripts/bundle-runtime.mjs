@@ -200,7 +200,7 @@ for (const [sig, files] of groups) {
   const bundle = join(RUNTIME, `${sig}.js`);
   const r = await esbuild.build({
     stdin: { contents: entries.get(sig), resolveDir: LIB, sourcefile: `${sig}-entry.js`, loader: 'js' },
-    bundle: true, format: 'esm', platform: 'node', target: 'es2022', keepNames: true, legalComments: 'none', sourcemap: 'linked', sourcesContent: false, write: false, outfile: bundle,
+    bundle: true, format: 'esm', platform: 'node', target: 'es2022', legalComments: 'none', sourcemap: 'linked', sourcesContent: false, write: false, outfile: bundle,
     plugins: [ownUrls(RUNTIME, new Set(files), links)], logLevel: 'warning',
   });
   // esbuild names each module's source file in a line comment; the runtime's JavaScript carries none (decision 0241).

@@ -108,3 +108,35 @@ t.test('a bundle holds modules that all wait, or all do not, for each module awa
   }
   t.same(mixed, []);
 });
+
+// Decision 0287: the bundles are built without esbuild's keepNames, whose wrapper made every
+// function expression bound to a name (a class field, a const arrow) an Object.defineProperty
+// on each creation. keepNames kept `.name` for a function or class esbuild renamed on a
+// collision; the second test checks that no top-level one is renamed, so none needs it.
+t.test('no bundle wraps a function it makes in a naming call (decision 0287)', async (t) => {
+  const wrapped = Object.keys(manifest.bundles).filter((b) => readFileSync(join(RUNTIME, b), 'utf8').includes('__name('));
+  t.same(wrapped, []);
+});
+
+t.test("every top-level function and class of a bundle has its source's name (decision 0287)", async (t) => {
+  const FLOAT16 = join(ROOT, 'node_modules', '@petamoriken', 'float16', 'src');
+  const sources = (dir: string, ext: string): string[] =>
+    readdirSync(dir).flatMap((f) => {
+      const p = join(dir, f);
+      return statSync(p).isDirectory() ? sources(p, ext) : f.endsWith(ext) && !f.endsWith('.d.ts') ? [p] : [];
+    });
+  const declared = new Set<string>();
+  for (const f of [...sources(LIB, '.ts'), ...sources(FLOAT16, '.mjs')]) for (const m of readFileSync(f, 'utf8').matchAll(/(?:function\*?|class)\s+([A-Za-z_$][\w$]*)/g)) declared.add(m[1]);
+  const renamed: string[] = [];
+  let seen = 0;
+  for (const bundle of Object.keys(manifest.bundles)) {
+    const text = readFileSync(join(RUNTIME, bundle), 'utf8');
+    for (const m of text.matchAll(/^(?:async )?(?:function\*? |class )([A-Za-z_$][\w$]*)|^(?:var|let|const) ([A-Za-z_$][\w$]*) = class\b/gm)) {
+      seen++;
+      const name = m[1] ?? m[2];
+      if (!declared.has(name)) renamed.push(`${bundle}: ${name}`);
+    }
+  }
+  t.ok(seen > 100, `${seen} top-level functions and classes read`);
+  t.same(renamed, []);
+});
