@@ -12,6 +12,8 @@ import { loadTopology } from '../lib/config/load.js';
 import { topologyPath } from '../lib/config/paths.js';
 import { Machine } from '../lib/topology/machine.js';
 import { tabulate } from '../lib/tabulate.js';
+import { launchPorts } from '../lib/host/host-runtime.js';
+import { portOf } from '../lib/kernel/ports.js';
 
 const rt = new TestRuntime();
 t.teardown(() => rt.close());
@@ -108,3 +110,28 @@ t.test("a rank's placement is made once for the same group, rank, arrangement an
   t.not(placeCollective(m2, 'all_reduce', at, world, 2, { kind: 'ring' }), first, 'another machine: its own');
   for (let i = 0; i < 2; i++) t.throws(() => placeCollective(m, 'all_reduce', [at[0], at[0]], world, 2, { kind: 'ring' }), { code: 'ERR_SHARED_PE' }, `two shards on one PE: refused (call ${i + 1})`);
 });
+
+t.test("a launch's port table is made once for the same world, rank, declared sends, kernel and peer addressing, and anew for any other (decision 0288)", async (t) => {
+  const ring: World = { kind: 'ring_1d', w: 8, h: 1, pes: Array.from({ length: 8 }, (_, r) => 20 + r) };
+  const east = [DIRECTIONS.indexOf('east')];
+  const plain = launchPorts('k', ring, 3, undefined, false);
+  t.same(plain, portsOf(ring, 3), 'without declared sends: the world\'s table');
+  t.equal(launchPorts('k', ring, 3, undefined, false), plain, 'the same table again');
+  t.equal(launchPorts('other', ring, 3, undefined, false), plain, "a kernel's name does not change a table without declared sends");
+  const eastOnly = launchPorts('ring_step', ring, 3, east, false);
+  t.equal(launchPorts('ring_step', ring, 3, [...east], false), eastOnly, 'the same declared sends (another array) give it again');
+  t.same(portOf(eastOnly.send, 0, eastOnly.why), { pe: 24, dir: 0 }, 'the declared direction sends');
+  t.throws(() => portOf(eastOnly.send, 1, eastOnly.why), { code: 'ERR_SEND_UNDECLARED', message: /ring_step/ }, 'an undeclared one is refused, naming the kernel');
+  t.same(portOf(eastOnly.recv, 1, eastOnly.why), portOf(plain.recv, 1, plain.why), 'its receive port stays');
+  t.same(portOf(plain.send, 1, plain.why), { pe: 22, dir: 1 }, 'the table without declared sends is not changed by it');
+  const renamed = launchPorts('ring_step_2', ring, 3, east, false);
+  t.not(renamed, eastOnly, 'another kernel gets its own (its errors name it)');
+  t.throws(() => portOf(renamed.send, 1, renamed.why), { message: /ring_step_2/ });
+  const peers = launchPorts('k', ring, 3, undefined, true);
+  t.not(peers, plain, 'peer addressing gets its own');
+  t.equal(peers.pes, ring.pes, "with the world's PEs");
+  t.equal(plain.pes, undefined, 'which the other has not');
+  t.not(launchPorts('k', ring, 4, undefined, false), plain, 'another rank gets its own');
+  t.not(launchPorts('k', { ...ring }, 3, undefined, false), plain, 'another world gets its own');
+});
+

@@ -5,7 +5,7 @@
 import { KernelError, KernbenchError, reviveError } from '../errors.js';
 import type { Kernel } from '../kernel/define.js';
 import { portsOf, type World } from '../ccl/world.js';
-import type { Ports } from '../kernel/ports.js';
+import type { Port, Ports } from '../kernel/ports.js';
 import { DIRECTIONS, HEADER, PE, RECORD, WAIT_KIND } from '../shm/layout.js';
 import { postCommand } from '../pe/commands.js';
 import type { BroadcastListener } from '../sync/scheduler.js';
@@ -15,6 +15,13 @@ import { MAIN_ACTOR, kernelActor, raceLog } from '../race/log.js';
 
 /** What the last arrival at a barrier returns: it has nothing to wait for. */
 const RESOLVED: Promise<void> = Promise.resolve();
+/**
+ * The port tables made for a world's launches, by rank, declared sends and kernel: a
+ * world's tables depend on nothing else, so a launch takes the table made for the last
+ * like it. A table is read only, by the kernel it is handed to (lib/kernel/ports.ts),
+ * which on the host's own thread gets it in memory (lib/pe/commands.ts). Decision 0288.
+ */
+const portTables = new WeakMap<World, Map<string, Ports>>();
 
 export interface PeTiming {
   pe: number;
@@ -302,27 +309,17 @@ export class HostRuntime implements BroadcastListener {
     if (raceLog.on) raceLog.acquire(this.raceActor, [`B:${this.barrierBase}:${k}`]);
   }
 
+  /** The port table of `rank` in `world` for a launch of `name` (launchPorts). */
+  private portsFor(name: string, world: World, rank: number, sends: readonly number[] | undefined): Ports {
+    return launchPorts(name, world, rank, sends, (this.env.plan.ccl.peer_ranks ?? 0) > 0);
+  }
+
   /**
    * The race check's record of a launch: it orders this host's past before each
    * kernel, and a PE runs one host's launches in the order they were made (so
    * this host's previous kernel on a PE ends before the next starts); launches by
    * two hosts on one PE are not ordered (their queue order is wall-clock order).
    */
-  /**
-   * The port table of `rank` in `world`, with the world's PEs when the run lets kernels
-   * address peers (ccl.peer_ranks); a direction the launch did not declare among its `sends`
-   * holds the error a send there raises (its receive port stays).
-   */
-  private portsFor(name: string, world: World, rank: number, sends: readonly number[] | undefined): Ports {
-    const ports = portsOf(world, rank);
-    if (sends !== undefined && ports.send.some((p, d) => !sends.includes(d) && !('code' in p))) {
-      // Worded when used (lib/kernel/ports.ts portOf, from `why`).
-      ports.send = ports.send.map((p, d) => (sends.includes(d) || 'code' in p ? p : { code: 'ERR_SEND_UNDECLARED' }));
-      ports.why = { rank, world: `${world.kind} world of ${world.w}x${world.h}`, kernel: name, declared: sends.map((d) => DIRECTIONS[d]).join(', ') };
-    }
-    return (this.env.plan.ccl.peer_ranks ?? 0) > 0 ? { ...ports, pes: world.pes } : ports;
-  }
-
   private raceLaunch(name: string, pes: number[], seqs: number[]): void {
     const m = this.env.machine;
     const n = this.raceLaunches++;
@@ -336,4 +333,27 @@ export class HostRuntime implements BroadcastListener {
     });
     raceLog.release(this.raceActor, pes.map((pe, i) => `L:${pe}:${seqs[i]}`));
   }
+}
+
+/**
+ * The port table a launch of kernel `name` gives `rank` of `world`: where each direction
+ * sends and receives, a direction not among the launch's declared `sends` holding the
+ * error a send there raises (its receive port stays), and with `peers` (ccl.peer_ranks)
+ * the world's PEs. Made once for the same inputs and given again (portTables).
+ */
+export function launchPorts(name: string, world: World, rank: number, sends: readonly number[] | undefined, peers: boolean): Ports {
+  let made = portTables.get(world);
+  if (made === undefined) portTables.set(world, (made = new Map()));
+  const key = sends === undefined ? `${rank}|${peers}` : `${rank}|${peers}|${sends.join(',')}|${name}`;
+  const known = made.get(key);
+  if (known !== undefined) return known;
+  let ports = portsOf(world, rank);
+  if (sends !== undefined && ports.send.some((p, d) => !sends.includes(d) && !('code' in p))) {
+    // Worded when used (lib/kernel/ports.ts portOf, from `why`).
+    const send = ports.send.map((p, d): Port => (sends.includes(d) || 'code' in p ? p : { code: 'ERR_SEND_UNDECLARED' }));
+    ports = { ...ports, send, why: { rank, world: `${world.kind} world of ${world.w}x${world.h}`, kernel: name, declared: sends.map((d) => DIRECTIONS[d]).join(', ') } };
+  }
+  if (peers) ports = { ...ports, pes: world.pes };
+  made.set(key, ports);
+  return ports;
 }
