@@ -105,6 +105,12 @@ t.test("a rank's placement is made once for the same group, rank, arrangement an
   t.not(other, first, 'another rank: its own');
   t.same(other.pes, [m.peId({ sip: 3, cube: 0, pe: 0 })], "and that rank's PE");
   t.not(placeCollective(m, 'all_reduce', at, world, 2, { kind: 'tree' }), first, 'another arrangement: its own');
+  // What an arrangement holds besides its kind is part of the key too (decision 0289's key, not JSON's).
+  const corner = placeCollective(m, 'all_reduce', at, world, 2, { kind: 'hierarchical', root: 'corner' });
+  t.equal(placeCollective(m, 'all_reduce', at, world, 2, { kind: 'hierarchical', root: 'corner' }), corner, 'the same hierarchical arrangement (another object): the same');
+  t.not(placeCollective(m, 'all_reduce', at, world, 2, { kind: 'hierarchical', root: 'center' }), corner, 'another root: its own');
+  const line = placeCollective(m, 'all_reduce', at, world, 2, { kind: 'logical', topology: 'line_1d' });
+  t.not(placeCollective(m, 'all_reduce', at, world, 2, { kind: 'logical', topology: 'ring_1d' }), line, 'another logical topology: its own');
   t.not(placeCollective(m, 'all_reduce', at, new ProcessGroup([0, 1, 2, 3, 4, 5, 6, 7], 8), 2, { kind: 'ring' }), first, 'another group object: its own');
   const m2 = new Machine(loadTopology(topologyPath('ideal'), ['system.sips.count=8']));
   t.not(placeCollective(m2, 'all_reduce', at, world, 2, { kind: 'ring' }), first, 'another machine: its own');

@@ -62,12 +62,16 @@ t.test("the bound on a command's JSON is never below its length", async (t) => {
 });
 
 t.test('plainCopy gives what JSON gives back, as a copy, or says the value is not plain', async (t) => {
-  const plain: unknown[] = [0, 1.5, -2e300, 'é€😀', true, null, [], {}, [1, [2, { a: 'b' }]], { '2': 1, '1': 2, z: [null], nested: { deep: [true] } }];
+  const plain: unknown[] = [0, 1.5, -2e300, 'é€😀', '\u0001\n"\\', true, null, [], {}, [1, [2, { a: 'b' }]], { '2': 1, '1': 2, z: [null], nested: { deep: [true] } }, [{ kind: 'ring', shards: [{ cube: 0, pe: 3 }], dtype: 'f32' }, 'sum', [16384], {}]];
   for (const v of plain) {
     const c = plainCopy(v);
     t.same(c, JSON.parse(JSON.stringify(v)), `${JSON.stringify(v)}: JSON's value`);
     t.equal(JSON.stringify(c), JSON.stringify(v), `${JSON.stringify(v)}: the same text, key order included`);
     if (typeof v === 'object' && v !== null) t.not(c, v, `${JSON.stringify(v)}: a copy, not the value`);
+    // postCommand takes the slot's bound from the copy's walk (decision 0289).
+    const bound = { bytes: 0 };
+    plainCopy(v, bound);
+    t.equal(bound.bytes, jsonBytesBound(v), `${JSON.stringify(v)}: the bound made on the way is jsonBytesBound's`);
   }
   const nested = { inner: { x: 1 } };
   t.not((plainCopy(nested) as typeof nested).inner, nested.inner, 'nested objects are copied too');

@@ -107,19 +107,31 @@ export interface CollectivePlacement {
  * collectives in a loop placed the same worlds each call; decision 0285).
  */
 export function placeCollective(m: Machine, name: string, shards: readonly ShardPosition[], group: ProcessGroup, me: number, arr: Arrangement): CollectivePlacement {
-  const positions = shards.map((s) => `${s.cube}:${s.pe}`);
-  const key = `${me}|${JSON.stringify(arr)}|${positions.join(',')}`;
+  let key = `${me}|${arrangementKey(arr)}`;
+  for (const s of shards) key += `|${s.cube}:${s.pe}`;
   let memo = placedOf.get(group);
   if (memo === undefined || memo.m !== m) placedOf.set(group, (memo = { m, placed: new Map() }));
   const known = memo.placed.get(key);
   if (known !== undefined) return known;
-  if (new Set(positions).size !== shards.length) {
+  if (new Set(shards.map((s) => `${s.cube}:${s.pe}`)).size !== shards.length) {
     throw new KernbenchError('ERR_SHARED_PE', `${name}: two shards share a PE; give each PE one shard (DPPolicy numPes), got shards at ${shards.map((s) => `(cube ${s.cube}, pe ${s.pe})`).join(' ')}`);
   }
   const placed = place(m, name, shards, group, me, arr);
   memo.placed.set(key, placed);
   return placed;
 }
+/** What a placement reads of an arrangement, as text (not JSON's, which a call's key paid for each collective). */
+function arrangementKey(arr: Arrangement): string {
+  switch (arr.kind) {
+    case 'logical':
+      return `logical:${arr.topology}`;
+    case 'hierarchical':
+      return `hierarchical:${arr.root}`;
+    default:
+      return arr.kind;
+  }
+}
+
 /** Placements made, by group: a rank's, whose session's objects it lives and dies with. */
 const placedOf = new WeakMap<ProcessGroup, { m: Machine; placed: Map<string, CollectivePlacement> }>();
 

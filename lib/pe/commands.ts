@@ -70,7 +70,8 @@ export async function postCommand(sh: SharedState, sched: Scheduler, actor: numb
   if (local) {
     // What the reader would have parsed: a copy of the arguments, JSON's, not the caller's
     // objects. Plain data, which JSON gives back unchanged, is copied as it is.
-    const plain = plainCopy(cmd.args);
+    const bound = { bytes: 0 };
+    const plain = plainCopy(cmd.args, bound);
     let argsBytes: number;
     if (plain === NOT_PLAIN) {
       const json = JSON.stringify(cmd.args);
@@ -78,7 +79,7 @@ export async function postCommand(sh: SharedState, sched: Scheduler, actor: numb
       argsBytes = utf8Bytes(json);
     } else {
       cmd.args = plain as unknown[];
-      argsBytes = jsonBytesBound(plain);
+      argsBytes = bound.bytes;
     }
     // A bound first: the command's whole JSON only when the bound does not show that it fits.
     if (4 + commandBytesBound(cmd, argsBytes) > CMD_SLOT_BYTES) checkFits(cmd, encoder.encode(JSON.stringify(cmd)).length);
@@ -207,20 +208,37 @@ export const NOT_PLAIN = Symbol('not plain');
  * A copy of `v` equal to JSON.parse(JSON.stringify(v)) when `v` is data JSON gives back
  * unchanged: strings, booleans, null, finite numbers other than -0, and dense arrays and
  * plain objects (own enumerable string keys, not "__proto__") of them; else NOT_PLAIN,
- * and the caller goes through JSON.
+ * and the caller goes through JSON. With `bound`, adds jsonBytesBound of the copy to
+ * `bound.bytes` on the way (the copy's walk is the bound's: one walk, not two).
  */
-export function plainCopy(v: unknown): unknown {
-  if (typeof v === 'string' || typeof v === 'boolean' || v === null) return v;
-  if (typeof v === 'number') return Number.isFinite(v) && !Object.is(v, -0) ? v : NOT_PLAIN;
+export function plainCopy(v: unknown, bound: { bytes: number } = { bytes: 0 }): unknown {
+  if (typeof v === 'string') {
+    bound.bytes += 2 + 6 * v.length;
+    return v;
+  }
+  if (typeof v === 'boolean') {
+    bound.bytes += 5;
+    return v;
+  }
+  if (v === null) {
+    bound.bytes += 4;
+    return v;
+  }
+  if (typeof v === 'number') {
+    bound.bytes += 24;
+    return Number.isFinite(v) && !Object.is(v, -0) ? v : NOT_PLAIN;
+  }
   if (typeof v !== 'object') return NOT_PLAIN;
+  bound.bytes += 2;
   if (Array.isArray(v)) {
     if (v.constructor !== Array) return NOT_PLAIN;
     const out = new Array<unknown>(v.length);
     for (let i = 0; i < v.length; i++) {
       if (!(i in v)) return NOT_PLAIN;
-      const c = plainCopy(v[i]);
+      const c = plainCopy(v[i], bound);
       if (c === NOT_PLAIN) return NOT_PLAIN;
       out[i] = c;
+      bound.bytes += 1;
     }
     return out;
   }
@@ -228,7 +246,8 @@ export function plainCopy(v: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const k in v) {
     if (k === '__proto__' || !Object.hasOwn(v, k)) return NOT_PLAIN;
-    const c = plainCopy((v as Record<string, unknown>)[k]);
+    bound.bytes += 4 + 6 * k.length;
+    const c = plainCopy((v as Record<string, unknown>)[k], bound);
     if (c === NOT_PLAIN) return NOT_PLAIN;
     out[k] = c;
   }
