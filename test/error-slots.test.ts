@@ -4,8 +4,8 @@
 // PE and the time. A slot now always holds a valid, revivable error.
 import t from 'tap';
 import { DeadlockError, KernbenchError, SpawnError, fitSerializedError, reviveError, serializeError, utf8Bytes } from '../lib/errors.js';
-import { ERROR_SLOT_BYTES } from '../lib/shm/layout.js';
-import { SharedState } from '../lib/shm/shared-state.js';
+import { ERROR_SLOT_BYTES, KERNEL_NAME_BYTES } from '../lib/shm/layout.js';
+import { SharedState, readKernelName, writeKernelName } from '../lib/shm/shared-state.js';
 import { deadlockWorker } from './fixtures/kernels.js';
 import { hugeErrorKernel, hugeErrorWorker } from './fixtures/faults.js';
 import { TestRuntime } from './helpers/run.js';
@@ -84,3 +84,17 @@ t.test('reading a slot that does not hold an error gives an ERR_INTERNAL error i
   sh.cmd.set(junk, off + 4);
   t.match(sh.readErrorSlot(1)?.error, { code: 'ERR_INTERNAL' });
 });
+
+t.test("a PE's published kernel name reads back as written, in turn on two PEs and cut to its slot as an encoding cut it", async (t) => {
+  const sh = SharedState.create({ executors: 1, pes: 2, hosts: 2, nSlots: 2, slotSize: 64, cubes: 1, arenaBytes: 1024 });
+  const long = 'é'.repeat(KERNEL_NAME_BYTES);
+  const cut = new TextDecoder().decode(new TextEncoder().encode(long).subarray(0, KERNEL_NAME_BYTES - 1));
+  const seen: string[] = [];
+  // The same name twice running, then another: each PE keeps its own (writeKernelName keeps the last one's bytes).
+  for (const [pe, name] of [[0, 'all_reduce'], [1, 'all_reduce'], [0, 'barrier'], [1, long], [0, ''], [1, 'all_reduce']] as const) {
+    writeKernelName(sh, pe, name);
+    seen.push(`${pe}:${readKernelName(sh, 0)}|${readKernelName(sh, 1)}`);
+  }
+  t.same(seen, ['0:all_reduce|', '1:all_reduce|all_reduce', '0:barrier|all_reduce', `1:barrier|${cut}`, `0:|${cut}`, '1:|all_reduce']);
+});
+
