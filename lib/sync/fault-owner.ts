@@ -196,6 +196,17 @@ let thrown: { error: unknown; owner: FaultOwner } | undefined;
 /** Set for the one promise an engine makes through resolvedUntagged or thenUntagged: init leaves it untagged. */
 let untaggedNext = false;
 
+/**
+ * The tag made general before the hooks first store it (decision 0290). V8 tracks what
+ * kind of value a property holds. When the first tags held one kind (an owner) and a
+ * later one another (null), the field's kind changed under onInit's store, whose inline
+ * cache, keyed by a symbol, then missed on a promise map it had already seen and went
+ * megamorphic for good: every tag a lookup in V8's stub cache or its runtime. Tagged
+ * here with three kinds (none, an object, an array) on throwaway promises, the field is
+ * general before onInit runs, and its store stays polymorphic.
+ */
+for (const v of [null, {}, []]) (Promise.resolve() as unknown as Record<symbol, unknown>)[OWNER] = v;
+
 function onInit(p: Promise<unknown>): void {
   if (untaggedNext) return;
   (p as Tagged)[OWNER] = current ?? null;
