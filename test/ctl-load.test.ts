@@ -1,8 +1,9 @@
-// Runs on: main thread (tap) and one worker thread. Covers: a session's `ctl` words as a
-// shared WebAssembly memory and the load and store through it (lib/shm/ctl-load.ts,
-// decisions 0278 and 0280): the load reads what Atomics stores and Atomics reads what the
-// store stores, in this thread and from another one that was posted the memory; and
-// without a memory they are Atomics.load and Atomics.store.
+// Runs on: main thread (tap) and worker threads. Covers: a session's `ctl` words as a
+// shared WebAssembly memory and the load, store and add through it (lib/shm/ctl-load.ts,
+// decisions 0278, 0280 and 0291): the load reads what Atomics stores and Atomics reads what
+// the store stores, in this thread and from another one that was posted the memory; the add
+// is Atomics.add's, atomic across threads; and without a memory they are Atomics.load,
+// Atomics.store and Atomics.add.
 import t from 'tap';
 import { Worker } from 'node:worker_threads';
 import { ctlBuffer, wordAccess } from '../lib/shm/ctl-load.js';
@@ -58,13 +59,60 @@ t.test('another thread, posted the memory, loads what this one stores', async (t
   t.equal(Atomics.load(sh.ctl, 43), 999, "this thread's store, through SharedState");
 });
 
-t.test('without a memory the load and store are Atomics on the array', async (t) => {
+t.test('without a memory the load, store and add are Atomics on the array', async (t) => {
   const ctl = new Int32Array(new SharedArrayBuffer(64));
-  const { load, store } = wordAccess(null, ctl);
+  const { load, store, add } = wordAccess(null, ctl);
   Atomics.store(ctl, 3, 99);
   t.equal(load(3), 99);
   store(4, -5);
   t.equal(Atomics.load(ctl, 4), -5);
+  t.equal(add(4, 7), -5, 'the add gives the value before');
+  t.equal(Atomics.load(ctl, 4), 2);
+});
+
+t.test("the add gives what Atomics.add gives, and leaves what it leaves, at every word", async (t) => {
+  const { buffer, memory } = ctlBuffer(100_000);
+  const ctl = new Int32Array(buffer);
+  const mirror = new Int32Array(new SharedArrayBuffer(ctl.length * 4));
+  const { add } = wordAccess(memory, ctl);
+  const cases: [number, number, number][] = [[0, 0, 1], [1, 5, -7], [31, -3, 3], [65_535, 2_147_483_647, 1], [99_999, -2_147_483_648, -1], [7, 123_456, 2_000_000_000]];
+  for (const [w, start, by] of cases) {
+    Atomics.store(ctl, w, start);
+    Atomics.store(mirror, w, start);
+    const next = ctl[w + 1];
+    t.equal(add(w, by), Atomics.add(mirror, w, by), `word ${w}: ${start} + ${by}, the value before`);
+    t.equal(Atomics.load(ctl, w), Atomics.load(mirror, w), `word ${w}: the value after (int32, wrapping)`);
+    if (w + 1 < ctl.length) t.equal(ctl[w + 1], next, `and not word ${w + 1}`);
+  }
+});
+
+// Two threads add to one word at once: with a load and a store in place of the add, some of
+// the adds are lost (checked). The count is fixed: nothing here reads the clock.
+t.test('adds from two threads at once are all counted', async (t) => {
+  const adds = 200_000;
+  const { buffer, memory } = ctlBuffer(64);
+  const url = new URL('../lib/shm/ctl-load.js', import.meta.url).href;
+  const side = (): Promise<void> => {
+    const w = new Worker(
+      `const { parentPort, workerData } = require('node:worker_threads');
+       import(${JSON.stringify(url)}).then(({ wordAccess }) => {
+         const { adds, memory, buffer } = workerData;
+         const ctl = new Int32Array(buffer);
+         const { add } = wordAccess(memory, ctl);
+         // Start together: the second to arrive wakes the first.
+         if (Atomics.add(ctl, 0, 1) === 1) Atomics.notify(ctl, 0); else Atomics.wait(ctl, 0, 1);
+         for (let i = 0; i < adds; i++) add(9, 1);
+         parentPort.postMessage(0);
+       });`,
+      { eval: true, workerData: { adds, memory, buffer } },
+    );
+    return new Promise((resolve, reject) => {
+      w.once('message', () => void w.terminate().then(() => resolve()));
+      w.once('error', reject);
+    });
+  };
+  await Promise.all([side(), side()]);
+  t.equal(Atomics.load(new Int32Array(buffer), 9), 2 * adds, `${2 * adds} adds, every one counted`);
 });
 
 // Dekker's pair, the order the IPCQ's wake-ups rely on (lib/ipcq/ring.ts): each thread stores

@@ -2,7 +2,7 @@
 // SharedArrayBuffers. Main creates the buffers; every other thread attaches
 // to the same ones (SharedArrayBuffers are shared, not copied, when posted).
 import { KernbenchError, fitSerializedError, serializeError, utf8Bytes, type SerializedError } from '../errors.js';
-import { ctlBuffer, wordAccess, type CtlMemory, type WordLoad, type WordStore } from './ctl-load.js';
+import { ctlBuffer, wordAccess, type CtlMemory, type WordAdd, type WordLoad, type WordStore } from './ctl-load.js';
 import { EXEC, KERNEL_NAME_BYTES, ShmLayout, type LayoutDims } from './layout.js';
 
 export interface SharedBuffers {
@@ -30,6 +30,8 @@ export class SharedState {
   readonly load: WordLoad;
   /** A `ctl` word, stored as Atomics.store does, more cheaply (./ctl-load.ts): for the message path's hottest stores. */
   readonly store: WordStore;
+  /** Add to a `ctl` word as Atomics.add does (its value before), more cheaply (./ctl-load.ts): for the actors' state changes. */
+  readonly add: WordAdd;
   readonly times: Float64Array;
   /** Per channel set: its IPCQ slots as bytes, f64, i32 and f32 (lib/ipcq/ring.ts). */
   readonly ipcq: IpcqViews[];
@@ -41,7 +43,7 @@ export class SharedState {
     readonly buffers: SharedBuffers,
   ) {
     this.ctl = new Int32Array(buffers.ctl);
-    ({ load: this.load, store: this.store } = wordAccess(buffers.ctlMemory, this.ctl));
+    ({ load: this.load, store: this.store, add: this.add } = wordAccess(buffers.ctlMemory, this.ctl));
     this.times = new Float64Array(buffers.times);
     this.ipcq = buffers.ipcq.map((b) => ({ u8: new Uint8Array(b), f64: new Float64Array(b), i32: new Int32Array(b), f32: new Float32Array(b) }));
     this.arena = new Uint8Array(buffers.arena);

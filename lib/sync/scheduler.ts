@@ -252,12 +252,14 @@ export class Scheduler {
     const w = L.actor(actor, 0);
     // Words another thread may write (./owned.ts): always stored.
     const all = !ownsWord(this.shared, actor, ACTOR.WAIT_WORD);
-    if (all || ctl[w + ACTOR.WAIT_WORD] !== word) Atomics.store(ctl, w + ACTOR.WAIT_WORD, word);
-    if (all || ctl[w + ACTOR.WAIT_TARGET] !== target) Atomics.store(ctl, w + ACTOR.WAIT_TARGET, target);
-    if (all || ctl[w + ACTOR.WAIT_KIND] !== kind) Atomics.store(ctl, w + ACTOR.WAIT_KIND, kind);
-    if (all || ctl[w + ACTOR.WAIT_AUX] !== aux) Atomics.store(ctl, w + ACTOR.WAIT_AUX, aux);
+    // Sequentially consistent, as Atomics.store and Atomics.add, through WebAssembly (decision 0291).
+    const { store, add } = this.shared;
+    if (all || ctl[w + ACTOR.WAIT_WORD] !== word) store(w + ACTOR.WAIT_WORD, word);
+    if (all || ctl[w + ACTOR.WAIT_TARGET] !== target) store(w + ACTOR.WAIT_TARGET, target);
+    if (all || ctl[w + ACTOR.WAIT_KIND] !== kind) store(w + ACTOR.WAIT_KIND, kind);
+    if (all || ctl[w + ACTOR.WAIT_AUX] !== aux) store(w + ACTOR.WAIT_AUX, aux);
     this.storeState(actor, ACTOR_STATE.BLOCKED);
-    Atomics.add(this.ctl, L.actor(actor, ACTOR.GEN), 1);
+    add(L.actor(actor, ACTOR.GEN), 1);
     this.stoppedRunning();
   }
 
@@ -268,7 +270,7 @@ export class Scheduler {
   /** An actor of this thread changes state: bump the thread's epoch, before the store (storeState). Also a held link piece's hold (lib/ipcq/link-timing.ts). */
   countStateChange(): void {
     if (this.epochNamed) {
-      Atomics.add(this.ctl, this.stateEpoch, 1);
+      this.shared.add(this.stateEpoch, 1);
       return;
     }
     countStateChange(this.shared, this.executor);
@@ -278,7 +280,7 @@ export class Scheduler {
   setState(actor: number, state: number): void {
     const L = this.shared.layout;
     this.storeState(actor, state);
-    Atomics.add(this.ctl, L.actor(actor, ACTOR.GEN), 1);
+    this.shared.add(L.actor(actor, ACTOR.GEN), 1);
     if (state !== ACTOR_STATE.RUNNING) this.stoppedRunning();
   }
 
@@ -309,7 +311,7 @@ export class Scheduler {
     this.countStateChange();
     // A PE's floor follows its kernel's activity, set before the state says so (./pe-floor.ts).
     actorActive(this.shared, actor, active);
-    Atomics.store(this.ctl, w, state);
+    this.shared.store(w, state);
     if (!active && wasActive) markActive(this.ctl, L, actor, false);
   }
 
@@ -322,7 +324,8 @@ export class Scheduler {
    * Two loads when nothing is pending.
    */
   private stoppedRunning(): void {
-    if (Atomics.load(this.ctl, HEADER.GRANTS_PENDING) === 0 && Atomics.load(this.ctl, HEADER.FLOWS_PENDING) === 0) return;
+    const load = this.shared.load;
+    if (load(HEADER.GRANTS_PENDING) === 0 && load(HEADER.FLOWS_PENDING) === 0) return;
     this.turnRing.stopped();
   }
 
