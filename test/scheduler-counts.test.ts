@@ -1,5 +1,5 @@
 // Runs on: main thread (tap), no threads. Covers: what a wait costs a thread in
-// shared-memory operations (lib/sync/scheduler.ts, decision 0234): a block of one
+// shared-memory operations (lib/sync/scheduler.ts, decisions 0234 and 0291): a block of one
 // of the thread's own actors stores only the wait words that changed since its
 // last block (it is their only writer: lib/sync/owned.ts), another thread's actor
 // all four as before, and the words hold the wait either way; a sweep of the
@@ -12,7 +12,7 @@ import { NO_ACTOR, Scheduler } from '../lib/sync/scheduler.js';
 
 const dims = { executors: 2, pes: 8, hosts: 2, nSlots: 2, slotSize: 64, cubes: 1, arenaBytes: 4096 };
 
-/** Calls of Atomics[op] made by `f` whose index satisfies `which`; for a load, with the loads through `sh.load` (decision 0278). */
+/** Calls of Atomics[op] made by `f` whose index satisfies `which`, with those through `sh.load` and `sh.store` (decisions 0278, 0291). */
 function counted(op: 'store' | 'load', which: (index: number) => boolean, f: () => void, sh?: SharedState): number {
   const real = Atomics[op] as (a: Int32Array, i: number, v?: number) => number;
   let n = 0;
@@ -20,19 +20,19 @@ function counted(op: 'store' | 'load', which: (index: number) => boolean, f: () 
     if (which(i)) n++;
     return op === 'store' ? real(a, i, v) : real(a, i);
   };
-  const state = sh as { load: (word: number) => number } | undefined;
-  const realLoad = state?.load;
-  if (state !== undefined && realLoad !== undefined && op === 'load') {
-    state.load = (i: number): number => {
+  const state = sh as unknown as Record<'load' | 'store', (word: number, value?: number) => number> | undefined;
+  const through = state?.[op];
+  if (state !== undefined && through !== undefined) {
+    state[op] = (i: number, v?: number): number => {
       if (which(i)) n++;
-      return realLoad(i);
+      return through(i, v);
     };
   }
   try {
     f();
   } finally {
     (Atomics as unknown as Record<string, unknown>)[op] = real;
-    if (state !== undefined && realLoad !== undefined) state.load = realLoad;
+    if (state !== undefined && through !== undefined) state[op] = through;
   }
   return n;
 }
@@ -48,21 +48,21 @@ t.test('a block of an own actor stores only the wait words that changed; another
   const ring = L.pe(1, PE.DONE_SEQ);
 
   const own = L.channelActor(0, 4); // an inbound channel of PE 0: this thread's
-  t.equal(counted('store', waitWords(own), () => sched.block(own, ring, 1, WAIT_KIND.IPCQ_DATA, 5, 100)), 4, 'the first block stores every word that changed');
+  t.equal(counted('store', waitWords(own), () => sched.block(own, ring, 1, WAIT_KIND.IPCQ_DATA, 5, 100), sh), 4, 'the first block stores every word that changed');
   t.same(read(own), [ring, 1, WAIT_KIND.IPCQ_DATA, 5]);
   sched.unblock(own);
-  t.equal(counted('store', waitWords(own), () => sched.block(own, ring, 2, WAIT_KIND.IPCQ_DATA, 5, 200)), 1, 'the same ring again: the target only');
+  t.equal(counted('store', waitWords(own), () => sched.block(own, ring, 2, WAIT_KIND.IPCQ_DATA, 5, 200), sh), 1, 'the same ring again: the target only');
   t.same(read(own), [ring, 2, WAIT_KIND.IPCQ_DATA, 5], 'the words hold the new wait');
   t.equal(Atomics.load(sh.ctl, L.actor(own, ACTOR.STATE)), ACTOR_STATE.BLOCKED, 'published BLOCKED after its words');
   sched.unblock(own);
-  t.equal(counted('store', waitWords(own), () => sched.block(own, ring, 2, WAIT_KIND.CHANNEL, 6, 300)), 2, 'another kind and aux, same word and target: those two');
+  t.equal(counted('store', waitWords(own), () => sched.block(own, ring, 2, WAIT_KIND.CHANNEL, 6, 300), sh), 2, 'another kind and aux, same word and target: those two');
   t.same(read(own), [ring, 2, WAIT_KIND.CHANNEL, 6]);
   sched.unblock(own);
 
   const foreign = L.channelActor(4, 4); // PE 4 is executor 1's: its words are not this thread's alone
   sched.block(foreign, ring, 1, WAIT_KIND.IPCQ_DATA, 5, 100);
   sched.unblock(foreign);
-  t.equal(counted('store', waitWords(foreign), () => sched.block(foreign, ring, 1, WAIT_KIND.IPCQ_DATA, 5, 100)), 4, 'another thread\'s actor: all four, as before');
+  t.equal(counted('store', waitWords(foreign), () => sched.block(foreign, ring, 1, WAIT_KIND.IPCQ_DATA, 5, 100), sh), 4, 'another thread\'s actor: all four, as before');
   t.same(read(foreign), [ring, 1, WAIT_KIND.IPCQ_DATA, 5]);
   sched.stop(new Error('test over'));
 });
