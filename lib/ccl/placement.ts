@@ -120,6 +120,7 @@ export function placeCollective(m: Machine, name: string, shards: readonly Shard
   memo.placed.set(key, placed);
   return placed;
 }
+
 /** What a placement reads of an arrangement, as text (not JSON's, which a call's key paid for each collective). */
 function arrangementKey(arr: Arrangement): string {
   switch (arr.kind) {

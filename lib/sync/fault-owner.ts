@@ -197,12 +197,12 @@ let thrown: { error: unknown; owner: FaultOwner } | undefined;
 let untaggedNext = false;
 
 /**
- * The tag made general before the hooks first store it (decision 0290). V8 tracks what
- * kind of value a property holds. When the first tags held one kind (an owner) and a
- * later one another (null), the field's kind changed under onInit's store, whose inline
- * cache, keyed by a symbol, then missed on a promise map it had already seen and went
- * megamorphic for good: every tag a lookup in V8's stub cache or its runtime. Tagged
- * here with three kinds (none, an object, an array) on throwaway promises, the field is
+ * The tag made general before the hooks first store it (decision 0290). onInit's store,
+ * keyed by a symbol, went megamorphic on its second use, on a promise map it had already
+ * seen (node --log-ic), and stayed so: every tag a lookup in V8's stub cache or its
+ * runtime. A keyed inline cache does that when its handler for a seen map goes stale, as
+ * it does when V8 changes the kind of value it tracks for the field. Tagged here first
+ * with three kinds (none, an object, an array) on throwaway promises, the field's kind is
  * general before onInit runs, and its store stays polymorphic.
  */
 for (const v of [null, {}, []]) (Promise.resolve() as unknown as Record<symbol, unknown>)[OWNER] = v;
