@@ -25,7 +25,10 @@ import { parseArgs } from 'node:util';
 
 /** Kinds of instructions, by the function's name in callgrind_annotate's list; the first that matches wins. */
 export const KINDS: readonly (readonly [string, RegExp])[] = [
-  ['compiler', /compiler::|Parser|Scanner::|turboshaft|maglev|AstValueFactory|CalculateLineEnds/i],
+  // With the parser's UTF-16 search, the bytecode readers and writers, and the code cache's
+  // serializers, which move between counts of one build with what gets compiled when
+  // (decision 0290); not v8::ValueSerializer, which copies messages between threads.
+  ['compiler', /compiler::|Parser|Scanner::|turboshaft|maglev|AstValueFactory|CalculateLineEnds|internal::Serializer|CodeSerializer|Deserializer<|interpreter::|find_if<unsigned short const\*/i],
   ['young collection', /Scaveng|Evacuat|SemiSpace|ShouldBePromoted|Pretenuring|IterateObjectCache|OnMoveEvent/],
   ['old collection', /Mark|Sweep|Compactor/],
   ['write barrier', /RecordWrite/],
