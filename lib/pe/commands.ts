@@ -20,7 +20,7 @@
 // memory instead, as the reader would have parsed it (decision 0283): JSON's copy of
 // the arguments (plain data copied as it is, decision 0284), and the same refusal when the
 // command would not fit a slot. Reserve, wait, publish and the wake-ups are the same.
-import { KernbenchError } from '../errors.js';
+import { KernbenchError, utf8Bytes } from '../errors.js';
 import type { KernelRef } from '../kernel/define.js';
 import type { Ports } from '../kernel/ports.js';
 import { CMD_SLOT_BYTES, EXEC, HEADER, WAIT_KIND } from '../shm/layout.js';
@@ -116,11 +116,6 @@ export class CommandReader {
     this.head = Atomics.load(sh.ctl, sh.layout.exec(executor, EXEC.CMD_HEAD));
   }
 
-  /** This thread's commands for this executor posted without bytes (postCommand), once there is one. */
-  private get handedOver(): Map<number, LaunchCommand> | undefined {
-    return handedOver.get(this.sh);
-  }
-
   /** The command in slot `slot`, from its bytes. */
   private read(slot: number): LaunchCommand {
     const off = this.sh.layout.cmdPayloadOffset(this.executor, slot);
@@ -133,8 +128,10 @@ export class CommandReader {
     const L = this.sh.layout;
     const slot = this.head % L.cmdSlots;
     await this.sched.waitUntil(NO_ACTOR, L.cmdSeq(this.executor, slot), this.head + 1, WAIT_KIND.COMMAND, 0, 0);
-    const cmd = this.handedOver?.get(this.head) ?? this.read(slot);
-    this.handedOver?.delete(this.head);
+    // Posted on this thread without bytes (postCommand), or read from the slot.
+    const mine = handedOver.get(this.sh);
+    const cmd = mine?.get(this.head) ?? this.read(slot);
+    mine?.delete(this.head);
     return {
       cmd,
       commit: () => {
@@ -159,11 +156,6 @@ function checkFits(cmd: LaunchCommand, bytes: number): void {
   if (bytes + 4 > CMD_SLOT_BYTES) {
     throw new KernbenchError('ERR_LAUNCH_ARGS_TOO_LARGE', `launch of '${cmd.name}': its arguments encode to ${bytes} bytes, more than a command slot holds (${CMD_SLOT_BYTES - 4}), got ${bytes} bytes`);
   }
-}
-
-/** UTF-8 bytes of `s`: the length TextEncoder's encoding would have. */
-function utf8Bytes(s: string): number {
-  return Buffer.byteLength(s, 'utf8');
 }
 
 /**
